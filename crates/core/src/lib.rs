@@ -1,0 +1,34 @@
+//! Foundations shared by every matexp crate.
+//!
+//! * [`Scalar`] / [`RealScalar`]: the four scalar types of the library — `f32`, `f64`,
+//!   [`c32`] and [`c64`] — with conjugation, moduli and conversions that generic numerical
+//!   code needs.
+//! * [`Backend`]: the small vector interface (allocate, copy, `axpby`, `dot`, overflow-safe
+//!   `nrm2`) every algorithm is written against once, with [`CpuBackend`] (rayon) here and GPU
+//!   backends in `matexp-gpu`.
+//! * [`LinearOperator`]: `y ← α·A·x + β·y`, the one operation the Leja, Krylov and Taylor
+//!   methods need from a matrix, with an overridable fused Leja step.
+//! * [`Error`]: the typed error every fallible routine returns.
+//!
+//! ```
+//! use matexp_core::{Backend, CpuBackend, c64};
+//! let cpu = CpuBackend::new();
+//! let x = cpu.upload(&[c64::new(3.0, 0.0), c64::new(0.0, 4.0)])?;
+//! assert_eq!(cpu.nrm2(&x)?, 5.0);
+//! # Ok::<(), matexp_core::Error>(())
+//! ```
+
+mod backend;
+mod cpu;
+mod error;
+pub mod norms;
+mod operator;
+mod scalar;
+
+pub use backend::Backend;
+pub use cpu::CpuBackend;
+pub use error::{Error, Result, check_dim};
+pub use operator::{DenseMatrixOperator, LejaStep, LinearOperator, SpectralBounds};
+pub use scalar::{RealScalar, Scalar, c32, c64};
+
+pub use num_complex::Complex;

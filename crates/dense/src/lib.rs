@@ -1,0 +1,1 @@
+//! matexp-dense (under construction in this commit series).

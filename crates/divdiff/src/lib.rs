@@ -1,0 +1,1 @@
+//! matexp-divdiff (under construction in this commit series).

@@ -1,0 +1,1 @@
+//! matexp-gpu (under construction in this commit series).

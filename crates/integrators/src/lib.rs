@@ -1,0 +1,1 @@
+//! matexp-integrators (under construction in this commit series).

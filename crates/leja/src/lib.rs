@@ -1,0 +1,1 @@
+//! matexp-leja (under construction in this commit series).

@@ -1,0 +1,1 @@
+//! matexp-sparse (under construction in this commit series).

@@ -1,0 +1,1 @@
+//! matexp CUDA kernels.
