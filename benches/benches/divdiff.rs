@@ -1,0 +1,2 @@
+//! Benchmark suite `divdiff` (written together with its crate).
+fn main() {}

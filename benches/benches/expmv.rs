@@ -1,0 +1,2 @@
+//! Benchmark suite `expmv` (written together with its crate).
+fn main() {}

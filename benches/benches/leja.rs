@@ -1,0 +1,2 @@
+//! Benchmark suite `leja` (written together with its crate).
+fn main() {}

@@ -1,0 +1,2 @@
+//! Benchmark suite `spmv` (written together with its crate).
+fn main() {}
