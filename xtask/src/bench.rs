@@ -1,0 +1,319 @@
+//! `cargo xtask bench`: runs the criterion suites of `matexp-benches`, merges the records they
+//! write into `bench-results/<device>/<suite>.json`, and regenerates `bench-results/REPORT.md`.
+
+use crate::records::{read_folder, store};
+use crate::report::{render_summary, write_report};
+use crate::util::{
+    Steps, cargo, ensure_system_packages, git_commit, run_cmd, utc_stamp, workspace_root,
+};
+use std::path::{Path, PathBuf};
+
+pub const USAGE: &str = "\
+cargo xtask bench [--full] [--suite NAME]... [--device NAME] [--list] [-- CRITERION_ARGS...]
+
+Runs the criterion suites of matexp-benches (all of them unless --suite is given), then merges
+the records into bench-results/<device>/<suite>.json and regenerates bench-results/REPORT.md.
+
+  --full          paper-size cases (MATEXP_BENCH_FULL=1); the default is a quick laptop run
+  --suite NAME    run only this suite (repeatable); see --list
+  --device NAME   device name in the records and the results folder (default cpu-<cores>core)
+  --list          list the suites and exit
+  -- ARGS         passed to every suite's criterion binary (e.g. a benchmark name filter)";
+
+#[derive(Debug, Default, PartialEq)]
+struct BenchArgs {
+    full: bool,
+    suites: Vec<String>,
+    device: Option<String>,
+    list: bool,
+    criterion: Vec<String>,
+}
+
+fn parse_args(args: &[String]) -> Result<BenchArgs, String> {
+    let mut out = BenchArgs::default();
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--full" => out.full = true,
+            "--list" => out.list = true,
+            "--suite" | "--device" => {
+                let value = it
+                    .next()
+                    .filter(|v| !v.starts_with("--"))
+                    .ok_or_else(|| format!("{arg} needs a value\n\n{USAGE}"))?;
+                if arg == "--suite" {
+                    out.suites.push(value.clone());
+                } else {
+                    out.device = Some(value.clone());
+                }
+            }
+            "--" => {
+                out.criterion = it.by_ref().cloned().collect();
+            }
+            other => return Err(format!("unknown option `{other}`\n\n{USAGE}")),
+        }
+    }
+    Ok(out)
+}
+
+/// The `[[bench]]` names declared in a Cargo manifest, in declaration order.
+///
+/// A line-based reading of the `[[bench]]` tables (`name = "..."`), which is all the benches
+/// manifest uses; it keeps xtask free of a TOML parser.
+pub fn bench_names(manifest: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut in_bench = false;
+    for line in manifest.lines() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.starts_with('[') {
+            in_bench = line == "[[bench]]";
+            continue;
+        }
+        if !in_bench {
+            continue;
+        }
+        if let Some((key, value)) = line.split_once('=') {
+            if key.trim() == "name" {
+                let value = value.trim().trim_matches('"').trim_matches('\'');
+                if !value.is_empty() {
+                    names.push(value.to_string());
+                }
+            }
+        }
+    }
+    names
+}
+
+/// The suites of `matexp-benches`, read from `benches/Cargo.toml`.
+pub fn suites() -> Result<Vec<String>, String> {
+    let path = workspace_root().join("benches").join("Cargo.toml");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let names = bench_names(&text);
+    if names.is_empty() {
+        return Err(format!("no [[bench]] entries in {}", path.display()));
+    }
+    Ok(names)
+}
+
+/// `cpu-<cores>core`, the device name of a CPU run.
+pub fn default_device() -> String {
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    format!("cpu-{cores}core")
+}
+
+/// A new, empty folder `<base>/<stamp>` (with `-2`, `-3`, … when that exists).
+fn fresh_dir(base: &Path, stamp: &str) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(base).map_err(|e| format!("cannot create {}: {e}", base.display()))?;
+    let mut attempt = 1;
+    loop {
+        let name = if attempt == 1 {
+            stamp.to_string()
+        } else {
+            format!("{stamp}-{attempt}")
+        };
+        let dir = base.join(name);
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => attempt += 1,
+            Err(e) => return Err(format!("cannot create {}: {e}", dir.display())),
+        }
+    }
+}
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    let args = parse_args(args)?;
+    let all = suites()?;
+    if args.list {
+        for s in &all {
+            println!("{s}");
+        }
+        return Ok(());
+    }
+    for s in &args.suites {
+        if !all.contains(s) {
+            return Err(format!(
+                "unknown suite `{s}`; the suites are: {}",
+                all.join(", ")
+            ));
+        }
+    }
+    let selected: Vec<String> = if args.suites.is_empty() {
+        all
+    } else {
+        all.into_iter()
+            .filter(|s| args.suites.contains(s))
+            .collect()
+    };
+
+    let root = workspace_root();
+    let device = args.device.clone().unwrap_or_else(default_device);
+    let commit = git_commit();
+    let run_dir = fresh_dir(&root.join("target").join("bench-records"), &utc_stamp())?;
+    let results = root.join("bench-results");
+    println!(
+        "bench: suites {} on device `{device}` at commit {commit}, {} cases; records in {}",
+        selected.join(", "),
+        if args.full {
+            "paper-size (--full)"
+        } else {
+            "quick default"
+        },
+        run_dir.display()
+    );
+
+    let mut steps = Steps::new("bench", selected.len() + 2);
+    let provisioned = steps.run(
+        "provision",
+        "system libraries (LAPACKE, OpenBLAS)",
+        ensure_system_packages,
+    );
+    for suite in &selected {
+        let what = format!("cargo bench -p matexp-benches --bench {suite}");
+        if !provisioned {
+            steps.skip(suite, "system libraries missing (see provision)");
+            continue;
+        }
+        steps.run(suite, &what, || {
+            let mut cmd = cargo();
+            cmd.args(["bench", "-p", "matexp-benches", "--bench", suite])
+                .env("CRITERION_HOME", root.join("target").join("criterion"))
+                .env("MATEXP_BENCH_RECORDS", &run_dir)
+                .env("MATEXP_COMMIT", &commit)
+                .env("MATEXP_BENCH_DEVICE", &device);
+            if args.full {
+                cmd.env("MATEXP_BENCH_FULL", "1");
+            } else {
+                // The flag, not a stray variable in the caller's shell, decides the sizes.
+                cmd.env_remove("MATEXP_BENCH_FULL");
+            }
+            if !args.criterion.is_empty() {
+                cmd.arg("--").args(&args.criterion);
+            }
+            run_cmd(&mut cmd)
+        });
+    }
+
+    let mut produced = Vec::new();
+    steps.run(
+        "records",
+        "merge into bench-results/ and write REPORT.md",
+        || {
+            let (records, warnings) = read_folder(&run_dir)?;
+            for w in &warnings {
+                println!("warning: {w}");
+            }
+            if records.is_empty() {
+                println!(
+                    "no records were produced by this run (suites without registered benchmarks?)"
+                );
+            } else {
+                for (path, n) in store(&results, records.clone())? {
+                    println!("merged {n} record(s) into {}", rel(&root, &path));
+                }
+            }
+            let (report, total) = write_report(&results)?;
+            println!("wrote {} ({total} records)", rel(&root, &report));
+            produced = records;
+            Ok(())
+        },
+    );
+    let outcome = steps.finish();
+    if !produced.is_empty() {
+        println!();
+        println!("records of this run ({}):", produced.len());
+        print!("{}", render_summary(&produced));
+    }
+    outcome
+}
+
+/// `path` relative to `root` when it lies below it (shorter messages).
+pub fn rel(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(s: &[&str]) -> Vec<String> {
+        s.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn bench_names_come_from_bench_tables_only() {
+        let manifest = r#"
+[package]
+name = "matexp-benches"
+
+[[bench]]
+name = "leja"   # Leja points
+harness = false
+
+[dependencies]
+name = "not-a-bench"
+
+[[bench]]
+harness = false
+name = 'spmv'
+"#;
+        assert_eq!(bench_names(manifest), ["leja", "spmv"]);
+    }
+
+    #[test]
+    fn the_workspace_declares_suites() {
+        let suites = suites().unwrap();
+        assert!(!suites.is_empty());
+        for s in &suites {
+            let file = workspace_root()
+                .join("benches/benches")
+                .join(format!("{s}.rs"));
+            assert!(file.exists(), "suite {s} has no {}", file.display());
+        }
+    }
+
+    #[test]
+    fn arguments_parse_and_reject_mistakes() {
+        let a = parse_args(&strings(&[
+            "--full", "--suite", "leja", "--suite", "spmv", "--device", "h200", "--", "--bench",
+            "x",
+        ]))
+        .unwrap();
+        assert_eq!(
+            a,
+            BenchArgs {
+                full: true,
+                suites: strings(&["leja", "spmv"]),
+                device: Some("h200".into()),
+                list: false,
+                criterion: strings(&["--bench", "x"]),
+            }
+        );
+        assert!(
+            parse_args(&strings(&["--suite"]))
+                .unwrap_err()
+                .contains("needs a value")
+        );
+        assert!(parse_args(&strings(&["--suite", "--full"])).is_err());
+        assert!(
+            parse_args(&strings(&["--fast"]))
+                .unwrap_err()
+                .contains("`--fast`")
+        );
+    }
+
+    #[test]
+    fn fresh_dirs_never_reuse_a_folder() {
+        let base = crate::records::tests::temp_dir("fresh");
+        let a = fresh_dir(&base, "20261122T000000Z").unwrap();
+        let b = fresh_dir(&base, "20261122T000000Z").unwrap();
+        assert_ne!(a, b);
+        assert!(b.ends_with("20261122T000000Z-2"));
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+}

@@ -1,0 +1,120 @@
+//! `cargo xtask test`: everything CI checks, in one command that works on a fresh machine.
+
+use crate::cuda;
+use crate::util::{
+    Steps, cargo, ensure_python_venv, ensure_rustup_component, ensure_system_packages, run_cmd,
+    workspace_root,
+};
+
+pub const USAGE: &str = "\
+cargo xtask test [--no-cuda] [--quick]
+
+Provisions the system libraries (LAPACKE, OpenBLAS; apt-get as root), then runs
+  cargo fmt --all --check
+  cargo clippy --workspace --all-targets -- -D warnings
+  cargo test --workspace --no-fail-fast          (unit, integration and doc tests)
+  cargo xtask cuda --check                       (every kernel with the pinned nvcc)
+and ends with a summary of every step.
+
+  --no-cuda   skip the kernel check (no Python/pip needed)
+  --quick     skip clippy";
+
+#[derive(Debug, Default, PartialEq)]
+struct TestArgs {
+    no_cuda: bool,
+    quick: bool,
+}
+
+fn parse_args(args: &[String]) -> Result<TestArgs, String> {
+    let mut out = TestArgs::default();
+    for arg in args {
+        match arg.as_str() {
+            "--no-cuda" => out.no_cuda = true,
+            "--quick" => out.quick = true,
+            other => return Err(format!("unknown option `{other}`\n\n{USAGE}")),
+        }
+    }
+    Ok(out)
+}
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    let args = parse_args(args)?;
+    let mut steps = Steps::new("test", 5);
+
+    let provisioned = steps.run(
+        "provision",
+        "system libraries (LAPACKE, OpenBLAS)",
+        ensure_system_packages,
+    );
+
+    steps.run("fmt", "cargo fmt --all --check", || {
+        ensure_rustup_component("rustfmt", &["fmt", "--version"])?;
+        run_cmd(cargo().args(["fmt", "--all", "--check"]))
+    });
+
+    if args.quick {
+        steps.skip("clippy", "--quick");
+    } else {
+        steps.run(
+            "clippy",
+            "cargo clippy --workspace --all-targets -- -D warnings",
+            || {
+                ensure_rustup_component("clippy", &["clippy", "--version"])?;
+                run_cmd(cargo().args([
+                    "clippy",
+                    "--workspace",
+                    "--all-targets",
+                    "--",
+                    "-D",
+                    "warnings",
+                ]))
+            },
+        );
+    }
+
+    if provisioned {
+        steps.run("test", "cargo test --workspace --no-fail-fast", || {
+            run_cmd(cargo().args(["test", "--workspace", "--no-fail-fast"]))
+        });
+    } else {
+        steps.skip("test", "system libraries missing (see provision)");
+    }
+
+    if args.no_cuda {
+        steps.skip("cuda", "--no-cuda");
+    } else {
+        steps.run("cuda", "cargo xtask cuda --check", || {
+            // The pinned nvcc comes from pip wheels in a venv under .tools/nvcc; creating that
+            // venv needs python3 with ensurepip (Debian: python3-venv).
+            if !workspace_root().join(".tools").join("nvcc").exists() {
+                ensure_python_venv()?;
+            }
+            cuda::run(&["--check".to_string()])
+        });
+    }
+
+    steps.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_parse() {
+        let a = parse_args(&["--quick".into(), "--no-cuda".into()]).unwrap();
+        assert_eq!(
+            a,
+            TestArgs {
+                no_cuda: true,
+                quick: true
+            }
+        );
+        assert_eq!(parse_args(&[]).unwrap(), TestArgs::default());
+        assert!(
+            parse_args(&["--cuda".into()])
+                .unwrap_err()
+                .contains("`--cuda`")
+        );
+    }
+}
