@@ -42,7 +42,13 @@ pub fn display_cmd(cmd: &Command) -> String {
             );
         }
     }
-    s.push_str(&shell_quote(&cmd.get_program().to_string_lossy()));
+    // The cargo that runs xtask is shown as `cargo`: same toolchain, shorter line.
+    let program = cmd.get_program();
+    if std::env::var_os("CARGO").is_some_and(|c| c == program) {
+        s.push_str("cargo");
+    } else {
+        s.push_str(&shell_quote(&program.to_string_lossy()));
+    }
     for arg in cmd.get_args() {
         s.push(' ');
         s.push_str(&shell_quote(&arg.to_string_lossy()));
@@ -284,7 +290,8 @@ impl Steps {
                 Outcome::Skipped(_) => "-".to_string(),
                 _ => fmt_duration(step.duration),
             };
-            println!("  {:<width$}  {result:<7}  {time:>12}  {detail}", step.name);
+            let line = format!("  {:<width$}  {result:<7}  {time:>12}  {detail}", step.name);
+            println!("{}", line.trim_end());
         }
         println!(
             "  {:<width$}  {:<7}  {:>12}",
@@ -379,6 +386,22 @@ fn privilege_prefix() -> Option<Vec<&'static str>> {
     sudo_ok.then(|| vec!["sudo", "-n"])
 }
 
+/// `apt-get <args>` behind `prefix` (empty, or `sudo -n`), never waiting for input.
+fn apt_command(prefix: &[&str], args: &[&str]) -> Command {
+    let mut cmd = match prefix.split_first() {
+        Some((first, rest)) => {
+            let mut c = Command::new(first);
+            c.args(rest).arg("apt-get");
+            c
+        }
+        None => Command::new("apt-get"),
+    };
+    cmd.args(args)
+        .env("DEBIAN_FRONTEND", "noninteractive")
+        .stdin(Stdio::null());
+    cmd
+}
+
 /// Installs Debian/Ubuntu packages with `apt-get` (after `apt-get update`) when that is
 /// possible without asking anyone: as root, or with passwordless sudo on CI. Otherwise fails
 /// with the exact command for the user to run.
@@ -400,20 +423,7 @@ pub fn apt_install(packages: &[&str], why: &str) -> Result<(), String> {
             "{why}; installing them needs root. Run:\n    {manual}\nand then rerun this command"
         ));
     };
-    let apt = |args: &[&str]| {
-        let mut cmd = match prefix.split_first() {
-            Some((first, rest)) => {
-                let mut c = Command::new(first);
-                c.args(rest).arg("apt-get");
-                c
-            }
-            None => Command::new("apt-get"),
-        };
-        cmd.args(args)
-            .env("DEBIAN_FRONTEND", "noninteractive")
-            .stdin(Stdio::null());
-        cmd
-    };
+    let apt = |args: &[&str]| apt_command(&prefix, args);
     println!("{why}; installing {} with apt-get", packages.join(" "));
     run_cmd(&mut apt(&["update"]))?;
     let mut install = apt(&["install", "-y", "--no-install-recommends"]);
@@ -566,6 +576,29 @@ mod tests {
         let out = cmd_stdout(Command::new("sh").arg("-c").arg(&line)).expect("sh runs");
         let lines: Vec<&str> = out.split('\n').collect();
         assert_eq!(&lines[..args.len()], &args);
+    }
+
+    #[test]
+    fn apt_runs_noninteractively_behind_the_prefix() {
+        let root = apt_command(&[], &["update"]);
+        assert_eq!(
+            display_cmd(&root),
+            "DEBIAN_FRONTEND=noninteractive apt-get update"
+        );
+        let ci = apt_command(&["sudo", "-n"], &["install", "-y", "liblapacke-dev"]);
+        assert_eq!(
+            display_cmd(&ci),
+            "DEBIAN_FRONTEND=noninteractive sudo -n apt-get install -y liblapacke-dev"
+        );
+    }
+
+    #[test]
+    fn library_probe_tells_present_from_missing() {
+        // libc.so (the glibc development link) is on every machine that links Rust programs.
+        assert_eq!(
+            missing_libraries(&["c", "matexp_no_such_library"]),
+            ["libmatexp_no_such_library.so"]
+        );
     }
 
     #[test]
