@@ -1,1 +1,14 @@
-//! matexp-sparse (under construction in this commit series).
+//! Sparse matrices for matexp: CSR and pattern-only CSR, rayon SpMV, MatrixMarket I/O and the
+//! test problems of the seed documents.
+
+mod csr;
+mod index;
+pub mod matrix_market;
+mod operator;
+mod parallel;
+mod pattern;
+mod sprs_interop;
+
+pub use csr::CsrMatrix;
+pub use index::CsrIndex;
+pub use pattern::PatternCsr;

@@ -1,0 +1,679 @@
+//! Streaming MatrixMarket reader.
+
+use super::{Field, Format, Header, Symmetry};
+use crate::csr::coo_to_csr;
+use crate::pattern::canonicalize_in_place;
+use crate::{CsrIndex, CsrMatrix, PatternCsr};
+use matexp_core::{Error, Result, Scalar, c64};
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+/// Largest number of entries reserved up front: a size line claiming 10¹² entries must fail
+/// at the data, not abort the process on an allocation.
+const MAX_RESERVE: usize = 1 << 26;
+
+/// A dense matrix read from a MatrixMarket file, column-major (`data[i + j·nrows]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DenseArray<S: Scalar> {
+    /// Number of rows.
+    pub nrows: usize,
+    /// Number of columns.
+    pub ncols: usize,
+    /// Entries in column-major order.
+    pub data: Vec<S>,
+}
+
+impl<S: Scalar> DenseArray<S> {
+    /// The entries as a vector, if the array is one column or one row.
+    pub fn into_vector(self) -> Result<Vec<S>> {
+        if self.ncols == 1 || self.nrows == 1 {
+            Ok(self.data)
+        } else {
+            Err(Error::invalid(
+                "array shape",
+                format!("{} × {}", self.nrows, self.ncols),
+                "a vector needs one column or one row",
+            ))
+        }
+    }
+}
+
+/// A MatrixMarket file whose banner and size line have been read and validated; the data is
+/// read by one of the `read_*` methods, which consume the reader.
+///
+/// ```
+/// use matexp_sparse::matrix_market::{Field, MatrixMarketReader};
+/// let text = "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n3 1\n";
+/// let r = MatrixMarketReader::new(text.as_bytes(), "inline")?;
+/// assert_eq!(r.header().field, Field::Pattern);
+/// let p = r.read_pattern::<u32>()?;
+/// assert_eq!(p.nnz(), 2);
+/// # Ok::<(), matexp_core::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct MatrixMarketReader<R: BufRead> {
+    reader: R,
+    source: String,
+    /// Lines consumed so far (the current line's 1-based number after a read).
+    line: usize,
+    buf: Vec<u8>,
+    header: Header,
+    size_line: usize,
+}
+
+impl MatrixMarketReader<BufReader<File>> {
+    /// Opens `path` and reads its header ([`Error::Io`] if it cannot be opened).
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let file = File::open(path).map_err(|e| Error::io(path.display(), e))?;
+        Self::new(
+            BufReader::with_capacity(1 << 20, file),
+            path.display().to_string(),
+        )
+    }
+}
+
+fn parse_real(tok: &str) -> Option<f64> {
+    let v = match tok.parse::<f64>() {
+        Ok(v) => v,
+        // Fortran writers use D exponents (1.0D+00).
+        Err(_) if tok.contains(['d', 'D']) => tok.replace(['d', 'D'], "e").parse::<f64>().ok()?,
+        Err(_) => return None,
+    };
+    v.is_finite().then_some(v)
+}
+
+fn keyword(found: &str, choices: &[&'static str]) -> Option<&'static str> {
+    choices
+        .iter()
+        .copied()
+        .find(|c| c.eq_ignore_ascii_case(found))
+}
+
+impl<R: BufRead> MatrixMarketReader<R> {
+    /// Reads and validates the banner and the size line from `reader`; `source_name` (a file
+    /// name or description) appears in error messages.
+    pub fn new(reader: R, source_name: impl Into<String>) -> Result<Self> {
+        let mut r = MatrixMarketReader {
+            reader,
+            source: source_name.into(),
+            line: 0,
+            buf: Vec::with_capacity(256),
+            header: Header {
+                format: Format::Coordinate,
+                field: Field::Real,
+                symmetry: Symmetry::General,
+                nrows: 0,
+                ncols: 0,
+                entries: 0,
+            },
+            size_line: 0,
+        };
+        r.read_banner()?;
+        r.read_size_line()?;
+        Ok(r)
+    }
+
+    /// The validated header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    fn err(&self, line: usize, message: impl Into<String>) -> Error {
+        Error::parse(self.source.clone(), line, message)
+    }
+
+    /// Reads the next physical line into `buf` (without the line terminator); false at EOF.
+    fn next_line(&mut self) -> Result<bool> {
+        self.buf.clear();
+        let n = self
+            .reader
+            .read_until(b'\n', &mut self.buf)
+            .map_err(|e| Error::io(&self.source, e))?;
+        if n == 0 {
+            return Ok(false);
+        }
+        self.line += 1;
+        while matches!(self.buf.last(), Some(b'\n' | b'\r')) {
+            self.buf.pop();
+        }
+        Ok(true)
+    }
+
+    /// Reads up to the next line that is neither blank nor a `%` comment; false at EOF.
+    fn next_content_line(&mut self) -> Result<bool> {
+        while self.next_line()? {
+            let t = self.buf.trim_ascii_start();
+            if !t.is_empty() && t[0] != b'%' {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    fn text(&self) -> Result<&str> {
+        std::str::from_utf8(&self.buf)
+            .map_err(|_| self.err(self.line, "line is not valid UTF-8 text"))
+    }
+
+    fn read_banner(&mut self) -> Result<()> {
+        if !self.next_line()? {
+            return Err(self.err(1, "empty input; expected the banner '%%MatrixMarket matrix <format> <field> <symmetry>'"));
+        }
+        let text = self.text()?;
+        let toks: Vec<&str> = text.split_ascii_whitespace().collect();
+        let expected = "expected '%%MatrixMarket matrix <coordinate|array> <real|integer|complex|pattern> <general|symmetric|skew-symmetric|hermitian>'";
+        if toks.first().map(|t| t.to_ascii_lowercase()) != Some("%%matrixmarket".into()) {
+            return Err(self.err(
+                1,
+                format!(
+                    "not a MatrixMarket banner: {expected}, found '{}'",
+                    shorten(text)
+                ),
+            ));
+        }
+        if toks.len() != 5 {
+            return Err(self.err(1, format!("banner has {} words; {expected}", toks.len())));
+        }
+        if toks[1].to_ascii_lowercase() != "matrix" {
+            return Err(self.err(
+                1,
+                format!("object '{}' is not supported; expected 'matrix'", toks[1]),
+            ));
+        }
+        let format = match keyword(toks[2], &["coordinate", "array"]) {
+            Some("coordinate") => Format::Coordinate,
+            Some(_) => Format::Array,
+            None => {
+                return Err(self.err(
+                    1,
+                    format!(
+                        "unknown format '{}'; expected 'coordinate' or 'array'",
+                        toks[2]
+                    ),
+                ));
+            }
+        };
+        let field = match keyword(toks[3], &["real", "integer", "complex", "pattern"]) {
+            Some("real") => Field::Real,
+            Some("integer") => Field::Integer,
+            Some("complex") => Field::Complex,
+            Some(_) => Field::Pattern,
+            None => {
+                return Err(self.err(
+                    1,
+                    format!(
+                        "unknown field '{}'; expected 'real', 'integer', 'complex' or 'pattern'",
+                        toks[3]
+                    ),
+                ));
+            }
+        };
+        let symmetry = match keyword(
+            toks[4],
+            &["general", "symmetric", "skew-symmetric", "hermitian"],
+        ) {
+            Some("general") => Symmetry::General,
+            Some("symmetric") => Symmetry::Symmetric,
+            Some("skew-symmetric") => Symmetry::SkewSymmetric,
+            Some(_) => Symmetry::Hermitian,
+            None => {
+                return Err(self.err(
+                    1,
+                    format!(
+                        "unknown symmetry '{}'; expected 'general', 'symmetric', 'skew-symmetric' or 'hermitian'",
+                        toks[4]
+                    ),
+                ));
+            }
+        };
+        if field == Field::Pattern && format == Format::Array {
+            return Err(self.err(
+                1,
+                "'array pattern' is not a valid combination: pattern needs coordinate format",
+            ));
+        }
+        if symmetry == Symmetry::Hermitian && field != Field::Complex {
+            return Err(self.err(
+                1,
+                format!(
+                    "'hermitian' needs the complex field, found '{}' (use 'symmetric')",
+                    field.keyword()
+                ),
+            ));
+        }
+        if symmetry == Symmetry::SkewSymmetric && field == Field::Pattern {
+            return Err(self.err(1, "'pattern skew-symmetric' is not a valid combination"));
+        }
+        self.header.format = format;
+        self.header.field = field;
+        self.header.symmetry = symmetry;
+        Ok(())
+    }
+
+    fn read_size_line(&mut self) -> Result<()> {
+        let coordinate = self.header.format == Format::Coordinate;
+        let what = if coordinate {
+            "the size line 'rows columns entries' (three non-negative integers)"
+        } else {
+            "the size line 'rows columns' (two non-negative integers)"
+        };
+        if !self.next_content_line()? {
+            return Err(self.err(
+                self.line + 1,
+                format!("unexpected end of input; expected {what}"),
+            ));
+        }
+        self.size_line = self.line;
+        let text = self.text()?;
+        let toks: Vec<&str> = text.split_ascii_whitespace().collect();
+        let want = if coordinate { 3 } else { 2 };
+        let nums: Option<Vec<usize>> = toks.iter().map(|t| t.parse::<usize>().ok()).collect();
+        let nums = match nums {
+            Some(n) if toks.len() == want => n,
+            _ => {
+                return Err(self.err(
+                    self.line,
+                    format!("expected {what}, found '{}'", shorten(text)),
+                ));
+            }
+        };
+        let (m, n) = (nums[0], nums[1]);
+        if self.header.symmetry != Symmetry::General && m != n {
+            return Err(self.err(
+                self.line,
+                format!(
+                    "a {} matrix must be square, found {m} × {n}",
+                    self.header.symmetry.keyword()
+                ),
+            ));
+        }
+        let entries = if coordinate {
+            nums[2]
+        } else {
+            let cells = match self.header.symmetry {
+                Symmetry::General => m.checked_mul(n),
+                Symmetry::Symmetric | Symmetry::Hermitian => n.checked_mul(n + 1).map(|x| x / 2),
+                Symmetry::SkewSymmetric => n.checked_mul(n.saturating_sub(1)).map(|x| x / 2),
+            };
+            cells.ok_or_else(|| self.err(self.line, format!("array size {m} × {n} overflows")))?
+        };
+        self.header.nrows = m;
+        self.header.ncols = n;
+        self.header.entries = entries;
+        Ok(())
+    }
+
+    fn index(&self, tok: &str, what: &str, bound: usize) -> Result<usize> {
+        match tok.parse::<u64>() {
+            Ok(v) if v >= 1 && (v as u128) <= bound as u128 => Ok(v as usize - 1),
+            Ok(v) => Err(self.err(
+                self.line,
+                format!("{what} index {v} out of range 1..={bound}"),
+            )),
+            Err(_) => Err(self.err(
+                self.line,
+                format!("bad {what} index '{tok}': expected a positive integer"),
+            )),
+        }
+    }
+
+    fn value(&self, toks: &[&str]) -> Result<c64> {
+        let real = |t: &str| -> Result<f64> {
+            match self.header.field {
+                Field::Integer => t.parse::<i64>().map(|v| v as f64).map_err(|_| {
+                    self.err(
+                        self.line,
+                        format!("bad integer '{t}': the file declares the integer field"),
+                    )
+                }),
+                _ => parse_real(t).ok_or_else(|| {
+                    self.err(
+                        self.line,
+                        format!("bad number '{t}': expected a finite real number"),
+                    )
+                }),
+            }
+        };
+        Ok(match self.header.field {
+            Field::Pattern => c64::new(1.0, 0.0),
+            Field::Complex => c64::new(real(toks[0])?, real(toks[1])?),
+            Field::Real | Field::Integer => c64::new(real(toks[0])?, 0.0),
+        })
+    }
+
+    fn values_per_entry(&self) -> usize {
+        match self.header.field {
+            Field::Pattern => 0,
+            Field::Real | Field::Integer => 1,
+            Field::Complex => 2,
+        }
+    }
+
+    fn field_description(&self) -> &'static str {
+        match self.header.field {
+            Field::Pattern => "",
+            Field::Real => " value",
+            Field::Integer => " integer",
+            Field::Complex => " re im",
+        }
+    }
+
+    /// Calls `f(i, j, v)` (0-based) for every entry of the full matrix the file describes
+    /// (mirrored triangles included), after validating each data line; then checks that no
+    /// data follows. `f` returns an error message to attach to the current line.
+    fn for_each_entry(
+        &mut self,
+        mut f: impl FnMut(usize, usize, c64) -> std::result::Result<(), String>,
+    ) -> Result<()> {
+        let h = self.header;
+        let nv = self.values_per_entry();
+        // Coordinate files of a symmetric kind may store either triangle, but one only.
+        let mut triangle: Option<(bool, usize)> = None;
+        let mut emit = |this: &Self, i: usize, j: usize, v: c64| -> Result<()> {
+            let e = |m: String| this.err(this.line, m);
+            match h.symmetry {
+                Symmetry::General => f(i, j, v).map_err(e)?,
+                sym => {
+                    if i == j {
+                        if sym == Symmetry::SkewSymmetric {
+                            return Err(e(format!(
+                                "diagonal entry ({}, {}) in a skew-symmetric file (its diagonal is zero and not stored)",
+                                i + 1,
+                                j + 1
+                            )));
+                        }
+                        if sym == Symmetry::Hermitian && v.im != 0.0 {
+                            return Err(e(format!(
+                                "diagonal entry ({}, {}) of a Hermitian matrix has imaginary part {}",
+                                i + 1,
+                                j + 1,
+                                v.im
+                            )));
+                        }
+                        f(i, i, v).map_err(e)?;
+                    } else {
+                        let lower = i > j;
+                        match triangle {
+                            None => triangle = Some((lower, this.line)),
+                            Some((t, first)) if t != lower => {
+                                return Err(e(format!(
+                                    "entry ({}, {}) is in the {} triangle, but line {first} put an entry in the {} triangle; a {} file stores one triangle only",
+                                    i + 1,
+                                    j + 1,
+                                    if lower { "lower" } else { "upper" },
+                                    if t { "lower" } else { "upper" },
+                                    sym.keyword()
+                                )));
+                            }
+                            _ => {}
+                        }
+                        let w = match sym {
+                            Symmetry::Symmetric => v,
+                            Symmetry::SkewSymmetric => -v,
+                            _ => v.conj(),
+                        };
+                        f(i, j, v).map_err(e)?;
+                        f(j, i, w).map_err(e)?;
+                    }
+                }
+            }
+            Ok(())
+        };
+        match h.format {
+            Format::Coordinate => {
+                for k in 0..h.entries {
+                    if !self.next_content_line()? {
+                        return Err(self.truncated(k));
+                    }
+                    let text = self.text()?;
+                    let mut toks = [""; 4];
+                    let mut count = 0;
+                    for t in text.split_ascii_whitespace() {
+                        if count < 4 {
+                            toks[count] = t;
+                        }
+                        count += 1;
+                    }
+                    if count != 2 + nv {
+                        return Err(self.err(
+                            self.line,
+                            format!(
+                                "expected 'row column{}' ({} fields), found {count} fields: '{}'",
+                                self.field_description(),
+                                2 + nv,
+                                shorten(text)
+                            ),
+                        ));
+                    }
+                    let i = self.index(toks[0], "row", h.nrows)?;
+                    let j = self.index(toks[1], "column", h.ncols)?;
+                    let v = self.value(&toks[2..2 + nv])?;
+                    emit(self, i, j, v)?;
+                }
+            }
+            Format::Array => {
+                let mut k = 0;
+                for j in 0..h.ncols {
+                    let first = match h.symmetry {
+                        Symmetry::General => 0,
+                        Symmetry::Symmetric | Symmetry::Hermitian => j,
+                        Symmetry::SkewSymmetric => j + 1,
+                    };
+                    for i in first..h.nrows {
+                        if !self.next_content_line()? {
+                            return Err(self.truncated(k));
+                        }
+                        let text = self.text()?;
+                        let toks: Vec<&str> = text.split_ascii_whitespace().collect();
+                        if toks.len() != nv {
+                            return Err(self.err(
+                                self.line,
+                                format!(
+                                    "expected one{} value per line in array format, found {} fields: '{}'",
+                                    if nv == 2 { " complex (re im)" } else { "" },
+                                    toks.len(),
+                                    shorten(text)
+                                ),
+                            ));
+                        }
+                        let v = self.value(&toks)?;
+                        emit(self, i, j, v)?;
+                        k += 1;
+                    }
+                }
+            }
+        }
+        if self.next_content_line()? {
+            return Err(self.err(
+                self.line,
+                format!(
+                    "too many entries: line {} declares {}, and data continues here",
+                    self.size_line, h.entries
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn truncated(&self, found: usize) -> Error {
+        self.err(
+            self.line + 1,
+            format!(
+                "unexpected end of input: line {} declares {} entries, found {found}",
+                self.size_line, self.header.entries
+            ),
+        )
+    }
+
+    fn reject_complex_into_real<S: Scalar>(&self) -> Result<()> {
+        if self.header.field == Field::Complex && !S::IS_COMPLEX {
+            return Err(self.err(
+                1,
+                format!(
+                    "complex data cannot be read into the real type {}; read into c64 or c32 (CsrMatrix::cast then checks that every imaginary part is zero)",
+                    S::NAME
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Reads the data into a canonical CSR matrix with scalar `S` and index `I`: triangles
+    /// mirrored, repeated coordinates summed, array zeros not stored, pattern entries equal
+    /// to 1. Errors: see the module documentation; [`Error::InvalidArgument`] if the result
+    /// does not fit index type `I`. O(entries · log(row length)) time, memory of the
+    /// triplets plus the result.
+    pub fn read_csr<S: Scalar, I: CsrIndex>(mut self) -> Result<CsrMatrix<S, I>> {
+        self.reject_complex_into_real::<S>()?;
+        let h = self.header;
+        I::narrow_checked(h.nrows, "nrows")?;
+        I::narrow_checked(h.ncols, "ncols")?;
+        let mirror = if h.symmetry == Symmetry::General {
+            1
+        } else {
+            2
+        };
+        let cap = h.entries.min(MAX_RESERVE) * mirror;
+        let (mut rows, mut cols, mut vals) = (
+            Vec::<I>::with_capacity(cap),
+            Vec::<I>::with_capacity(cap),
+            Vec::<S>::with_capacity(cap),
+        );
+        let array = h.format == Format::Array;
+        self.for_each_entry(|i, j, v| {
+            if array && v == c64::new(0.0, 0.0) {
+                return Ok(());
+            }
+            let s = S::from_c64(v);
+            if !s.finite() {
+                return Err(format!("value {v} overflows {}", S::NAME));
+            }
+            rows.push(I::narrow(i));
+            cols.push(I::narrow(j));
+            vals.push(s);
+            Ok(())
+        })?;
+        I::narrow_checked(rows.len(), "number of stored entries")?;
+        let (mut p, mut c, mut v) = coo_to_csr(h.nrows, &rows, &cols, &vals);
+        drop((rows, cols, vals));
+        canonicalize_in_place(&mut p, &mut c, &mut v, |a, b| a + b);
+        // Summing repeated entries can overflow; the matrix must stay finite.
+        CsrMatrix::from_pattern(
+            PatternCsr::from_parts_trusted(h.nrows, h.ncols, p, c, true),
+            v,
+        )
+    }
+
+    /// Reads the structure into a canonical pattern (values, if any, are validated and
+    /// dropped; repeated coordinates are stored once; triangles mirrored). Array files are
+    /// rejected: a dense file has no pattern to speak of.
+    pub fn read_pattern<I: CsrIndex>(mut self) -> Result<PatternCsr<I>> {
+        let h = self.header;
+        if h.format == Format::Array {
+            return Err(self.err(
+                1,
+                "an array (dense) file cannot be read as a pattern; expected coordinate format",
+            ));
+        }
+        I::narrow_checked(h.nrows, "nrows")?;
+        I::narrow_checked(h.ncols, "ncols")?;
+        let mirror = if h.symmetry == Symmetry::General {
+            1
+        } else {
+            2
+        };
+        let cap = h.entries.min(MAX_RESERVE) * mirror;
+        let (mut rows, mut cols) = (Vec::<I>::with_capacity(cap), Vec::<I>::with_capacity(cap));
+        self.for_each_entry(|i, j, _| {
+            rows.push(I::narrow(i));
+            cols.push(I::narrow(j));
+            Ok(())
+        })?;
+        I::narrow_checked(rows.len(), "number of stored entries")?;
+        let units = vec![(); rows.len()];
+        let (mut p, mut c, mut u) = coo_to_csr(h.nrows, &rows, &cols, &units);
+        drop((rows, cols));
+        canonicalize_in_place(&mut p, &mut c, &mut u, |a, _| a);
+        Ok(PatternCsr::from_parts_trusted(h.nrows, h.ncols, p, c, true))
+    }
+
+    /// Reads the data into a dense column-major array (coordinate files included: repeated
+    /// coordinates summed, absent entries zero). Memory `nrows·ncols` scalars.
+    pub fn read_dense<S: Scalar>(mut self) -> Result<DenseArray<S>> {
+        self.reject_complex_into_real::<S>()?;
+        let h = self.header;
+        let len = h.nrows.checked_mul(h.ncols).ok_or_else(|| {
+            self.err(
+                self.size_line,
+                format!("dense size {} × {} overflows", h.nrows, h.ncols),
+            )
+        })?;
+        let mut data = vec![S::zero(); len];
+        let nrows = h.nrows;
+        self.for_each_entry(|i, j, v| {
+            let s = S::from_c64(v);
+            if !s.finite() {
+                return Err(format!("value {v} overflows {}", S::NAME));
+            }
+            data[i + j * nrows] += s;
+            Ok(())
+        })?;
+        if let Some(k) = data.iter().position(|v| !v.finite()) {
+            return Err(Error::NonFinite {
+                context: format!("{}: sum of repeated entries", self.source),
+                index: k,
+                value: format!("{}", data[k]),
+            });
+        }
+        Ok(DenseArray {
+            nrows: h.nrows,
+            ncols: h.ncols,
+            data,
+        })
+    }
+}
+
+fn shorten(s: &str) -> String {
+    const MAX: usize = 80;
+    if s.chars().count() <= MAX {
+        s.to_string()
+    } else {
+        let t: String = s.chars().take(MAX).collect();
+        format!("{t}…")
+    }
+}
+
+/// Reads a MatrixMarket matrix from `reader` into a canonical CSR matrix (see
+/// [`MatrixMarketReader::read_csr`]).
+pub fn read_csr<S: Scalar, I: CsrIndex, R: BufRead>(
+    reader: R,
+    source_name: &str,
+) -> Result<CsrMatrix<S, I>> {
+    MatrixMarketReader::new(reader, source_name)?.read_csr()
+}
+
+/// Reads a MatrixMarket file into a canonical CSR matrix.
+pub fn read_csr_file<S: Scalar, I: CsrIndex>(path: impl AsRef<Path>) -> Result<CsrMatrix<S, I>> {
+    MatrixMarketReader::open(path)?.read_csr()
+}
+
+/// Reads the structure of a MatrixMarket matrix from `reader` (see
+/// [`MatrixMarketReader::read_pattern`]).
+pub fn read_pattern<I: CsrIndex, R: BufRead>(
+    reader: R,
+    source_name: &str,
+) -> Result<PatternCsr<I>> {
+    MatrixMarketReader::new(reader, source_name)?.read_pattern()
+}
+
+/// Reads the structure of a MatrixMarket file (e.g. a SuiteSparse graph) into a pattern.
+pub fn read_pattern_file<I: CsrIndex>(path: impl AsRef<Path>) -> Result<PatternCsr<I>> {
+    MatrixMarketReader::open(path)?.read_pattern()
+}
+
+/// Reads a MatrixMarket file (array or coordinate) into a dense column-major array.
+pub fn read_dense_file<S: Scalar>(path: impl AsRef<Path>) -> Result<DenseArray<S>> {
+    MatrixMarketReader::open(path)?.read_dense()
+}
