@@ -1,0 +1,87 @@
+// Tree reductions in two launches: a partial pass (grid-stride; each block reduces its share
+// and writes one partial per block) and a finish pass (one block combines the partials in a
+// fixed order). Accumulation is in double precision for every scalar type, so f32 / c32
+// reductions carry no float rounding; the order of summation depends only on the grid size,
+// so results are reproducible run to run.
+//
+// Partial layouts (row per block):
+//   dot:  2 doubles (re, im) of sum conj(x_i) y_i
+//   nrm2: MxSsqPartial (3 doubles), overflow-safe sums of squares
+//   amax: 1 double, max |x_i| (NaN if any |x_i| is NaN)
+#include "common.cuh"
+
+namespace mx {
+
+template <typename T>
+__device__ void dot_partial(uint64_t n, const T *__restrict__ x, const T *__restrict__ y,
+                            double *__restrict__ partials) {
+    double2 s = make_double2(0.0, 0.0);
+    for (uint64_t i = global_thread(); i < n; i += grid_threads())
+        s = conj_mad(widen(x[i]), widen(y[i]), s);
+    double v[2] = {s.x, s.y};
+    block_sum<2>(v);
+    if (threadIdx.x == 0) {
+        partials[2 * blockIdx.x] = v[0];
+        partials[2 * blockIdx.x + 1] = v[1];
+    }
+}
+
+template <typename T>
+__device__ void nrm2_partial(uint64_t n, const T *__restrict__ x,
+                             MxSsqPartial *__restrict__ partials) {
+    MxSsqPartial s = ssq_zero();
+    for (uint64_t i = global_thread(); i < n; i += grid_threads()) ssq_add(s, x[i]);
+    block_store_ssq(s, partials + blockIdx.x);
+}
+
+template <typename T>
+__device__ void amax_partial(uint64_t n, const T *__restrict__ x, double *__restrict__ partials) {
+    double m = 0.0;
+    for (uint64_t i = global_thread(); i < n; i += grid_threads()) m = max_nan(m, modulus(x[i]));
+    m = block_max(m);
+    if (threadIdx.x == 0) partials[blockIdx.x] = m;
+}
+
+} // namespace mx
+
+#define MX_REDUCE(name, T)                                                                       \
+    extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
+        dot_partial_##name(uint64_t n, const T *x, const T *y, double *partials) {               \
+        mx::dot_partial<T>(n, x, y, partials);                                                   \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
+        nrm2_partial_##name(uint64_t n, const T *x, MxSsqPartial *partials) {                    \
+        mx::nrm2_partial<T>(n, x, partials);                                                     \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
+        amax_partial_##name(uint64_t n, const T *x, double *partials) {                          \
+        mx::amax_partial<T>(n, x, partials);                                                     \
+    }
+
+MX_FOR_EACH_SCALAR(MX_REDUCE)
+
+// Column sums of a row-major [nparts][width] array of partials into out[0..width).
+// Launch with one block of MX_REDUCE_THREADS threads; width <= 4.
+extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)
+    finish_sum(uint32_t nparts, uint32_t width, const double *__restrict__ partials,
+               double *__restrict__ out) {
+    double v[4] = {0.0, 0.0, 0.0, 0.0};
+    for (uint32_t i = threadIdx.x; i < nparts; i += blockDim.x) {
+#pragma unroll
+        for (uint32_t k = 0; k < 4; ++k)
+            if (k < width) v[k] += partials[(uint64_t)i * width + k];
+    }
+    mx::block_sum<4>(v);
+    if (threadIdx.x == 0) {
+        for (uint32_t k = 0; k < width && k < 4; ++k) out[k] = v[k];
+    }
+}
+
+// NaN-propagating maximum of nparts partials into out[0]; one block of MX_REDUCE_THREADS.
+extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)
+    finish_max(uint32_t nparts, const double *__restrict__ partials, double *__restrict__ out) {
+    double m = 0.0;
+    for (uint32_t i = threadIdx.x; i < nparts; i += blockDim.x) m = mx::max_nan(m, partials[i]);
+    m = mx::block_max(m);
+    if (threadIdx.x == 0) out[0] = m;
+}
