@@ -2,6 +2,8 @@
 //! test problems of the seed documents.
 
 mod csr;
+pub mod fixtures;
+pub mod generators;
 mod index;
 pub mod matrix_market;
 mod operator;
