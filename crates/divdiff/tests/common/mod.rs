@@ -106,7 +106,7 @@ impl C {
 fn big_inv_factorial(l: usize) -> Big {
     let mut f = big(1.0);
     for i in 1..=l {
-        f = f / big(i as f64);
+        f /= big(i as f64);
     }
     f
 }
