@@ -62,23 +62,15 @@ pub fn fast_leja_points(n: usize) -> Result<Vec<f64>> {
         return Ok(points);
     }
     points.push(-2.0);
-    let mut candidates = vec![Candidate {
+    let mut candidates = Vec::with_capacity(n);
+    candidates.push(Candidate {
         x: 0.0,
         left: -2.0,
         right: 2.0,
         product: product_over(0.0, &points),
-    }];
+    });
+    let mut best = 0;
     while points.len() < n {
-        let mut best = 0;
-        for k in 1..candidates.len() {
-            let order = candidates[k]
-                .product
-                .cmp_value(candidates[best].product)
-                .then(candidates[k].x.total_cmp(&candidates[best].x));
-            if order == Ordering::Greater {
-                best = k;
-            }
-        }
         let chosen = candidates.swap_remove(best);
         let t = chosen.x;
         if chosen.product.is_zero() || t <= chosen.left || t >= chosen.right {
@@ -92,10 +84,16 @@ pub fn fast_leja_points(n: usize) -> Result<Vec<f64>> {
                 ),
             });
         }
-        for c in &mut candidates {
-            c.product = c.product.times((c.x - t).abs());
-        }
         points.push(t);
+        // One pass: multiply in the new factor and find the next maximiser.
+        best = usize::MAX;
+        for k in 0..candidates.len() {
+            let c = &mut candidates[k];
+            c.product = c.product.times((c.x - t).abs());
+            if best == usize::MAX || beats(&candidates[k], &candidates[best]) {
+                best = k;
+            }
+        }
         for (left, right) in [(chosen.left, t), (t, chosen.right)] {
             let x = (left + right) / 2.0;
             candidates.push(Candidate {
@@ -104,9 +102,19 @@ pub fn fast_leja_points(n: usize) -> Result<Vec<f64>> {
                 right,
                 product: product_over(x, &points),
             });
+            let k = candidates.len() - 1;
+            if best == usize::MAX || beats(&candidates[k], &candidates[best]) {
+                best = k;
+            }
         }
     }
     Ok(points)
+}
+
+/// Larger product wins; equal products go to the larger point.
+#[inline]
+fn beats(a: &Candidate, b: &Candidate) -> bool {
+    a.product.cmp_value(b.product).then(a.x.total_cmp(&b.x)) == Ordering::Greater
 }
 
 #[cfg(test)]

@@ -14,8 +14,13 @@ const MANTISSA_MASK: u64 = (1 << 52) - 1;
 const EXPONENT_BIAS: i64 = 1023;
 /// 2^64, used to lift subnormal inputs into the normal range before reading their exponent.
 const TWO_POW_64: f64 = 18_446_744_073_709_551_616.0;
+/// Mantissas stay in (LAZY_LO, LAZY_HI) = (2⁻⁵⁰⁰, 2⁵⁰⁰) between normalisations.
+const LAZY_LO: f64 = 3.054936363499605e-151;
+const LAZY_HI: f64 = 3.273390607896142e150;
 
-/// A non-negative real number `m · 2^e` with `m ∈ [1, 2)` (or exactly zero).
+/// A non-negative real number `m · 2^e`. The mantissa is kept in (2⁻⁵⁰⁰, 2⁵⁰⁰) (or is
+/// exactly zero) and brought to [1, 2) only when it would leave that range or when values
+/// are compared: a multiplication is then one `f64` product and a range check.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct WideProduct {
     mantissa: f64,
@@ -53,7 +58,28 @@ impl WideProduct {
     /// The product of `self` and a finite non-negative factor.
     #[inline]
     pub(crate) fn times(self, factor: f64) -> WideProduct {
-        WideProduct::normalised(self.mantissa * factor, self.exponent)
+        if (LAZY_LO..LAZY_HI).contains(&factor) {
+            // Both operands lie in (2⁻⁵⁰⁰, 2⁵⁰⁰): the product is a normal number.
+            let m = self.mantissa * factor;
+            if m > LAZY_LO && m < LAZY_HI {
+                return WideProduct {
+                    mantissa: m,
+                    exponent: self.exponent,
+                };
+            }
+            return WideProduct::normalised(m, self.exponent);
+        }
+        // Extreme factor: multiply normalised mantissas in [1, 2). Scaling by powers of two
+        // is exact, so this rounds exactly like the direct product.
+        let f = WideProduct::normalised(factor, 0);
+        let s = self.normalise();
+        WideProduct::normalised(s.mantissa * f.mantissa, s.exponent + f.exponent)
+    }
+
+    /// The same value with mantissa in [1, 2) (or zero).
+    #[inline]
+    fn normalise(self) -> WideProduct {
+        WideProduct::normalised(self.mantissa, self.exponent)
     }
 
     /// Whether the product is exactly zero (a factor was zero).
@@ -69,20 +95,21 @@ impl WideProduct {
 
     /// Total order on the represented values.
     pub(crate) fn cmp_value(self, other: WideProduct) -> Ordering {
-        match (self.is_zero(), other.is_zero()) {
+        let (a, b) = (self.normalise(), other.normalise());
+        match (a.is_zero(), b.is_zero()) {
             (true, true) => Ordering::Equal,
             (true, false) => Ordering::Less,
             (false, true) => Ordering::Greater,
-            (false, false) => self
+            (false, false) => a
                 .exponent
-                .cmp(&other.exponent)
-                .then(self.mantissa.total_cmp(&other.mantissa)),
+                .cmp(&b.exponent)
+                .then(a.mantissa.total_cmp(&b.mantissa)),
         }
     }
 
     /// The binary exponent `e` of `m · 2^e` (0 for zero).
     pub(crate) fn exponent(self) -> i64 {
-        self.exponent
+        self.normalise().exponent
     }
 }
 
@@ -95,6 +122,12 @@ pub(crate) fn pow2(k: i64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lazy_bounds_are_the_powers_of_two() {
+        assert_eq!(LAZY_LO, pow2(-500));
+        assert_eq!(LAZY_HI, pow2(500));
+    }
 
     #[test]
     fn survives_products_far_outside_the_f64_range() {
@@ -120,7 +153,8 @@ mod tests {
             plain *= f;
             wide = wide.times(f);
         }
-        assert_eq!(wide.mantissa * pow2(wide.exponent), plain);
+        let w = wide.normalise();
+        assert_eq!(w.mantissa * pow2(w.exponent), plain);
     }
 
     #[test]
@@ -128,7 +162,7 @@ mod tests {
         let tiny = f64::MIN_POSITIVE / 1024.0;
         let p = WideProduct::ONE.times(tiny);
         assert_eq!(p.exponent(), -1022 - 10);
-        assert_eq!(p.mantissa, 1.0);
+        assert_eq!(p.normalise().mantissa, 1.0);
         let z = p.times(0.0);
         assert!(z.is_zero());
         assert_eq!(z.cmp_value(p), Ordering::Less);
