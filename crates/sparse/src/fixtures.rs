@@ -27,12 +27,20 @@ pub fn seed002_table1() -> Result<PatternCsr<u32>> {
 /// Seed 002, Table 2, the "dumbbell": 10 nodes, 14 edges (1-based): (1,4) (1,5) (1,10)
 /// (2,3) (2,4) (2,5) (3,4) (3,5) (4,5) (6,8) (6,9) (7,8) (7,9) (7,10).
 pub fn seed002_dumbbell() -> Result<PatternCsr<u32>> {
-    MatrixMarketReader::new(TABLE2.as_bytes(), "fixtures/graphs/seed002_table2_dumbbell.mtx")?.read_pattern()
+    MatrixMarketReader::new(
+        TABLE2.as_bytes(),
+        "fixtures/graphs/seed002_table2_dumbbell.mtx",
+    )?
+    .read_pattern()
 }
 
 /// 10 × 4 column-major array from `scipy.linalg.expm`: columns e^A·1 and diag(e^A) of the
 /// Table 1 graph, then of the dumbbell (fixtures/graphs/make_references.py). Estrada
 /// indices (column sums of the diagonals): 28.2238…, 44.1073….
 pub fn seed002_references() -> Result<DenseArray<f64>> {
-    MatrixMarketReader::new(REFERENCES.as_bytes(), "fixtures/graphs/seed002_references.mtx")?.read_dense()
+    MatrixMarketReader::new(
+        REFERENCES.as_bytes(),
+        "fixtures/graphs/seed002_references.mtx",
+    )?
+    .read_dense()
 }

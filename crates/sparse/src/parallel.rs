@@ -197,7 +197,8 @@ mod tests {
     fn partition_handles_empty_and_tiny_matrices() {
         assert_eq!(row_partition::<u32>(&[0], 4), vec![0, 0]);
         assert_eq!(row_partition::<u64>(&[0, 0, 0], 4), vec![0, 1, 2]);
-        let parts = split_at_bounds(&mut [1, 2, 3][..], &[0, 1, 3]);
+        let mut data = [1, 2, 3];
+        let parts = split_at_bounds(&mut data[..], &[0, 1, 3]);
         assert_eq!(parts.len(), 2);
         assert_eq!(parts[1], &mut [2, 3][..]);
     }

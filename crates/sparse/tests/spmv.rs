@@ -8,13 +8,23 @@ use matexp_core::{Backend, CpuBackend, LejaStep, LinearOperator, Scalar, c32, c6
 use matexp_sparse::{CsrIndex, CsrMatrix, PatternCsr};
 use proptest::prelude::*;
 
-fn check_spmv<S: Scalar, I: CsrIndex>(seed: u64, nrows: usize, ncols: usize, density: f64, beta_zero: bool) {
+fn check_spmv<S: Scalar, I: CsrIndex>(
+    seed: u64,
+    nrows: usize,
+    ncols: usize,
+    density: f64,
+    beta_zero: bool,
+) {
     let mut r = rng(seed);
     let t = triplets::<S>(&mut r, nrows, ncols, density);
     let a = CsrMatrix::<S, I>::from_triplets(nrows, ncols, &t).unwrap();
     let x = vector::<S>(&mut r, ncols);
     let alpha = scalar::<S>(&mut r);
-    let beta = if beta_zero { S::zero() } else { scalar::<S>(&mut r) };
+    let beta = if beta_zero {
+        S::zero()
+    } else {
+        scalar::<S>(&mut r)
+    };
     let y0: Vec<S> = if beta_zero {
         // y must not be read when β = 0: NaN there would otherwise propagate.
         vec![S::from_f64(f64::NAN); nrows]
@@ -24,7 +34,12 @@ fn check_spmv<S: Scalar, I: CsrIndex>(seed: u64, nrows: usize, ncols: usize, den
     let (want, bound) = reference_spmv(nrows, &t, alpha, &x, beta, &y0);
     let mut y = y0.clone();
     a.apply(&CpuBackend, alpha, &x, beta, &mut y).unwrap();
-    assert_close(&y, &want, &bound, &format!("{}/{} spmv {nrows}x{ncols}", S::NAME, I::NAME));
+    assert_close(
+        &y,
+        &want,
+        &bound,
+        &format!("{}/{} spmv {nrows}x{ncols}", S::NAME, I::NAME),
+    );
 }
 
 fn check_all_types(seed: u64, nrows: usize, ncols: usize, density: f64, beta_zero: bool) {
@@ -87,7 +102,14 @@ impl<S: Scalar, I: CsrIndex> LinearOperator<CpuBackend, S> for Unfused<'_, S, I>
     fn ncols(&self) -> usize {
         self.0.ncols()
     }
-    fn apply(&self, b: &CpuBackend, alpha: S, x: &Vec<S>, beta: S, y: &mut Vec<S>) -> matexp_core::Result<()> {
+    fn apply(
+        &self,
+        b: &CpuBackend,
+        alpha: S,
+        x: &Vec<S>,
+        beta: S,
+        y: &mut Vec<S>,
+    ) -> matexp_core::Result<()> {
         self.0.apply(b, alpha, x, beta, y)
     }
 }
@@ -97,21 +119,32 @@ fn fused_equals_unfused<S: Scalar, I: CsrIndex>(seed: u64, n: usize, density: f6
     let mut r = rng(seed);
     let t = triplets::<S>(&mut r, n, n, density);
     let a = CsrMatrix::<S, I>::from_triplets(n, n, &t).unwrap();
-    let step = LejaStep { inv_gamma: scalar::<S>(&mut r), shift: scalar::<S>(&mut r), coeff: scalar::<S>(&mut r) };
+    let step = LejaStep {
+        inv_gamma: scalar::<S>(&mut r),
+        shift: scalar::<S>(&mut r),
+        coeff: scalar::<S>(&mut r),
+    };
     let y_prev = vector::<S>(&mut r, n);
     let p0 = vector::<S>(&mut r, n);
     let (mut y1, mut p1) = (vec![S::from_f64(f64::NAN); n], p0.clone());
     let (mut y2, mut p2) = (vec![S::from_f64(f64::NAN); n], p0.clone());
     let cpu = CpuBackend;
     let n1 = a.leja_step(&cpu, &step, &y_prev, &mut y1, &mut p1).unwrap();
-    let n2 = Unfused(&a).leja_step(&cpu, &step, &y_prev, &mut y2, &mut p2).unwrap();
+    let n2 = Unfused(&a)
+        .leja_step(&cpu, &step, &y_prev, &mut y2, &mut p2)
+        .unwrap();
     // Same arithmetic per entry: y = inv_gamma·(Ay) + shift·y_prev, p += coeff·y.
     assert_eq!(y1, y2, "{}/{} y_next", S::NAME, I::NAME);
     assert_eq!(p1, p2, "{}/{} p", S::NAME, I::NAME);
     let eps = <S::Real as RealScalar>::EPS.as_f64();
     let (n1, n2) = (n1.as_f64(), n2.as_f64());
-    assert!((n1 - n2).abs() <= 4.0 * (n as f64 + 1.0) * eps * n2.max(f64::MIN_POSITIVE), "norm {n1} vs {n2}");
-    assert!((n1 - matexp_core::norms::nrm2(&y1).as_f64()).abs() <= 4.0 * (n as f64 + 1.0) * eps * n2);
+    assert!(
+        (n1 - n2).abs() <= 4.0 * (n as f64 + 1.0) * eps * n2.max(f64::MIN_POSITIVE),
+        "norm {n1} vs {n2}"
+    );
+    assert!(
+        (n1 - matexp_core::norms::nrm2(&y1).as_f64()).abs() <= 4.0 * (n as f64 + 1.0) * eps * n2
+    );
 }
 
 #[test]
@@ -128,20 +161,29 @@ fn large_matrices_take_the_parallel_path_and_agree() {
     assert!(a.nnz() > 100_000);
     let x = vector::<c64>(&mut r, n);
     for beta in [c64::new(0.0, 0.0), c64::new(1.0, 0.0), c64::new(0.3, -0.2)] {
-        let y0 = if beta == c64::new(0.0, 0.0) { vec![c64::new(f64::NAN, f64::NAN); n] } else { vector(&mut r, n) };
+        let y0 = if beta == c64::new(0.0, 0.0) {
+            vec![c64::new(f64::NAN, f64::NAN); n]
+        } else {
+            vector(&mut r, n)
+        };
         let (want, bound) = reference_spmv(n, &t, c64::new(-1.5, 0.5), &x, beta, &y0);
         let mut y = y0.clone();
         a.spmv(c64::new(-1.5, 0.5), &x, beta, &mut y).unwrap();
         assert_close(&y, &want, &bound, "large spmv");
     }
     // The fused step on the parallel path: compare with its definition.
-    let step = LejaStep { inv_gamma: c64::new(0.25, 0.0), shift: c64::new(-0.1, 0.0), coeff: c64::new(2.0, 1.0) };
+    let step = LejaStep {
+        inv_gamma: c64::new(0.25, 0.0),
+        shift: c64::new(-0.1, 0.0),
+        coeff: c64::new(2.0, 1.0),
+    };
     let mut y_next = vec![c64::new(0.0, 0.0); n];
     let mut p = vector::<c64>(&mut r, n);
     let p0 = p.clone();
     let norm = a.leja_step_fused(&step, &x, &mut y_next, &mut p).unwrap();
     let mut ay = vec![c64::new(0.0, 0.0); n];
-    a.spmv(c64::new(1.0, 0.0), &x, c64::new(0.0, 0.0), &mut ay).unwrap();
+    a.spmv(c64::new(1.0, 0.0), &x, c64::new(0.0, 0.0), &mut ay)
+        .unwrap();
     for i in 0..n {
         let want = step.inv_gamma * ay[i] + step.shift * x[i];
         assert_eq!(y_next[i], want);
@@ -159,10 +201,19 @@ fn fused_norm_survives_overflow_and_underflow() {
         let y_prev = vec![scale; n];
         let mut y_next = vec![0.0; n];
         let mut p = vec![0.0; n];
-        let step = LejaStep { inv_gamma: 1.0, shift: 0.0, coeff: 1.0 };
-        let norm = a.leja_step_fused(&step, &y_prev, &mut y_next, &mut p).unwrap();
+        let step = LejaStep {
+            inv_gamma: 1.0,
+            shift: 0.0,
+            coeff: 1.0,
+        };
+        let norm = a
+            .leja_step_fused(&step, &y_prev, &mut y_next, &mut p)
+            .unwrap();
         let want = scale * (n as f64).sqrt();
-        assert!((norm / want - 1.0).abs() < 1e-14, "scale {scale:e}: {norm:e} vs {want:e}");
+        assert!(
+            (norm / want - 1.0).abs() < 1e-14,
+            "scale {scale:e}: {norm:e} vs {want:e}"
+        );
     }
 }
 
@@ -172,8 +223,22 @@ fn alpha_zero_scales_y_and_wrong_lengths_are_errors() {
     let mut y = vec![1.0, 2.0];
     a.spmv(0.0, &[f64::NAN; 3], 3.0, &mut y).unwrap();
     assert_eq!(y, vec![3.0, 6.0]);
-    assert!(matches!(a.spmv(1.0, &[1.0; 2], 0.0, &mut y), Err(matexp_core::Error::DimensionMismatch { .. })));
-    assert!(matches!(a.spmv(1.0, &[1.0; 3], 0.0, &mut [0.0; 3]), Err(matexp_core::Error::DimensionMismatch { .. })));
-    let step = LejaStep { inv_gamma: 1.0, shift: 0.0, coeff: 1.0 };
-    assert!(a.leja_step_fused(&step, &[0.0; 3], &mut [0.0; 3], &mut [0.0; 3]).is_err(), "non-square");
+    assert!(matches!(
+        a.spmv(1.0, &[1.0; 2], 0.0, &mut y),
+        Err(matexp_core::Error::DimensionMismatch { .. })
+    ));
+    assert!(matches!(
+        a.spmv(1.0, &[1.0; 3], 0.0, &mut [0.0; 3]),
+        Err(matexp_core::Error::DimensionMismatch { .. })
+    ));
+    let step = LejaStep {
+        inv_gamma: 1.0,
+        shift: 0.0,
+        coeff: 1.0,
+    };
+    assert!(
+        a.leja_step_fused(&step, &[0.0; 3], &mut [0.0; 3], &mut [0.0; 3])
+            .is_err(),
+        "non-square"
+    );
 }

@@ -17,14 +17,27 @@ fn dense<S: Scalar>(n: usize, m: usize, t: &[(usize, usize, S)]) -> Vec<S> {
 
 #[test]
 fn construction_rejects_every_broken_invariant() {
-    let ok = CsrMatrix::<f64, u32>::try_new(2, 3, vec![0, 1, 3], vec![2, 0, 1], vec![1.0, 2.0, 3.0]).unwrap();
+    let ok =
+        CsrMatrix::<f64, u32>::try_new(2, 3, vec![0, 1, 3], vec![2, 0, 1], vec![1.0, 2.0, 3.0])
+            .unwrap();
     assert!(ok.is_canonical());
-    let cases: Vec<(Vec<u32>, Vec<u32>, Vec<f64>, &str)> = vec![
+    type Case = (Vec<u32>, Vec<u32>, Vec<f64>, &'static str);
+    let cases: Vec<Case> = vec![
         (vec![0, 1], vec![0], vec![1.0], "row_ptr too short"),
         (vec![1, 1, 1], vec![0], vec![1.0], "row_ptr[0] != 0"),
-        (vec![0, 2, 1], vec![0, 1], vec![1.0, 1.0], "decreasing row_ptr"),
+        (
+            vec![0, 2, 1],
+            vec![0, 1],
+            vec![1.0, 1.0],
+            "decreasing row_ptr",
+        ),
         (vec![0, 1, 2], vec![0], vec![1.0], "row_ptr end != nnz"),
-        (vec![0, 1, 2], vec![0, 3], vec![1.0, 1.0], "column out of range"),
+        (
+            vec![0, 1, 2],
+            vec![0, 3],
+            vec![1.0, 1.0],
+            "column out of range",
+        ),
         (vec![0, 1, 2], vec![0, 1], vec![1.0], "values too short"),
         (vec![0, 1, 2], vec![0, 1], vec![1.0, f64::NAN], "NaN value"),
     ];
@@ -38,9 +51,19 @@ fn construction_rejects_every_broken_invariant() {
     ));
     // Unsorted and repeated columns are valid but not canonical; canonical construction
     // rejects them.
-    let u = CsrMatrix::<f64, u32>::try_new(1, 3, vec![0, 3], vec![2, 0, 2], vec![1.0, 2.0, 3.0]).unwrap();
+    let u = CsrMatrix::<f64, u32>::try_new(1, 3, vec![0, 3], vec![2, 0, 2], vec![1.0, 2.0, 3.0])
+        .unwrap();
     assert!(!u.is_canonical());
-    assert!(CsrMatrix::<f64, u32>::try_new_canonical(1, 3, vec![0, 3], vec![2, 0, 2], vec![1.0, 2.0, 3.0]).is_err());
+    assert!(
+        CsrMatrix::<f64, u32>::try_new_canonical(
+            1,
+            3,
+            vec![0, 3],
+            vec![2, 0, 2],
+            vec![1.0, 2.0, 3.0]
+        )
+        .is_err()
+    );
     let c = u.canonicalize();
     assert_eq!((c.col_idx(), c.values()), (&[0u32, 2][..], &[2.0, 4.0][..]));
     assert_eq!(u.get(0, 2), 4.0);
@@ -169,7 +192,14 @@ proptest! {
 
 #[test]
 fn sprs_sub_views_and_unsorted_sources_convert() {
-    let a = CsrMatrix::<f64, u32>::try_new(3, 3, vec![0, 2, 3, 5], vec![2, 0, 1, 2, 0], vec![1.0, 2.0, 3.0, 4.0, 5.0]).unwrap();
+    let a = CsrMatrix::<f64, u32>::try_new(
+        3,
+        3,
+        vec![0, 2, 3, 5],
+        vec![2, 0, 1, 2, 0],
+        vec![1.0, 2.0, 3.0, 4.0, 5.0],
+    )
+    .unwrap();
     assert!(!a.is_canonical());
     let s = a.to_sprs();
     assert_eq!(s.indices(), &[0u32, 2, 1, 0, 2]);
@@ -184,12 +214,23 @@ fn diagonal_cast_index_change_and_drop_zeros() {
     let a = CsrMatrix::<c64, u32>::from_triplets(
         3,
         3,
-        &[(0, 0, c64::new(1.0, 0.0)), (0, 0, c64::new(2.0, 0.0)), (1, 2, c64::new(0.0, 0.0)), (2, 2, c64::new(-1.0, 0.0))],
+        &[
+            (0, 0, c64::new(1.0, 0.0)),
+            (0, 0, c64::new(2.0, 0.0)),
+            (1, 2, c64::new(0.0, 0.0)),
+            (2, 2, c64::new(-1.0, 0.0)),
+        ],
     )
     .unwrap();
-    assert_eq!(a.diagonal(), vec![c64::new(3.0, 0.0), c64::new(0.0, 0.0), c64::new(-1.0, 0.0)]);
+    assert_eq!(
+        a.diagonal(),
+        vec![c64::new(3.0, 0.0), c64::new(0.0, 0.0), c64::new(-1.0, 0.0)]
+    );
     let real = a.cast::<f64>().unwrap();
-    assert_eq!(real.to_dense().unwrap(), vec![3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1.0]);
+    assert_eq!(
+        real.to_dense().unwrap(),
+        vec![3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1.0]
+    );
     let single = a.cast::<c32>().unwrap();
     assert_eq!(single.values()[0], c32::new(3.0, 0.0));
     let wide = a.with_index::<u64>().unwrap();
@@ -198,7 +239,10 @@ fn diagonal_cast_index_change_and_drop_zeros() {
     assert_eq!(a.drop_zeros().nnz(), 2);
     // Complex → real with a nonzero imaginary part, and f64 → f32 overflow, are errors.
     let z = CsrMatrix::<c64, u32>::from_triplets(1, 1, &[(0, 0, c64::new(0.0, 1.0))]).unwrap();
-    assert!(matches!(z.cast::<f32>(), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(
+        z.cast::<f32>(),
+        Err(Error::InvalidArgument { .. })
+    ));
     let big = CsrMatrix::<f64, u32>::from_triplets(1, 1, &[(0, 0, 1e300)]).unwrap();
     assert!(matches!(big.cast::<f32>(), Err(Error::NonFinite { .. })));
 }
@@ -206,7 +250,8 @@ fn diagonal_cast_index_change_and_drop_zeros() {
 #[test]
 fn pattern_graph_helpers() {
     // Two components: a triangle and an edge, plus an isolated node.
-    let g = PatternCsr::<u32>::undirected_graph(6, &[(0, 1), (1, 2), (2, 0), (3, 4), (1, 0)]).unwrap();
+    let g =
+        PatternCsr::<u32>::undirected_graph(6, &[(0, 1), (1, 2), (2, 0), (3, 4), (1, 0)]).unwrap();
     assert_eq!(g.nnz(), 8);
     assert!(g.is_symmetric() && !g.has_diagonal_entries());
     assert_eq!(g.degrees(), vec![2, 2, 2, 1, 1, 0]);
@@ -214,13 +259,22 @@ fn pattern_graph_helpers() {
     assert_eq!(count, 3);
     assert_eq!(label, vec![0, 0, 0, 1, 1, 2]);
     let b = LinearOperator::<CpuBackend, f64>::spectral_bounds(&g).unwrap();
-    assert_eq!((b.re_min, b.re_max, b.im_min, b.im_max), (-2.0, 2.0, 0.0, 0.0));
+    assert_eq!(
+        (b.re_min, b.re_max, b.im_min, b.im_max),
+        (-2.0, 2.0, 0.0, 0.0)
+    );
     assert!(LinearOperator::<CpuBackend, f64>::is_hermitian(&g));
     let directed = PatternCsr::<u64>::from_coordinates(3, 3, &[(0, 1), (1, 2), (2, 2)]).unwrap();
     assert!(!directed.is_symmetric() && directed.has_diagonal_entries());
     assert_eq!(directed.transpose().row(2), &[1u64, 2]);
     let b = LinearOperator::<CpuBackend, f64>::spectral_bounds(&directed).unwrap();
-    assert_eq!((b.re_min, b.re_max, b.im_min, b.im_max), (-1.0, 1.0, -1.0, 1.0));
+    assert_eq!(
+        (b.re_min, b.re_max, b.im_min, b.im_max),
+        (-1.0, 1.0, -1.0, 1.0)
+    );
     let w = directed.with_values(2.5f64);
-    assert_eq!(w.to_dense().unwrap(), vec![0.0, 2.5, 0.0, 0.0, 0.0, 2.5, 0.0, 0.0, 2.5]);
+    assert_eq!(
+        w.to_dense().unwrap(),
+        vec![0.0, 2.5, 0.0, 0.0, 0.0, 2.5, 0.0, 0.0, 2.5]
+    );
 }

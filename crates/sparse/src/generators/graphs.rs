@@ -55,10 +55,18 @@ fn from_simple_edges<I: CsrIndex>(n: usize, endpoints: &[I]) -> Result<PatternCs
 /// ```
 pub fn barabasi_albert<I: CsrIndex>(n: usize, m: usize, seed: u64) -> Result<PatternCsr<I>> {
     if m == 0 {
-        return Err(Error::invalid("m", m, "each new node must attach at least one edge"));
+        return Err(Error::invalid(
+            "m",
+            m,
+            "each new node must attach at least one edge",
+        ));
     }
     if n < m + 1 {
-        return Err(Error::invalid("n", n, format!("need n ≥ m + 1 = {} (the initial K_(m+1))", m + 1)));
+        return Err(Error::invalid(
+            "n",
+            n,
+            format!("need n ≥ m + 1 = {} (the initial K_(m+1))", m + 1),
+        ));
     }
     I::narrow_checked(n, "n")?;
     let edges = m * (m + 1) / 2 + (n - m - 1) * m;
@@ -102,10 +110,13 @@ pub fn grid_graph_3d<I: CsrIndex>(nx: usize, ny: usize, nz: usize) -> Result<Pat
 
 fn grid<I: CsrIndex>(dims: &[usize]) -> Result<PatternCsr<I>> {
     if let Some(&d) = dims.iter().find(|&&d| d == 0) {
-        return Err(Error::invalid("grid size", d, "every axis needs at least one node"));
+        return Err(Error::invalid(
+            "grid size",
+            d,
+            "every axis needs at least one node",
+        ));
     }
-    let (n, p, c, _) = super::laplacian::lattice::<(), I>(dims, false, |_, _| ())?;
-    Ok(PatternCsr::from_parts_trusted(n, n, p, c, true))
+    Ok(super::laplacian::lattice::<(), I>(dims, false, |_, _| ())?.0)
 }
 
 /// The Erdős–Rényi graph G(n, p): each of the n(n−1)/2 node pairs is an edge independently
@@ -114,7 +125,11 @@ fn grid<I: CsrIndex>(dims: &[usize]) -> Result<PatternCsr<I>> {
 /// `ChaCha8Rng::seed_from_u64(seed)`.
 pub fn erdos_renyi_gnp<I: CsrIndex>(n: usize, p: f64, seed: u64) -> Result<PatternCsr<I>> {
     if !(0.0..=1.0).contains(&p) {
-        return Err(Error::invalid("p", p, "edge probability must lie in [0, 1]"));
+        return Err(Error::invalid(
+            "p",
+            p,
+            "edge probability must lie in [0, 1]",
+        ));
     }
     I::narrow_checked(n, "n")?;
     let mut endpoints: Vec<I> = Vec::new();
@@ -126,7 +141,11 @@ pub fn erdos_renyi_gnp<I: CsrIndex>(n: usize, p: f64, seed: u64) -> Result<Patte
         let mut first = true;
         loop {
             let r: f64 = rng.random();
-            let skip = if p >= 1.0 { 0.0 } else { ((1.0 - r).ln() / log_q).floor() };
+            let skip = if p >= 1.0 {
+                0.0
+            } else {
+                ((1.0 - r).ln() / log_q).floor()
+            };
             // Advance by skip (+1 after the first pair), wrapping rows as needed.
             let mut step = if first { skip } else { skip + 1.0 };
             first = false;
@@ -160,12 +179,20 @@ pub fn erdos_renyi_gnm<I: CsrIndex>(n: usize, edges: usize, seed: u64) -> Result
     I::narrow_checked(n, "n")?;
     let pairs = (n as u128) * (n.saturating_sub(1) as u128) / 2;
     if edges as u128 > pairs {
-        return Err(Error::invalid("edges", edges, format!("a simple graph on {n} nodes has at most {pairs} edges")));
+        return Err(Error::invalid(
+            "edges",
+            edges,
+            format!("a simple graph on {n} nodes has at most {pairs} edges"),
+        ));
     }
     let code = |u: usize, v: usize| (u.max(v) as u64) * n as u64 + u.min(v) as u64;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let complement = 2 * edges as u128 > pairs;
-    let draw = if complement { (pairs - edges as u128) as usize } else { edges };
+    let draw = if complement {
+        (pairs - edges as u128) as usize
+    } else {
+        edges
+    };
     let mut chosen: HashSet<u64> = HashSet::with_capacity(draw);
     let mut endpoints: Vec<I> = Vec::with_capacity(2 * edges);
     while chosen.len() < draw {

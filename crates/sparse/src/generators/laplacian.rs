@@ -45,13 +45,20 @@ pub(crate) fn lattice<V: Send + Copy + Default, I: CsrIndex>(
     dims: &[usize],
     diag: bool,
     value: impl Fn(usize, usize) -> V + Sync,
-) -> Result<(usize, Vec<I>, Vec<I>, Vec<V>)> {
+) -> Result<(PatternCsr<I>, Vec<V>)> {
     let n = dims
         .iter()
         .try_fold(1usize, |a, &d| a.checked_mul(d))
-        .ok_or_else(|| Error::invalid("dims", format!("{dims:?}"), "the number of points overflows usize"))?;
+        .ok_or_else(|| {
+            Error::invalid(
+                "dims",
+                format!("{dims:?}"),
+                "the number of points overflows usize",
+            )
+        })?;
     I::narrow_checked(n, "number of points")?;
-    let row_ptr: Vec<I> = super::row_ptr_from_lengths(n, |i| lattice_row(dims, i, diag, &mut [0; 7]))?;
+    let row_ptr: Vec<I> =
+        super::row_ptr_from_lengths(n, |i| lattice_row(dims, i, diag, &mut [0; 7]))?;
     let nnz = row_ptr[n].as_usize();
     let mut cols = vec![I::narrow(0); nnz];
     let mut vals = vec![V::default(); nnz];
@@ -64,17 +71,25 @@ pub(crate) fn lattice<V: Send + Copy + Default, I: CsrIndex>(
         }
         false
     });
-    Ok((n, row_ptr, cols, vals))
+    Ok((
+        PatternCsr::from_parts_trusted(n, n, row_ptr, cols, true),
+        vals,
+    ))
 }
 
 fn laplacian<S: Scalar, I: CsrIndex>(d: usize, n: usize) -> Result<CsrMatrix<S, I>> {
     if n == 0 {
-        return Err(Error::invalid("n", n, "need at least one interior point per axis"));
+        return Err(Error::invalid(
+            "n",
+            n,
+            "need at least one interior point per axis",
+        ));
     }
     let h2 = ((n + 1) * (n + 1)) as f64;
     let (off, diag) = (S::from_f64(h2), S::from_f64(-2.0 * d as f64 * h2));
-    let (total, p, c, v) = lattice::<S, I>(&vec![n; d], true, |i, j| if i == j { diag } else { off })?;
-    Ok(CsrMatrix::from_pattern_trusted(PatternCsr::from_parts_trusted(total, total, p, c, true), v))
+    let (pattern, values) =
+        lattice::<S, I>(&vec![n; d], true, |i, j| if i == j { diag } else { off })?;
+    Ok(CsrMatrix::from_pattern_trusted(pattern, values))
 }
 
 /// The 1D Dirichlet Laplacian: N interior points x_i = i/(N+1) of [0, 1], the 3-point

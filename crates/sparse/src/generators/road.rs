@@ -57,7 +57,13 @@ const DIAGONAL: u64 = 0x6469_6167;
 impl RoadNetwork {
     /// An `nx × ny` network with the default densities (extra edges 0.10, shortcuts 0.02).
     pub fn new(nx: usize, ny: usize, seed: u64) -> Self {
-        RoadNetwork { nx, ny, extra_edge_prob: 0.10, shortcut_prob: 0.02, seed }
+        RoadNetwork {
+            nx,
+            ny,
+            extra_edge_prob: 0.10,
+            shortcut_prob: 0.02,
+            seed,
+        }
     }
 
     /// A roughly square network with about `nodes` nodes (nx = ⌈√nodes⌉, ny = ⌈nodes / nx⌉).
@@ -130,17 +136,27 @@ impl RoadNetwork {
     /// probabilities outside [0, 1], or a size that does not fit `I`. O(n), parallel.
     pub fn build<I: CsrIndex>(&self) -> Result<PatternCsr<I>> {
         if self.nx == 0 || self.ny == 0 {
-            return Err(Error::invalid("nx·ny", format!("{} · {}", self.nx, self.ny), "the grid must not be empty"));
+            return Err(Error::invalid(
+                "nx·ny",
+                format!("{} · {}", self.nx, self.ny),
+                "the grid must not be empty",
+            ));
         }
-        for (name, p) in [("extra_edge_prob", self.extra_edge_prob), ("shortcut_prob", self.shortcut_prob)] {
+        for (name, p) in [
+            ("extra_edge_prob", self.extra_edge_prob),
+            ("shortcut_prob", self.shortcut_prob),
+        ] {
             if !(0.0..=1.0).contains(&p) {
                 return Err(Error::invalid(name, p, "a probability must lie in [0, 1]"));
             }
         }
-        let n = self
-            .nx
-            .checked_mul(self.ny)
-            .ok_or_else(|| Error::invalid("nx·ny", format!("{} · {}", self.nx, self.ny), "overflows usize"))?;
+        let n = self.nx.checked_mul(self.ny).ok_or_else(|| {
+            Error::invalid(
+                "nx·ny",
+                format!("{} · {}", self.nx, self.ny),
+                "overflows usize",
+            )
+        })?;
         I::narrow_checked(n, "number of nodes")?;
         let row_ptr: Vec<I> = super::row_ptr_from_lengths(n, |i| self.neighbours(i, &mut [0; 6]))?;
         let nnz = row_ptr[n].as_usize();

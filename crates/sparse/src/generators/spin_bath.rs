@@ -96,7 +96,11 @@ impl SpinBath {
 
     fn check_spins(spins: usize) -> Result<()> {
         if !(2..=MAX_SPINS).contains(&spins) {
-            return Err(Error::invalid("spins", spins, format!("need 2 ≤ L ≤ {MAX_SPINS}")));
+            return Err(Error::invalid(
+                "spins",
+                spins,
+                format!("need 2 ≤ L ≤ {MAX_SPINS}"),
+            ));
         }
         Ok(())
     }
@@ -152,7 +156,10 @@ impl SpinBath {
 
     /// H as a canonical CSR matrix (rows sorted) in scalar `S` and index `I`; see the type's
     /// documentation for the entries. Errors if the entry count does not fit `I`.
-    pub fn hamiltonian<S: Scalar, I: CsrIndex>(&self, zeros: StoredZeros) -> Result<CsrMatrix<S, I>> {
+    pub fn hamiltonian<S: Scalar, I: CsrIndex>(
+        &self,
+        zeros: StoredZeros,
+    ) -> Result<CsrMatrix<S, I>> {
         let n = self.dim();
         I::narrow_checked(n, "2^L")?;
         let keep = zeros == StoredZeros::Keep;
@@ -202,7 +209,11 @@ impl SpinBath {
         let phi: Vec<(f64, f64)> = (0..bath)
             .map(|_| {
                 let re: f64 = rng.sample(StandardNormal);
-                let im: f64 = if S::IS_COMPLEX { rng.sample(StandardNormal) } else { 0.0 };
+                let im: f64 = if S::IS_COMPLEX {
+                    rng.sample(StandardNormal)
+                } else {
+                    0.0
+                };
                 (re, im)
             })
             .collect();

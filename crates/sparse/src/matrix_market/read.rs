@@ -164,7 +164,10 @@ impl<R: BufRead> MatrixMarketReader<R> {
         let text = self.text()?;
         let toks: Vec<&str> = text.split_ascii_whitespace().collect();
         let expected = "expected '%%MatrixMarket matrix <coordinate|array> <real|integer|complex|pattern> <general|symmetric|skew-symmetric|hermitian>'";
-        if toks.first().map(|t| t.to_ascii_lowercase()) != Some("%%matrixmarket".into()) {
+        if !toks
+            .first()
+            .is_some_and(|t| t.eq_ignore_ascii_case("%%MatrixMarket"))
+        {
             return Err(self.err(
                 1,
                 format!(
@@ -176,7 +179,7 @@ impl<R: BufRead> MatrixMarketReader<R> {
         if toks.len() != 5 {
             return Err(self.err(1, format!("banner has {} words; {expected}", toks.len())));
         }
-        if toks[1].to_ascii_lowercase() != "matrix" {
+        if !toks[1].eq_ignore_ascii_case("matrix") {
             return Err(self.err(
                 1,
                 format!("object '{}' is not supported; expected 'matrix'", toks[1]),

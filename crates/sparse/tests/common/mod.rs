@@ -11,7 +11,10 @@ pub fn rng(seed: u64) -> ChaCha8Rng {
 
 /// A random scalar with components uniform in [−1, 1].
 pub fn scalar<S: Scalar>(rng: &mut ChaCha8Rng) -> S {
-    S::from_c64(c64::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0)))
+    S::from_c64(c64::new(
+        rng.random_range(-1.0..1.0),
+        rng.random_range(-1.0..1.0),
+    ))
 }
 
 pub fn vector<S: Scalar>(rng: &mut ChaCha8Rng, n: usize) -> Vec<S> {
@@ -19,14 +22,23 @@ pub fn vector<S: Scalar>(rng: &mut ChaCha8Rng, n: usize) -> Vec<S> {
 }
 
 /// Random coordinates with about `density·nrows·ncols` entries, some repeated.
-pub fn triplets<S: Scalar>(rng: &mut ChaCha8Rng, nrows: usize, ncols: usize, density: f64) -> Vec<(usize, usize, S)> {
+pub fn triplets<S: Scalar>(
+    rng: &mut ChaCha8Rng,
+    nrows: usize,
+    ncols: usize,
+    density: f64,
+) -> Vec<(usize, usize, S)> {
     let mut t = Vec::new();
     if nrows == 0 || ncols == 0 {
         return t;
     }
     let count = ((nrows * ncols) as f64 * density).round() as usize;
     for _ in 0..count {
-        t.push((rng.random_range(0..nrows), rng.random_range(0..ncols), scalar(rng)));
+        t.push((
+            rng.random_range(0..nrows),
+            rng.random_range(0..ncols),
+            scalar(rng),
+        ));
     }
     // A few repeats of existing coordinates.
     for k in 0..t.len() / 8 {
@@ -58,9 +70,18 @@ pub fn reference_spmv<S: Scalar>(
     let mut out = Vec::with_capacity(nrows);
     let mut bound = Vec::with_capacity(nrows);
     for i in 0..nrows {
-        let by = if beta == S::zero() { c64::new(0.0, 0.0) } else { beta.to_c64() * y[i].to_c64() };
+        let by = if beta == S::zero() {
+            c64::new(0.0, 0.0)
+        } else {
+            beta.to_c64() * y[i].to_c64()
+        };
         out.push(alpha.to_c64() * acc[i] + by);
-        let scale = alpha.to_c64().norm() * mag[i] + if beta == S::zero() { 0.0 } else { (beta.to_c64() * y[i].to_c64()).norm() };
+        let scale = alpha.to_c64().norm() * mag[i]
+            + if beta == S::zero() {
+                0.0
+            } else {
+                (beta.to_c64() * y[i].to_c64()).norm()
+            };
         bound.push(8.0 * (count[i] as f64 + 4.0) * eps * scale + 1e-300);
     }
     (out, bound)
@@ -70,6 +91,12 @@ pub fn assert_close<S: Scalar>(got: &[S], want: &[c64], bound: &[f64], what: &st
     assert_eq!(got.len(), want.len(), "{what}: length");
     for i in 0..got.len() {
         let e = (got[i].to_c64() - want[i]).norm();
-        assert!(e <= bound[i], "{what}: entry {i}: got {}, want {}, error {e:e} > bound {:e}", got[i], want[i], bound[i]);
+        assert!(
+            e <= bound[i],
+            "{what}: entry {i}: got {}, want {}, error {e:e} > bound {:e}",
+            got[i],
+            want[i],
+            bound[i]
+        );
     }
 }
