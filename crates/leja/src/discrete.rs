@@ -7,7 +7,10 @@
 //! `z_n = argmax_k ∏_{j<n} |x_k − z_j|`.
 //!
 //! **Ties** are broken towards the larger candidate, deterministically: `z_0 = 2` on
-//! [−2, 2] (not −2), and of the symmetric pair `±(2/3)√3` the positive one is chosen.
+//! [−2, 2] (not −2), and of the symmetric pair `±(2/3)√3` the positive one is chosen (on
+//! the exactly symmetric grid their products are equal in floating point too). Later
+//! products that tie only in exact arithmetic are decided by the rounding of the fixed
+//! order of multiplications.
 //!
 //! **Cost** `O(n·M)` flops and `O(M)` memory: one pass over the candidates per point updates
 //! every product by one factor and finds the maximum.

@@ -13,10 +13,12 @@
 //!   and bit-for-bit reproducible: midpoints, absolute differences, products and exact
 //!   power-of-two rescalings are correctly rounded IEEE-754 operations, and the maximiser is
 //!   chosen by a total order.
-//! * Ties go to the larger candidate: `z_0 = 2` and `z_3 = +1`.
+//! * Ties go to the larger candidate: `z_0 = 2` and `z_3 = +1`. Products that tie in exact
+//!   arithmetic but are separated by rounding (symmetric configurations recur) are decided
+//!   by the rounding of the fixed order of multiplications: deterministic, not symmetric.
 //! * The points are *not* the continuous Leja points of [−2, 2]: `z_0, z_1, z_2 = 2, −2, 0`
 //!   agree, but `z_3 = 1` (the midpoint of [0, 2]) where the Leja point is `(2/3)√3`.
-//!   Baglama–Calvetti–Reichel show that they share the asymptotic distribution of Leja
+//!   Baglama–Calvetti–Reichel report that they share the asymptotic distribution of Leja
 //!   points (the arcsine law) and the subexponential growth of the Leja product, which is
 //!   what interpolation needs; the crate's tests check both.
 
@@ -35,6 +37,8 @@ struct Candidate {
     product: WideProduct,
 }
 
+/// `∏_j |x − z_j|`, multiplied in the order of the points (the order fixes the rounding, and
+/// with it the sequence).
 fn product_over(x: f64, points: &[f64]) -> WideProduct {
     points
         .iter()
