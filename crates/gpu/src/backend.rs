@@ -1,0 +1,273 @@
+//! [`GpuBackend`]: the [`Backend`] of one GPU, with device vectors [`GpuVector`].
+
+use crate::device::Device;
+use crate::memory::DeviceBuffer;
+use crate::reduce::{self, Pending};
+use crate::{blas, scalar};
+use matexp_core::{Backend, Error, Result, Scalar, check_dim};
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+/// A vector of `S` in one GPU's memory.
+///
+/// Operations on it are queued on the device's stream and run in program order; nothing
+/// waits for the device unless a value must reach the host.
+pub struct GpuVector<S: Scalar> {
+    buf: DeviceBuffer<u8>,
+    len: usize,
+    _s: PhantomData<S>,
+}
+
+impl<S: Scalar> fmt::Debug for GpuVector<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "GpuVector<{}>[{}] on gpu:{}",
+            S::NAME,
+            self.len,
+            self.buf.device().ordinal()
+        )
+    }
+}
+
+impl<S: Scalar> GpuVector<S> {
+    /// `n` zeros on `device`.
+    pub fn zeros(device: &Arc<Device>, n: usize) -> Result<Self> {
+        scalar::check::<S>()?;
+        Ok(GpuVector {
+            buf: DeviceBuffer::zeros(device, bytes_of::<S>(n)?)?,
+            len: n,
+            _s: PhantomData,
+        })
+    }
+
+    /// A copy of `host` on `device`.
+    pub fn from_host(device: &Arc<Device>, host: &[S]) -> Result<Self> {
+        scalar::check::<S>()?;
+        let mut v = GpuVector {
+            buf: DeviceBuffer::uninit(device, bytes_of::<S>(host.len())?)?,
+            len: host.len(),
+            _s: PhantomData,
+        };
+        v.upload(host)?;
+        Ok(v)
+    }
+
+    /// Element count.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the vector is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The owning device.
+    pub fn device(&self) -> &Arc<Device> {
+        self.buf.device()
+    }
+
+    /// Raw device address of element `i` (one past the end allowed), for kernels.
+    pub fn ptr_at(&self, i: usize) -> u64 {
+        debug_assert!(i <= self.len);
+        self.buf.device_ptr() + (i * std::mem::size_of::<S>()) as u64
+    }
+
+    /// Raw device address of the first element.
+    pub fn device_ptr(&self) -> u64 {
+        self.buf.device_ptr()
+    }
+
+    /// Overwrites the vector with `host` (same length).
+    pub fn upload(&mut self, host: &[S]) -> Result<()> {
+        check_dim("GpuVector::upload: host length", self.len, host.len())?;
+        self.upload_range(0, host)
+    }
+
+    /// Overwrites elements `offset..offset + host.len()`.
+    pub fn upload_range(&mut self, offset: usize, host: &[S]) -> Result<()> {
+        self.buf
+            .upload_range(offset * std::mem::size_of::<S>(), scalar::as_bytes(host))
+    }
+
+    /// Copies the vector to `host` (same length) after all queued work.
+    pub fn download(&self, host: &mut [S]) -> Result<()> {
+        check_dim("GpuVector::download: host length", self.len, host.len())?;
+        self.download_range(0, host)
+    }
+
+    /// Copies elements `offset..offset + host.len()` to `host`.
+    pub fn download_range(&self, offset: usize, host: &mut [S]) -> Result<()> {
+        self.buf.download_range(
+            offset * std::mem::size_of::<S>(),
+            scalar::as_bytes_mut(host),
+        )
+    }
+
+    /// Queues self[offset..offset+len] ← src[offset..offset+len]; `src` may live on another
+    /// device (a peer copy on this vector's device stream).
+    pub fn copy_range_from(&mut self, src: &GpuVector<S>, offset: usize, len: usize) -> Result<()> {
+        let b = std::mem::size_of::<S>();
+        self.buf.copy_range_from(&src.buf, offset * b, len * b)
+    }
+}
+
+fn bytes_of<S: Scalar>(n: usize) -> Result<usize> {
+    n.checked_mul(std::mem::size_of::<S>())
+        .ok_or_else(|| Error::invalid("n", n, "vector byte size overflows"))
+}
+
+/// One GPU as a [`Backend`]: vectors are [`GpuVector`]s, BLAS-1 and reductions run as
+/// kernels on the device's stream. Reductions wait for their result (one host
+/// synchronization each); the `*_deferred` variants return a [`Pending`] instead.
+///
+/// ```no_run
+/// use matexp_core::{Backend, c64};
+/// use matexp_gpu::GpuBackend;
+/// let gpu = GpuBackend::new(0)?; // Error::Device when there is no GPU
+/// let x = gpu.upload(&[c64::new(3.0, 0.0), c64::new(0.0, 4.0)])?;
+/// assert_eq!(gpu.nrm2(&x)?, 5.0);
+/// # Ok::<(), matexp_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct GpuBackend {
+    device: Arc<Device>,
+}
+
+impl GpuBackend {
+    /// The backend of GPU `ordinal`; an [`Error::Device`] when there is no driver or GPU.
+    pub fn new(ordinal: usize) -> Result<Self> {
+        Ok(GpuBackend {
+            device: Device::open(ordinal)?,
+        })
+    }
+
+    /// The backend of an already opened device.
+    pub fn on(device: Arc<Device>) -> Self {
+        GpuBackend { device }
+    }
+
+    /// The device.
+    pub fn device(&self) -> &Arc<Device> {
+        &self.device
+    }
+
+    pub(crate) fn own<S: Scalar>(&self, what: &str, v: &GpuVector<S>) -> Result<()> {
+        if v.device().ordinal() == self.device.ordinal() {
+            Ok(())
+        } else {
+            Err(Error::invalid(
+                "vector",
+                format!("{what} on gpu:{}", v.device().ordinal()),
+                format!("the backend runs on gpu:{}", self.device.ordinal()),
+            ))
+        }
+    }
+
+    /// Σ conj(xᵢ)·yᵢ, left on its way to the host.
+    pub fn dot_deferred<S: Scalar>(
+        &self,
+        x: &GpuVector<S>,
+        y: &GpuVector<S>,
+    ) -> Result<Pending<S>> {
+        self.own("x", x)?;
+        self.own("y", y)?;
+        check_dim("dot: y length", x.len(), y.len())?;
+        let slot = reduce::dot_slot::<S>(&self.device, x.len(), x.device_ptr(), y.device_ptr())?;
+        Ok(Pending::new(vec![slot], reduce::combine_dot::<S>))
+    }
+
+    /// ‖x‖₂ (overflow-safe), left on its way to the host.
+    pub fn nrm2_deferred<S: Scalar>(&self, x: &GpuVector<S>) -> Result<Pending<S::Real>> {
+        self.own("x", x)?;
+        let slot = reduce::nrm2_slot::<S>(&self.device, x.len(), x.device_ptr())?;
+        Ok(Pending::new(vec![slot], reduce::combine_norm::<S::Real>))
+    }
+
+    /// max |xᵢ|, left on its way to the host.
+    pub fn amax_deferred<S: Scalar>(&self, x: &GpuVector<S>) -> Result<Pending<S::Real>> {
+        self.own("x", x)?;
+        let slot = reduce::amax_slot::<S>(&self.device, x.len(), x.device_ptr())?;
+        Ok(Pending::new(vec![slot], reduce::combine_max::<S::Real>))
+    }
+}
+
+impl Backend for GpuBackend {
+    type Vector<S: Scalar> = GpuVector<S>;
+
+    fn name(&self) -> String {
+        format!("gpu:{}", self.device.ordinal())
+    }
+
+    fn zeros<S: Scalar>(&self, n: usize) -> Result<GpuVector<S>> {
+        GpuVector::zeros(&self.device, n)
+    }
+
+    fn upload<S: Scalar>(&self, host: &[S]) -> Result<GpuVector<S>> {
+        GpuVector::from_host(&self.device, host)
+    }
+
+    fn download<S: Scalar>(&self, x: &GpuVector<S>, host: &mut [S]) -> Result<()> {
+        self.own("x", x)?;
+        x.download(host)
+    }
+
+    fn len<S: Scalar>(&self, x: &GpuVector<S>) -> usize {
+        x.len()
+    }
+
+    fn copy<S: Scalar>(&self, src: &GpuVector<S>, dst: &mut GpuVector<S>) -> Result<()> {
+        self.own("src", src)?;
+        self.own("dst", dst)?;
+        check_dim("copy: destination length", src.len(), dst.len())?;
+        dst.copy_range_from(src, 0, src.len())
+    }
+
+    fn fill<S: Scalar>(&self, x: &mut GpuVector<S>, value: S) -> Result<()> {
+        self.own("x", x)?;
+        blas::fill(&self.device, x.len(), x.device_ptr(), value)
+    }
+
+    fn scale<S: Scalar>(&self, alpha: S, x: &mut GpuVector<S>) -> Result<()> {
+        self.own("x", x)?;
+        blas::scale(&self.device, x.len(), alpha, x.device_ptr())
+    }
+
+    fn axpby<S: Scalar>(
+        &self,
+        alpha: S,
+        x: &GpuVector<S>,
+        beta: S,
+        y: &mut GpuVector<S>,
+    ) -> Result<()> {
+        self.own("x", x)?;
+        self.own("y", y)?;
+        check_dim("axpby: y length", x.len(), y.len())?;
+        blas::axpby(
+            &self.device,
+            x.len(),
+            alpha,
+            x.device_ptr(),
+            beta,
+            y.device_ptr(),
+        )
+    }
+
+    fn dot<S: Scalar>(&self, x: &GpuVector<S>, y: &GpuVector<S>) -> Result<S> {
+        self.dot_deferred(x, y)?.wait()
+    }
+
+    fn nrm2<S: Scalar>(&self, x: &GpuVector<S>) -> Result<S::Real> {
+        self.nrm2_deferred(x)?.wait()
+    }
+
+    fn amax<S: Scalar>(&self, x: &GpuVector<S>) -> Result<S::Real> {
+        self.amax_deferred(x)?.wait()
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        self.device.synchronize()
+    }
+}
