@@ -89,7 +89,7 @@ pub struct ExpmInfo {
 /// nonnormal matrices, hence less "overscaling"), and s is then increased by the
 /// ℓ correction ℓ = ⌈log₂(α/u)/(2m)⌉, α = ‖|A|^{2m+1}‖₁/(‖A‖₁|c_{2m+1}|), which guards
 /// against the rounding error of the Padé evaluation. r_m = p_m/q_m is evaluated as
-/// Q⁻¹P with P = V + U, Q = V − U by LU (`?getrf`/`?getrs`), and squared s times. For an
+/// Q⁻¹P with P = V + U, Q = V − U by LU (`?getrf2`/`?getrs`), and squared s times. For an
 /// upper triangular A the diagonal and first superdiagonal are recomputed exactly after each
 /// squaring (the paper's Code Fragment 2.1), which keeps e.g. Jordan blocks accurate.
 /// The 1-norms of A⁴, A⁶, A⁸, A¹⁰ are computed exactly (the paper estimates the last two;

@@ -7,7 +7,9 @@ use matexp_core::{Error, RealScalar, Result, Scalar, c64, check_dim};
 
 /// The two scalar types LAPACK work is done in: `f64` and `c64`. Sealed.
 pub trait LapackScalar: Scalar<Real = f64> + private::Sealed {
-    /// LU factorization with partial pivoting (`?getrf`); returns LAPACK's `info`.
+    /// LU factorization with partial pivoting (`?getrf2`, the recursive `?getrf`; OpenBLAS's
+    /// threaded `?getrf` needs more stack than a default 2 MiB thread has for n ≳ 100, while
+    /// `?getrf2` does not); returns LAPACK's `info`.
     #[doc(hidden)]
     fn getrf(n: i32, a: &mut [Self], ipiv: &mut [i32]) -> i32;
     /// Solve with an LU factorization (`?getrs`, no transpose); returns `info`.
@@ -36,7 +38,7 @@ mod private {
 // entries with leading dimension n ≥ 1, and pivot/eigenvalue buffers of length n.
 impl LapackScalar for f64 {
     fn getrf(n: i32, a: &mut [f64], ipiv: &mut [i32]) -> i32 {
-        unsafe { lapacke::dgetrf(Layout::ColumnMajor, n, n, a, n, ipiv) }
+        unsafe { lapacke::dgetrf2(Layout::ColumnMajor, n, n, a, n, ipiv) }
     }
     fn getrs(n: i32, nrhs: i32, a: &[f64], ipiv: &[i32], b: &mut [f64]) -> i32 {
         unsafe { lapacke::dgetrs(Layout::ColumnMajor, b'N', n, nrhs, a, n, ipiv, b, n) }
@@ -44,14 +46,14 @@ impl LapackScalar for f64 {
     fn heevd(n: i32, a: &mut [f64], w: &mut [f64]) -> i32 {
         unsafe { lapacke::dsyevd(Layout::ColumnMajor, b'V', b'U', n, a, n, w) }
     }
-    const GETRF: &'static str = "LAPACKE_dgetrf";
+    const GETRF: &'static str = "LAPACKE_dgetrf2";
     const GETRS: &'static str = "LAPACKE_dgetrs";
     const HEEVD: &'static str = "LAPACKE_dsyevd";
 }
 
 impl LapackScalar for c64 {
     fn getrf(n: i32, a: &mut [c64], ipiv: &mut [i32]) -> i32 {
-        unsafe { lapacke::zgetrf(Layout::ColumnMajor, n, n, a, n, ipiv) }
+        unsafe { lapacke::zgetrf2(Layout::ColumnMajor, n, n, a, n, ipiv) }
     }
     fn getrs(n: i32, nrhs: i32, a: &[c64], ipiv: &[i32], b: &mut [c64]) -> i32 {
         unsafe { lapacke::zgetrs(Layout::ColumnMajor, b'N', n, nrhs, a, n, ipiv, b, n) }
@@ -59,7 +61,7 @@ impl LapackScalar for c64 {
     fn heevd(n: i32, a: &mut [c64], w: &mut [f64]) -> i32 {
         unsafe { lapacke::zheevd(Layout::ColumnMajor, b'V', b'U', n, a, n, w) }
     }
-    const GETRF: &'static str = "LAPACKE_zgetrf";
+    const GETRF: &'static str = "LAPACKE_zgetrf2";
     const GETRS: &'static str = "LAPACKE_zgetrs";
     const HEEVD: &'static str = "LAPACKE_zheevd";
 }
@@ -98,7 +100,7 @@ fn lapack_dim(context: &str, n: usize) -> Result<i32> {
     })
 }
 
-/// Solves Q·X = P in place (P becomes X) with `?getrf` + `?getrs`; Q is consumed.
+/// Solves Q·X = P in place (P becomes X) with `?getrf2` + `?getrs`; Q is consumed.
 pub(crate) fn solve_in_place<T: LapackScalar>(mut q: Matrix<T>, p: &mut Matrix<T>) -> Result<()> {
     let n = q.nrows();
     if n == 0 {
@@ -127,7 +129,7 @@ pub(crate) fn solve_in_place<T: LapackScalar>(mut q: Matrix<T>, p: &mut Matrix<T
     Ok(())
 }
 
-/// Solves A·X = B by LU with partial pivoting (LAPACK `?getrf`/`?getrs`, in double
+/// Solves A·X = B by LU with partial pivoting (LAPACK `?getrf2`/`?getrs`, in double
 /// precision; `f32`/`c32` are promoted and the result rounded back).
 ///
 /// Cost: (2/3)n³ + 2n²·nrhs flops. Backward stable in practice (growth factor permitting);
@@ -331,7 +333,7 @@ mod tests {
         let b = Matrix::identity(2);
         match solve(&a, &b) {
             Err(Error::Lapack { routine, info }) => {
-                assert_eq!(routine, "LAPACKE_dgetrf");
+                assert_eq!(routine, "LAPACKE_dgetrf2");
                 assert_eq!(info, 2);
             }
             other => panic!("expected a LAPACK error, got {other:?}"),

@@ -10,7 +10,7 @@
 //! * [`expm`]: scaling and squaring with Padé approximants and the backward-error-based
 //!   degree/scaling choice of Al-Mohy & Higham (2009).
 //! * [`phi_functions`], [`phi_vectors`], [`phi_scalar`]: φ_k(A), φ_k(A)b and φ_k(z).
-//! * [`solve`] (LU, `?getrf`/`?getrs`), [`eigh`] (`dsyevd`/`zheevd`), [`eigh_tridiagonal`]
+//! * [`solve`] (LU, `?getrf2`/`?getrs`), [`eigh`] (`dsyevd`/`zheevd`), [`eigh_tridiagonal`]
 //!   (`dstevd`).
 //!
 //! All LAPACK work runs in double precision: `f32`/`c32` inputs are promoted and results

@@ -119,9 +119,35 @@ fn lapack_failures_carry_routine_and_info() {
     let a = Matrix::<c64>::zeros(3, 3);
     match solve(&a, &Matrix::identity(3)) {
         Err(Error::Lapack {
-            routine: "LAPACKE_zgetrf",
+            routine: "LAPACKE_zgetrf2",
             info: 1,
         }) => {}
         other => panic!("expected a zgetrf failure, got {other:?}"),
     }
+}
+
+/// OpenBLAS's threaded `dgetrf` overflows a default 2 MiB thread stack for n ≈ 100; the
+/// kernels used here must work in such threads (rayon workers, test threads).
+#[test]
+fn dense_kernels_run_in_threads_with_small_stacks() {
+    let handle = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            for n in [100usize, 250] {
+                let a = laplacian_1d(n, 10.0);
+                let x = expm(&a).unwrap();
+                assert!(x.norm_one() > 0.0);
+                let b = Matrix::<f64>::identity(n);
+                let mut shifted = a.clone();
+                shifted.add_identity(-1.0).unwrap();
+                let s = solve(&shifted, &b).unwrap();
+                assert!(s.norm_one().is_finite());
+                let (w, _) = eigh(&a).unwrap();
+                assert_eq!(w.len(), n);
+                let z = random_matrix::<c64>(n, 3);
+                assert!(expm(&z).unwrap().norm_one().is_finite());
+            }
+        })
+        .unwrap();
+    handle.join().expect("no crash in a 2 MiB thread");
 }
