@@ -26,7 +26,7 @@
 //!   the banded `exp(Z/s)`, and `s` banded products (Caliari 2007, Zivcovich 2019). φ_k uses
 //!   `φ_k[z_0..z_j] = exp[0,…,0, z_0..z_j]` with `k` extra zero nodes. Cost
 //!   `O((s + T)·n·w)` flops, `n = m + k + 1`, `s = ⌈ν/θ⌉` with `ν ≈ |β|·(max ξ − min ξ)`
-//!   (plus the distance to `0` for `k > 0`), `θ = 4` (real) or `3` (complex), `T, w ≤ ≈ 250`
+//!   (plus the distance to `0` for `k > 0`), `θ = 4` (real) or `3` (complex), `T, w ≤ ≈ 200`
 //!   (Taylor terms, bandwidth of `exp(Z/s)`); memory `O(n·w)`. Repeated nodes are allowed
 //!   (confluent divided differences).
 //! * [`Method::Auto`] — `Recurrence` when the nodes are distinct and the spread
@@ -52,8 +52,9 @@
 //! accuracy for any value of the interpolant, and `Auto` takes the cheaper recurrence.
 //!
 //! Overflow is reported, never returned as `inf`: when `|d_j|` exceeds the `f64` range the
-//! functions return [`Error::NonFinite`] naming `j` and the magnitude. Tiny coefficients
-//! below the `f64` range become zero.
+//! functions return [`Error::NonFinite`] naming `j` and the magnitude. The stable method keeps
+//! its arithmetic out of the (slow) subnormal range: coefficients below about `1e−290·max|d_j|`
+//! may be returned as zero or without relative accuracy.
 //!
 //! # Example
 //!
@@ -92,7 +93,7 @@ pub use newton::newton_eval;
 pub use scalar::DdScalar;
 
 /// Largest number of nodes accepted (`m + 1 ≤ MAX_NODES`). The stable method's memory is
-/// `O(n·w)` with `w ≤ ≈ 250`, i.e. ≤ 40 MB complex at the cap; Leja interpolation beyond a
+/// `O(n·w)` with `w ≤ ≈ 200`, i.e. ≈ 40 MB complex at the cap; Leja interpolation beyond a
 /// few hundred points calls for substepping instead.
 pub const MAX_NODES: usize = 10_000;
 
