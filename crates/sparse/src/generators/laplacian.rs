@@ -99,13 +99,13 @@ pub fn laplacian_1d<S: Scalar, I: CsrIndex>(n: usize) -> Result<CsrMatrix<S, I>>
     laplacian(1, n)
 }
 
-/// The 2D 5-point Dirichlet Laplacian on [0,1]², N interior points per axis, index
+/// The 2D 5-point Dirichlet Laplacian on [0, 1]², N interior points per axis, index
 /// i = i_x + N·i_y, scaled by (N+1)²; nnz = 5N² − 4N. O(N²), parallel.
 pub fn laplacian_2d<S: Scalar, I: CsrIndex>(n: usize) -> Result<CsrMatrix<S, I>> {
     laplacian(2, n)
 }
 
-/// The 3D 7-point Dirichlet Laplacian on [0,1]³ of seeds 000 and 003: N interior points per
+/// The 3D 7-point Dirichlet Laplacian on [0, 1]³ of seeds 000 and 003: N interior points per
 /// axis, index i = i_x + N·i_y + N²·i_z, diagonal −6(N+1)², neighbours (N+1)²;
 /// nnz = 7N³ − 6N² (N = 128: 14 581 760; N = 256: 117 047 296). Spectrum: the values of
 /// [`laplacian_eigenvalue`], inside the Gershgorin interval [−12(N+1)², 0]. O(N³), parallel;

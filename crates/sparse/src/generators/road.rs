@@ -23,7 +23,7 @@ use matexp_core::{Error, Result};
 ///
 /// Every decision is a hash of (seed, node, kind) (SplitMix64), so both endpoints of an edge
 /// agree without an edge list: rows are counted and filled in parallel directly into CSR.
-/// **Memory**: the result only, (n + 1 + nnz)·size_of::<I>() ≈ 4 + 4·2.24 ≈ 13 bytes per node
+/// **Memory**: the result only, `(n + 1 + nnz)·size_of::<I>()` ≈ 4 + 4·2.24 ≈ 13 bytes per node
 /// with `u32` (≈ 0.67 GB for 50 M nodes); the row-length pass holds n `usize` (8 bytes per
 /// node) transiently.
 ///
