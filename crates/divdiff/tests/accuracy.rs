@@ -199,3 +199,37 @@ fn shift_beyond_f64_range_is_carried_exactly() {
     assert!(err < 1e-13, "{err:e}");
     assert!(componentwise_error(&d, &r, 1e-80) < 1e-12);
 }
+
+/// Away from Leja order the recurrence is not even normwise stable: the same 100 points
+/// sorted ascending make it lose more than 6 digits of max|d_j| (at every spread, including
+/// the small ones where Auto would pick it for Leja-ordered nodes), while the stable method
+/// keeps 1e−13, and Auto detects the ordering and uses it.
+#[test]
+fn sorted_nodes_break_the_recurrence_but_not_the_stable_method() {
+    let mut nodes = leja_points(100, 10_001);
+    nodes.sort_by(f64::total_cmp);
+    let mut rows = Vec::new();
+    for kind in [Kind::Diffusion, Kind::RealNegativeBeta, Kind::Imaginary] {
+        for span in [0.2, 2.0, 10.0, 30.0] {
+            rows.push(measure(kind, 0, span, &nodes));
+        }
+    }
+    report(rows.iter());
+    for r in &rows {
+        assert!(
+            r.recurrence > 1e-6,
+            "{}: recurrence {:.2e}",
+            r.label,
+            r.recurrence
+        );
+    }
+    for r in &rows {
+        assert!(
+            r.stable <= 1e-13 && r.auto <= 1e-13,
+            "{}: stable {:.2e} auto {:.2e}",
+            r.label,
+            r.stable,
+            r.auto
+        );
+    }
+}

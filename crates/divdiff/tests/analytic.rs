@@ -89,6 +89,16 @@ fn auto_picks_recurrence_only_for_small_spread_and_distinct_nodes() {
         resolve_method(Method::Auto, small, &[1.0, 1.0]).unwrap(),
         Method::Stable
     );
+    // Distinct but not in Leja order (sorted): the recurrence would amplify rounding errors.
+    let sorted = [-2.0, -1.0, 0.0, 1.0, 2.0];
+    assert_eq!(
+        resolve_method(Method::Auto, small, &sorted).unwrap(),
+        Method::Stable
+    );
+    assert_eq!(
+        resolve_method(Method::Auto, small, &[2.0, -2.0, 0.0, 1.0, -1.0]).unwrap(),
+        Method::Recurrence
+    );
     assert_eq!(
         resolve_method(Method::Recurrence, large, &nodes).unwrap(),
         Method::Recurrence
