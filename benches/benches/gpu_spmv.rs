@@ -1,0 +1,702 @@
+//! GPU benchmarks: CSR SpMV (our kernels and cuSPARSE), the fused Leja step, BLAS-1 and
+//! reductions, on one GPU and across all GPUs of the host, against a device-copy bandwidth
+//! measured in the same run and against the CPU backend of the same host.
+//!
+//! Not a criterion benchmark: times come from CUDA events around each run (after warm-up;
+//! median of many), which is what a GPU needs. The matrices are generated on the GPU host
+//! (rayon) by matexp-sparse's generators: the seed-000 spin bath (L = 18, 21; c64 and c32,
+//! stored zeros kept as in the thesis), the 3D Laplacian (N = 256, f64) and a
+//! Barabási–Albert graph (n = 10⁶, m = 10, pattern-only).
+//!
+//! ```text
+//! cargo bench -p matexp-benches --bench gpu_spmv -- [--out DIR] [--small] [--reps N] [--no-multi]
+//! ```
+//!
+//! Records (matexp_benches::Record, one JSON object per line) go to `DIR/<suite>.jsonl`
+//! (default `target/bench-records`); `cargo xtask ingest DIR` merges them into
+//! `bench-results/<device>/`. A summary table is printed last. Exit status 3 means no GPU.
+
+use matexp_benches::Record;
+use matexp_core::{Backend, LejaStep, LinearOperator, Scalar, c32, c64};
+use matexp_gpu::{
+    DeviceBuffer, GpuBackend, GpuCsr, GpuPattern, MultiGpuBackend, MultiGpuCsr, SpmvKernel, median,
+    time_runs,
+};
+use matexp_sparse::CsrMatrix;
+use matexp_sparse::generators::{SpinBath, StoredZeros, barabasi_albert, laplacian_3d};
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::time::Instant;
+
+type Res<T> = Result<T, String>;
+
+fn err<E: std::fmt::Display>(e: E) -> String {
+    e.to_string()
+}
+
+struct Args {
+    out: PathBuf,
+    small: bool,
+    reps: usize,
+    multi: bool,
+}
+
+fn parse_args() -> Args {
+    let mut a = Args {
+        out: std::env::var("MATEXP_BENCH_RECORDS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|_| PathBuf::from("target/bench-records")),
+        small: false,
+        reps: 50,
+        multi: true,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(s) = it.next() {
+        match s.as_str() {
+            "--out" => a.out = it.next().map(PathBuf::from).unwrap_or(a.out),
+            "--small" => a.small = true,
+            "--no-multi" => a.multi = false,
+            "--reps" => a.reps = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.reps),
+            _ => {} // cargo bench passes --bench; criterion-style filters are not used here
+        }
+    }
+    a
+}
+
+/// Deterministic pseudo-random numbers for inputs (SplitMix64): fresh per case, never zeros.
+struct Rand(u64);
+impl Rand {
+    fn next(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    }
+    fn vec<S: Scalar>(&mut self, n: usize) -> Vec<S> {
+        (0..n)
+            .map(|_| S::from_c64(c64::new(self.next(), self.next())))
+            .collect()
+    }
+}
+
+struct Ctx {
+    gpu: GpuBackend,
+    tag: String,
+    copy_bw: f64,
+    reps: usize,
+    records: Vec<Record>,
+    summary: Vec<[String; 8]>,
+    rng: Rand,
+}
+
+impl Ctx {
+    fn record(&mut self, suite: &str, case: &str, backend: &str, precision: &str) -> Record {
+        let mut r = Record::new(suite, case, backend, precision);
+        r.device = self.tag.clone();
+        r
+    }
+
+    /// Stores a timed GPU record with its bandwidth figures and a summary row.
+    #[allow(clippy::too_many_arguments)]
+    fn push(
+        &mut self,
+        mut r: Record,
+        times: &[f64],
+        bytes: usize,
+        n: usize,
+        nnz: usize,
+        vendor: Option<f64>,
+        label: &str,
+    ) {
+        let t = median(times);
+        r.time_s = t;
+        r.reps = times.len() as u64;
+        r = r.size("n", n).size("nnz", nnz);
+        let bw = bytes as f64 / t;
+        r.floor_ratio = Some(t / (bytes as f64 / self.copy_bw));
+        r = r
+            .extra("bytes", bytes)
+            .extra("gbps", bw / 1e9)
+            .extra("copy_gbps", self.copy_bw / 1e9)
+            .extra("bw_ratio", bw / self.copy_bw)
+            .extra("min_s", times.first().copied().unwrap_or(t))
+            .extra("max_s", times.last().copied().unwrap_or(t));
+        if let Some(v) = vendor {
+            r.vendor_ratio = Some(v / t);
+        }
+        self.summary.push([
+            r.case.clone(),
+            label.to_string(),
+            r.backend.clone(),
+            r.precision.clone(),
+            format!("{:.1}", t * 1e6),
+            format!("{:.0}", bw / 1e9),
+            format!("{:.2}", bw / self.copy_bw),
+            vendor.map_or("-".into(), |v| format!("{:.2}", v / t)),
+        ]);
+        self.records.push(r);
+    }
+}
+
+fn main() {
+    let args = parse_args();
+    let gpu = match GpuBackend::new(0) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("gpu_spmv: no CUDA device: {e}");
+            std::process::exit(3);
+        }
+    };
+    if let Err(e) = run(gpu, &args) {
+        eprintln!("gpu_spmv: FAILED: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
+    let info = gpu.device().info().clone();
+    let tag = std::env::var("MATEXP_BENCH_DEVICE").unwrap_or_else(|_| info.short_name());
+    println!("device: {info}");
+    println!(
+        "host: {} threads (rayon); driver CUDA {:?}; GPUs: {}",
+        rayon::current_num_threads(),
+        matexp_gpu::driver_version().map_err(err)?,
+        matexp_gpu::device_count().map_err(err)?
+    );
+    let copy_bw = copy_bandwidth(&gpu, if args.small { 1 << 26 } else { 1 << 31 })?;
+    println!(
+        "device-to-device copy: {:.0} GB/s (bytes read + written)",
+        copy_bw / 1e9
+    );
+    let mut ctx = Ctx {
+        gpu,
+        tag,
+        copy_bw,
+        reps: args.reps,
+        records: Vec::new(),
+        summary: Vec::new(),
+        rng: Rand(0x5EED_0000 ^ std::process::id() as u64),
+    };
+    let mut copy = ctx.record("blas1_gpu", "copy", "gpu", "u8");
+    copy.time_s = (if args.small {
+        2.0 * (1u64 << 26) as f64
+    } else {
+        2.0 * (1u64 << 31) as f64
+    }) / copy_bw;
+    copy.reps = ctx.reps as u64;
+    ctx.records.push(copy.extra("gbps", copy_bw / 1e9));
+
+    blas1(&mut ctx, if args.small { 1 << 20 } else { 1 << 26 })?;
+
+    let (spins, lap_n, ba_n) = if args.small {
+        (vec![12usize, 14], 32usize, 20_000usize)
+    } else {
+        (vec![18, 21], 256, 1_000_000)
+    };
+    for &l in &spins {
+        let model = SpinBath::seed000(l, 1).map_err(err)?;
+        let t = Instant::now();
+        let h64 = model
+            .hamiltonian::<c64, u32>(StoredZeros::Keep)
+            .map_err(err)?;
+        println!(
+            "spin bath L={l}: n={} nnz={} generated in {:.1?}",
+            h64.nrows(),
+            h64.nnz(),
+            t.elapsed()
+        );
+        spmv_case(&mut ctx, &format!("spin_bath_L{l}"), &h64, true)?;
+        if args.multi && l == *spins.last().unwrap_or(&l) {
+            multi_case(&mut ctx, &format!("spin_bath_L{l}"), &h64)?;
+        }
+        drop(h64);
+        let h32 = model
+            .hamiltonian::<c32, u32>(StoredZeros::Keep)
+            .map_err(err)?;
+        spmv_case(&mut ctx, &format!("spin_bath_L{l}"), &h32, true)?;
+        if args.multi && l == *spins.last().unwrap_or(&l) {
+            multi_case(&mut ctx, &format!("spin_bath_L{l}"), &h32)?;
+        }
+    }
+    {
+        let t = Instant::now();
+        let a = laplacian_3d::<f64, u32>(lap_n).map_err(err)?;
+        println!(
+            "laplace N={lap_n}: n={} nnz={} generated in {:.1?}",
+            a.nrows(),
+            a.nnz(),
+            t.elapsed()
+        );
+        spmv_case(&mut ctx, &format!("laplace3d_N{lap_n}"), &a, true)?;
+        if args.multi {
+            multi_case(&mut ctx, &format!("laplace3d_N{lap_n}"), &a)?;
+        }
+    }
+    {
+        let t = Instant::now();
+        let g = barabasi_albert::<u32>(ba_n, 10, 1).map_err(err)?;
+        println!(
+            "barabasi-albert n={ba_n} m=10: nnz={} generated in {:.1?}",
+            g.nnz(),
+            t.elapsed()
+        );
+        pattern_case(&mut ctx, &format!("barabasi_albert_n{ba_n}_m10"), &g)?;
+    }
+
+    write_records(&args.out, &ctx.records)?;
+    print_summary(&ctx);
+    Ok(())
+}
+
+/// Device-to-device copy bandwidth (bytes read + written per second) of a `bytes` buffer.
+fn copy_bandwidth(gpu: &GpuBackend, bytes: usize) -> Res<f64> {
+    let dev = gpu.device();
+    let src = DeviceBuffer::<u8>::zeros(dev, bytes).map_err(err)?;
+    let mut dst = DeviceBuffer::<u8>::zeros(dev, bytes).map_err(err)?;
+    let times = time_runs(dev, 3, 20, || dst.copy_from(&src)).map_err(err)?;
+    Ok(2.0 * bytes as f64 / median(&times))
+}
+
+fn blas1(ctx: &mut Ctx, n: usize) -> Res<()> {
+    blas1_typed::<f64>(ctx, n)?;
+    blas1_typed::<c64>(ctx, n)?;
+    blas1_typed::<f32>(ctx, n)?;
+    Ok(())
+}
+
+fn blas1_typed<S: Scalar>(ctx: &mut Ctx, n: usize) -> Res<()> {
+    let g = ctx.gpu.clone();
+    let dev = g.device().clone();
+    let x = g.upload(&ctx.rng.vec::<S>(n)).map_err(err)?;
+    let mut y = g.upload(&ctx.rng.vec::<S>(n)).map_err(err)?;
+    let b = std::mem::size_of::<S>();
+    let a = S::from_f64(0.999);
+    let t = time_runs(&dev, 3, ctx.reps, || g.axpby(a, &x, a, &mut y)).map_err(err)?;
+    let r = ctx.record("blas1_gpu", "axpby", "gpu", S::NAME);
+    ctx.push(r, &t, 3 * n * b, n, 0, None, "axpby");
+    let mut pend = Vec::new();
+    let t = time_runs(&dev, 3, ctx.reps, || {
+        pend.push(g.nrm2_deferred(&x)?);
+        Ok(())
+    })
+    .map_err(err)?;
+    drop(pend);
+    let r = ctx.record("blas1_gpu", "nrm2", "gpu", S::NAME);
+    ctx.push(r, &t, n * b, n, 0, None, "nrm2");
+    let mut pend = Vec::new();
+    let t = time_runs(&dev, 3, ctx.reps, || {
+        pend.push(g.dot_deferred(&x, &y)?);
+        Ok(())
+    })
+    .map_err(err)?;
+    drop(pend);
+    let r = ctx.record("blas1_gpu", "dot", "gpu", S::NAME);
+    ctx.push(r, &t, 2 * n * b, n, 0, None, "dot");
+    // One blocking norm, end to end as an algorithm sees it (launches + one wait).
+    let t0 = Instant::now();
+    let k = 20;
+    for _ in 0..k {
+        std::hint::black_box(g.nrm2(&x).map_err(err)?);
+    }
+    let per = t0.elapsed().as_secs_f64() / k as f64;
+    let r = ctx
+        .record("blas1_gpu", "nrm2_blocking", "gpu", S::NAME)
+        .size("n", n)
+        .extra("host_wall", true);
+    let mut r = r;
+    r.time_s = per;
+    r.reps = k as u64;
+    ctx.records.push(r);
+    Ok(())
+}
+
+const KERNELS: [SpmvKernel; 8] = [
+    SpmvKernel::Scalar,
+    SpmvKernel::Vector { lanes: 2 },
+    SpmvKernel::Vector { lanes: 4 },
+    SpmvKernel::Vector { lanes: 8 },
+    SpmvKernel::Vector { lanes: 16 },
+    SpmvKernel::Vector { lanes: 32 },
+    SpmvKernel::Vector { lanes: 1 },
+    SpmvKernel::Auto,
+];
+
+/// ‖got − want‖ / ‖want‖ in f64.
+fn rel_err<S: Scalar>(got: &[S], want: &[S]) -> f64 {
+    let (mut num, mut den) = (0.0, 0.0);
+    for (g, w) in got.iter().zip(want) {
+        num += (g.to_c64() - w.to_c64()).norm_sqr();
+        den += w.to_c64().norm_sqr();
+    }
+    (num / den).sqrt()
+}
+
+fn spmv_case<S: Scalar>(
+    ctx: &mut Ctx,
+    case: &str,
+    a: &CsrMatrix<S, u32>,
+    hermitian: bool,
+) -> Res<()> {
+    let g = ctx.gpu.clone();
+    let dev = g.device().clone();
+    let (n, nnz) = (a.nrows(), a.nnz());
+    let t = Instant::now();
+    let op = GpuCsr::from_parts(&g, n, a.ncols(), a.row_ptr(), a.col_idx(), a.values())
+        .map_err(err)?
+        .assume_hermitian(hermitian);
+    println!(
+        "  {case} {}: uploaded in {:.1?} (auto lanes {})",
+        S::NAME,
+        t.elapsed(),
+        op.auto_lanes()
+    );
+    let xh = ctx.rng.vec::<S>(n);
+    let x = g.upload(&xh).map_err(err)?;
+    let mut y = g.upload(&ctx.rng.vec::<S>(n)).map_err(err)?;
+    let bytes = op.bytes_per_product(false);
+    let (one, zero) = (S::one(), S::zero());
+
+    // Correctness against the CPU backend (rayon SpMV of matexp-sparse), and its time.
+    let mut want = vec![S::zero(); n];
+    let cpu_times: Vec<f64> = (0..5)
+        .map(|_| {
+            let t = Instant::now();
+            a.spmv(one, &xh, zero, &mut want)
+                .map(|_| t.elapsed().as_secs_f64())
+        })
+        .collect::<Result<_, _>>()
+        .map_err(err)?;
+    let mut cpu_times = cpu_times;
+    cpu_times.sort_by(f64::total_cmp);
+
+    let t_cus = time_runs(&dev, 3, ctx.reps, || {
+        op.apply_with(&g, SpmvKernel::Cusparse, one, &x, zero, &mut y)
+    })
+    .map_err(err)?;
+    let err_cus = rel_err(&g.to_host(&y).map_err(err)?, &want);
+    let t_vendor = median(&t_cus);
+    let mut best = (f64::INFINITY, SpmvKernel::Auto);
+    for k in KERNELS {
+        g.fill(&mut y, S::from_f64(f64::NAN)).map_err(err)?;
+        let times = time_runs(&dev, 3, ctx.reps, || {
+            op.apply_with(&g, k, one, &x, zero, &mut y)
+        })
+        .map_err(err)?;
+        let e = rel_err(&g.to_host(&y).map_err(err)?, &want);
+        if e.is_nan() || e >= 1e-4 {
+            return Err(format!(
+                "{case} {} {k}: relative error {e:e} against the CPU",
+                S::NAME
+            ));
+        }
+        let m = median(&times);
+        if k != SpmvKernel::Auto && m < best.0 {
+            best = (m, k);
+        }
+        let label = if k == SpmvKernel::Auto {
+            format!("auto(vector{})", op.auto_lanes())
+        } else {
+            k.to_string()
+        };
+        let c = if k == SpmvKernel::Auto {
+            case.to_string()
+        } else {
+            format!("{case}/{k}")
+        };
+        let r = ctx
+            .record("spmv_gpu", &c, "gpu", S::NAME)
+            .error(e)
+            .extra("kernel", label.clone())
+            .extra("lanes", op.auto_lanes());
+        ctx.push(r, &times, bytes, n, nnz, Some(t_vendor), &label);
+    }
+    let r = ctx
+        .record("spmv_gpu", case, "cusparse", S::NAME)
+        .error(err_cus)
+        .extra("kernel", "cusparseSpMV ALG_DEFAULT");
+    ctx.push(r, &t_cus, bytes, n, nnz, None, "cusparse");
+    let mut r = ctx
+        .record("spmv_gpu", case, "cpu", S::NAME)
+        .size("n", n)
+        .size("nnz", nnz)
+        .extra("threads", rayon::current_num_threads())
+        .extra("gbps", bytes as f64 / median(&cpu_times) / 1e9);
+    r.time_s = median(&cpu_times);
+    r.reps = cpu_times.len() as u64;
+    r.peer_ratio = None;
+    ctx.records.push(r);
+    println!(
+        "  {case} {}: best kernel {} ({:.1} µs), auto {} lanes, cuSPARSE {:.1} µs, CPU {:.1} ms",
+        S::NAME,
+        best.1,
+        best.0 * 1e6,
+        op.auto_lanes(),
+        t_vendor * 1e6,
+        median(&cpu_times) * 1e3
+    );
+
+    // The fused Leja step against the same step unfused (copy, SpMV, axpby, norm).
+    let step = LejaStep {
+        inv_gamma: S::from_f64(0.05),
+        shift: S::from_f64(0.3),
+        coeff: S::from_f64(1e-3),
+    };
+    let mut yn = g.zeros::<S>(n).map_err(err)?;
+    let mut p = g.upload(&ctx.rng.vec::<S>(n)).map_err(err)?;
+    let mut pend = Vec::new();
+    let t_fused = time_runs(&dev, 3, ctx.reps, || {
+        pend.push(op.leja_step_deferred(&g, &step, &x, &mut yn, &mut p)?);
+        Ok(())
+    })
+    .map_err(err)?;
+    drop(pend);
+    let mut pend = Vec::new();
+    let t_unfused = time_runs(&dev, 3, ctx.reps, || {
+        g.copy(&x, &mut yn)?;
+        op.apply(&g, step.inv_gamma, &x, step.shift, &mut yn)?;
+        g.axpby(step.coeff, &yn, S::one(), &mut p)?;
+        pend.push(g.nrm2_deferred(&yn)?);
+        Ok(())
+    })
+    .map_err(err)?;
+    drop(pend);
+    let fused_bytes = bytes + 2 * n * std::mem::size_of::<S>();
+    let r = ctx
+        .record("leja_step_gpu", case, "gpu", S::NAME)
+        .extra("fused", true)
+        .extra("unfused_s", median(&t_unfused));
+    ctx.push(r, &t_fused, fused_bytes, n, nnz, None, "leja fused");
+    let r = ctx
+        .record("leja_step_gpu", &format!("{case}/unfused"), "gpu", S::NAME)
+        .extra("fused", false);
+    ctx.push(r, &t_unfused, fused_bytes, n, nnz, None, "leja unfused");
+    Ok(())
+}
+
+fn pattern_case(ctx: &mut Ctx, case: &str, p: &matexp_sparse::PatternCsr<u32>) -> Res<()> {
+    let g = ctx.gpu.clone();
+    let dev = g.device().clone();
+    let n = p.nrows();
+    let op = GpuPattern::from_parts(&g, n, p.ncols(), p.row_ptr(), p.col_idx())
+        .map_err(err)?
+        .assume_symmetric(true);
+    let with_ones: CsrMatrix<f64, u32> = p.with_values(1.0);
+    let vals =
+        GpuCsr::from_parts(&g, n, n, p.row_ptr(), p.col_idx(), with_ones.values()).map_err(err)?;
+    let xh = ctx.rng.vec::<f64>(n);
+    let x = g.upload(&xh).map_err(err)?;
+    let mut y = g.zeros::<f64>(n).map_err(err)?;
+    let mut want = vec![0.0; n];
+    with_ones.spmv(1.0, &xh, 0.0, &mut want).map_err(err)?;
+    let t_cus = time_runs(&dev, 3, ctx.reps, || {
+        vals.apply_with(&g, SpmvKernel::Cusparse, 1.0, &x, 0.0, &mut y)
+    })
+    .map_err(err)?;
+    let vendor = median(&t_cus);
+    let bytes = op.bytes_per_product::<f64>(false);
+    for k in KERNELS {
+        let times = time_runs(&dev, 3, ctx.reps, || {
+            op.apply_with(&g, k, 1.0, &x, 0.0, &mut y)
+        })
+        .map_err(err)?;
+        let e = rel_err(&g.to_host(&y).map_err(err)?, &want);
+        if e.is_nan() || e >= 1e-12 {
+            return Err(format!("{case} pattern {k}: relative error {e:e}"));
+        }
+        let label = if k == SpmvKernel::Auto {
+            format!("auto(vector{})", op.auto_lanes())
+        } else {
+            k.to_string()
+        };
+        let c = if k == SpmvKernel::Auto {
+            case.to_string()
+        } else {
+            format!("{case}/{k}")
+        };
+        let r = ctx
+            .record("spmv_pattern_gpu", &c, "gpu", "f64")
+            .error(e)
+            .extra("kernel", label.clone());
+        ctx.push(
+            r,
+            &times,
+            bytes,
+            n,
+            op.nnz(),
+            Some(vendor),
+            &format!("pattern {label}"),
+        );
+    }
+    let r = ctx
+        .record("spmv_pattern_gpu", case, "cusparse", "f64")
+        .extra("kernel", "cusparseSpMV on explicit ones");
+    ctx.push(
+        r,
+        &t_cus,
+        vals.bytes_per_product(false),
+        n,
+        op.nnz(),
+        None,
+        "cusparse (ones)",
+    );
+    Ok(())
+}
+
+fn multi_case<S: Scalar>(ctx: &mut Ctx, case: &str, a: &CsrMatrix<S, u32>) -> Res<()> {
+    let count = matexp_gpu::device_count().map_err(err)?;
+    if count < 2 {
+        println!("  {case}: one GPU only, multi-GPU case skipped");
+        return Ok(());
+    }
+    let m = MultiGpuBackend::all()
+        .map_err(err)?
+        .with_balanced_partition(a.row_ptr())
+        .map_err(err)?;
+    let n = a.nrows();
+    let op = MultiGpuCsr::from_parts(&m, n, n, a.row_ptr(), a.col_idx(), a.values())
+        .map_err(err)?
+        .assume_hermitian(true);
+    let dev0 = m.devices()[0].clone();
+    let xh = ctx.rng.vec::<S>(n);
+    let mut x = m.upload(&xh).map_err(err)?;
+    let mut y = m.zeros::<S>(n).map_err(err)?;
+    // Scaled so that repeated products stay bounded; each product's input is the previous
+    // output, so every product includes its gather, as in a Leja or Krylov loop.
+    let bound = op
+        .spectral_bounds()
+        .map(|b| b.re_min.abs().max(b.re_max.abs()))
+        .unwrap_or(1.0)
+        .max(1e-300);
+    let alpha = S::from_f64(1.0 / bound);
+    let mut flip = false;
+    let times = time_runs(&dev0, 4, ctx.reps, || {
+        if flip {
+            op.apply(&m, alpha, &y, S::zero(), &mut x)?;
+        } else {
+            op.apply(&m, alpha, &x, S::zero(), &mut y)?;
+        }
+        flip = !flip;
+        m.join_on_first()
+    })
+    .map_err(err)?;
+    // Check one product against the CPU.
+    let xh2 = m.to_host(&x).map_err(err)?;
+    op.apply(&m, S::one(), &x, S::zero(), &mut y).map_err(err)?;
+    let mut want = vec![S::zero(); n];
+    a.spmv(S::one(), &xh2, S::zero(), &mut want).map_err(err)?;
+    let e = rel_err(&m.to_host(&y).map_err(err)?, &want);
+    if e.is_nan() || e >= 1e-4 {
+        return Err(format!(
+            "{case} {} multi-GPU: relative error {e:e}",
+            S::NAME
+        ));
+    }
+    let b = std::mem::size_of::<S>();
+    let bytes = a.nnz() * (4 + b) + (n + 1) * 4 + 2 * n * b;
+    let label = format!("{count} GPUs, gather incl.");
+    let r = ctx
+        .record("spmv_gpu", case, &format!("gpu×{count}"), S::NAME)
+        .error(e)
+        .extra("devices", count)
+        .extra("gather_bytes_per_device", (n - n / count) * b);
+    ctx.push(r, &times, bytes, n, a.nnz(), None, &label);
+
+    // The fused Leja step on all GPUs (gather of y_prev included).
+    let step = LejaStep {
+        inv_gamma: S::from_f64(0.5 / bound),
+        shift: S::from_f64(0.3),
+        coeff: S::from_f64(1e-3),
+    };
+    let mut p = m.upload(&ctx.rng.vec::<S>(n)).map_err(err)?;
+    let mut pend = Vec::new();
+    let mut flip = false;
+    let times = time_runs(&dev0, 4, ctx.reps, || {
+        if flip {
+            pend.push(op.leja_step_deferred(&m, &step, &y, &mut x, &mut p)?);
+        } else {
+            pend.push(op.leja_step_deferred(&m, &step, &x, &mut y, &mut p)?);
+        }
+        flip = !flip;
+        m.join_on_first()
+    })
+    .map_err(err)?;
+    drop(pend);
+    let r = ctx
+        .record("leja_step_gpu", case, &format!("gpu×{count}"), S::NAME)
+        .extra("fused", true)
+        .extra("devices", count);
+    ctx.push(
+        r,
+        &times,
+        bytes + 2 * n * b,
+        n,
+        a.nnz(),
+        None,
+        &format!("leja fused, {count} GPUs"),
+    );
+    Ok(())
+}
+
+fn write_records(dir: &PathBuf, records: &[Record]) -> Res<()> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
+    let mut by_suite: std::collections::BTreeMap<&str, String> = Default::default();
+    for r in records {
+        let line = serde_json::to_string(r).map_err(err)?;
+        let s = by_suite.entry(r.suite.as_str()).or_default();
+        s.push_str(&line);
+        s.push('\n');
+    }
+    for (suite, text) in by_suite {
+        let path = dir.join(format!("{suite}.jsonl"));
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .map_err(|e| format!("write {}: {e}", path.display()))?;
+        println!("records: {}", path.display());
+    }
+    Ok(())
+}
+
+fn print_summary(ctx: &Ctx) {
+    let head = [
+        "case",
+        "kernel",
+        "backend",
+        "prec",
+        "time µs",
+        "GB/s",
+        "/copy",
+        "cuSPARSE/ours",
+    ];
+    let mut w = [0usize; 8];
+    for row in std::iter::once(&head.map(String::from)).chain(ctx.summary.iter()) {
+        for (i, c) in row.iter().enumerate() {
+            w[i] = w[i].max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\nsummary on {} (copy {:.0} GB/s; /copy = effective bandwidth over copy bandwidth, target >= 0.7; cuSPARSE/ours target >= 1.0)",
+        ctx.tag,
+        ctx.copy_bw / 1e9
+    );
+    for row in std::iter::once(&head.map(String::from)).chain(ctx.summary.iter()) {
+        let mut line = String::new();
+        for (i, c) in row.iter().enumerate() {
+            let pad = w[i] - c.chars().count();
+            if i >= 4 {
+                let _ = write!(line, "{}{c}  ", " ".repeat(pad));
+            } else {
+                let _ = write!(line, "{c}{}  ", " ".repeat(pad));
+            }
+        }
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
+    print!("{out}");
+}
