@@ -104,8 +104,7 @@ pub(crate) fn validate<I: CsrIndex>(
         ));
     }
     // One parallel pass: range check and sortedness together.
-    let rows: Vec<usize> = (0..nrows).collect();
-    let check_row = |&r: &usize| -> Result<bool> {
+    let check_row = |r: usize| -> Result<bool> {
         let cols = &col_idx[row_ptr[r].as_usize()..row_ptr[r + 1].as_usize()];
         if let Some(c) = cols.iter().find(|c| c.as_usize() >= ncols) {
             return Err(Error::invalid(
@@ -117,9 +116,10 @@ pub(crate) fn validate<I: CsrIndex>(
         Ok(cols.windows(2).all(|w| w[0] < w[1]))
     };
     if col_idx.len() + nrows < crate::parallel::SERIAL_WORK {
-        rows.iter().map(check_row).try_fold(true, |a, b| Ok(a & b?))
+        (0..nrows).map(check_row).try_fold(true, |a, b| Ok(a & b?))
     } else {
-        rows.par_iter()
+        (0..nrows)
+            .into_par_iter()
             .with_min_len(1024)
             .map(check_row)
             .try_reduce(|| true, |a, b| Ok(a & b))
@@ -145,15 +145,31 @@ pub(crate) fn canonicalize_in_place<I, V, M>(
         if c.windows(2).all(|w| w[0] < w[1]) {
             return false;
         }
-        let mut pairs: Vec<(I, V)> = c.iter().copied().zip(v.iter().copied()).collect();
-        pairs.sort_by_key(|p| p.0);
-        let mut repeat = false;
-        for (k, (pc, pv)) in pairs.into_iter().enumerate() {
-            repeat |= k > 0 && c[k - 1] == pc;
-            c[k] = pc;
-            v[k] = pv;
+        if size_of::<V>() == 0 {
+            // Patterns: nothing travels with the columns.
+            c.sort_unstable();
+        } else if c.len() <= 32 {
+            // Short rows (the common case): stable insertion sort in place, no allocation.
+            for k in 1..c.len() {
+                let (ck, vk) = (c[k], v[k]);
+                let mut j = k;
+                while j > 0 && c[j - 1] > ck {
+                    c[j] = c[j - 1];
+                    v[j] = v[j - 1];
+                    j -= 1;
+                }
+                c[j] = ck;
+                v[j] = vk;
+            }
+        } else {
+            let mut pairs: Vec<(I, V)> = c.iter().copied().zip(v.iter().copied()).collect();
+            pairs.sort_by_key(|p| p.0);
+            for (k, (pc, pv)) in pairs.into_iter().enumerate() {
+                c[k] = pc;
+                v[k] = pv;
+            }
         }
-        repeat
+        c.windows(2).any(|w| w[0] == w[1])
     });
     if !repeats {
         return;
