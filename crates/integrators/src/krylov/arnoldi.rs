@@ -1,0 +1,576 @@
+//! The Arnoldi method with adaptive substeps (Expokit's `expv`/`phiv`, Sidje 1998), on the
+//! augmented operator of [`crate::augmented`] for φ-functions (as in KIOPS, Gaudreault,
+//! Rainwater & Tokman 2018).
+
+use super::lanczos::check_phi_order;
+use crate::augmented::{self as aug, AugOp, AugVec};
+use crate::checks;
+use crate::{ArnoldiOptions, Report};
+use matexp_core::{Backend, Error, LinearOperator, RealScalar, Result, Scalar};
+use matexp_dense::{Matrix, expm};
+
+/// Expokit's safety factors: accept if err ≤ δ·tol, next step γ·τ·(tol/err)^{1/m}.
+const DELTA: f64 = 1.2;
+const GAMMA: f64 = 0.9;
+/// Largest growth of the step size from one substep to the next.
+const MAX_GROWTH: f64 = 10.0;
+
+/// Arnoldi approximation of e^{tA}v, φ_k(tA)v and Σ_k t^kφ_k(tA)b_k for general (non-Hermitian)
+/// A, with adaptive substeps and a reusable workspace.
+///
+/// **Method.** Each substep of length τ builds an m-dimensional Krylov basis V_{m+1} and
+/// Hessenberg H_m of the current state x (modified Gram–Schmidt), and advances
+/// x ← β·V_{m+1}·exp(τH̄)_{1:m+1,1}, with H̄ the (m+2)×(m+2) matrix
+/// [[H_m, 0, 0], [h_{m+1,m}e_mᵀ, 0, 0], [0, 1, 0]] — Expokit's "corrected" scheme, whose
+/// extra rows also give the error estimate. The small exponential is [`matexp_dense::expm`].
+///
+/// **Error control.** Expokit's estimate from φ₁ = β|exp(τH̄)_{m+1,1}| and
+/// φ₂ = β|exp(τH̄)_{m+2,1}|·‖Av_{m+1}‖ (err = φ₂ if φ₁ > 10φ₂, φ₁φ₂/(φ₁ − φ₂) if
+/// φ₁ > φ₂, φ₁ otherwise; one extra product per substep). A substep is accepted when
+/// err ≤ 1.2·(τ/T)·(atol + rtol·‖x_new‖), so the local errors sum to the requested
+/// tolerance over [0, T]; otherwise τ shrinks to 0.9·τ·(tol/err)^{1/m} and only the small
+/// exponential is recomputed. The first τ is Expokit's a-priori guess with ‖H_m‖₁ in place of
+/// ‖A‖. The estimate is heuristic (it assumes the error series decays); local errors are
+/// summed, not propagated, which is exact for dissipative problems and optimistic for
+/// strongly growing ones.
+///
+/// **Breakdown.** h_{j+1,j} ≤ 10·u·‖Av_j‖ means the Krylov space is invariant: the substep
+/// is exact and spans the whole remaining interval.
+///
+/// **φ-functions.** Σ_{k=0}^{p} t^kφ_k(tA)b_k is the exponential of the (n+p)-dimensional
+/// operator [[A, W/η], [0, J]] applied to [b₀; η·e_p]; the p extra entries live on the host,
+/// η is rebalanced to ‖x‖ at every substep, and the same substepping applies (KIOPS).
+///
+/// **Cost.** Per substep m + 1 products, O(n·m²) vector work (Gram–Schmidt), one
+/// exponential of order m + 2 per trial; memory (m + 3) vectors. Rejections cost no
+/// products. The number of substeps grows like ‖tA‖/m for nonnormal or skew problems.
+///
+/// **Several times.** [`Arnoldi::expmv_times`] steps through t₁ ≤ t₂ ≤ …, landing exactly
+/// on each output time.
+///
+/// ```
+/// use matexp_core::{CpuBackend, DenseMatrixOperator};
+/// use matexp_integrators::{Arnoldi, ArnoldiOptions, Tolerance};
+/// let cpu = CpuBackend::new();
+/// // A nonnormal 2×2: e^{[[−1, 10], [0, −2]]}.
+/// let op = DenseMatrixOperator::new(2, 2, vec![-1.0, 10.0, 0.0, -2.0])?;
+/// let opts = ArnoldiOptions { tol: Tolerance::relative(1e-12), ..Default::default() };
+/// let mut arn = Arnoldi::new(&cpu, 2, opts)?;
+/// let mut w = vec![0.0; 2];
+/// arn.expmv(&op, 1.0, &vec![0.0, 1.0], &mut w)?;
+/// let (e1, e2) = ((-1f64).exp(), (-2f64).exp());
+/// assert!((w[0] - 10.0 * (e1 - e2)).abs() < 1e-11 && (w[1] - e2).abs() < 1e-12);
+/// # Ok::<(), matexp_core::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Arnoldi<'a, B: Backend, S: Scalar> {
+    backend: &'a B,
+    opts: ArnoldiOptions,
+    n: usize,
+    basis: Vec<AugVec<B, S>>,
+    av: Option<AugVec<B, S>>,
+    x: Option<AugVec<B, S>>,
+    cand: Option<AugVec<B, S>>,
+}
+
+impl<'a, B: Backend, S: Scalar> Arnoldi<'a, B, S> {
+    /// A workspace for operators of order `n`; vectors are allocated on first use and
+    /// kept for later calls.
+    pub fn new(backend: &'a B, n: usize, opts: ArnoldiOptions) -> Result<Self> {
+        opts.validate::<S>()?;
+        Ok(Arnoldi {
+            backend,
+            opts,
+            n,
+            basis: Vec::new(),
+            av: None,
+            x: None,
+            cand: None,
+        })
+    }
+
+    /// The options in use.
+    pub fn options(&self) -> &ArnoldiOptions {
+        &self.opts
+    }
+
+    /// Replaces the options (validated).
+    pub fn set_options(&mut self, opts: ArnoldiOptions) -> Result<()> {
+        opts.validate::<S>()?;
+        self.opts = opts;
+        Ok(())
+    }
+
+    /// w ← e^{tA}v (`t` complex allowed for complex `S`).
+    pub fn expmv<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        t: S,
+        v: &B::Vector<S>,
+        w: &mut B::Vector<S>,
+    ) -> Result<Report> {
+        checks::time("t", t)?;
+        let n = self.check_op(op)?;
+        checks::vector(self.backend, "arnoldi: v", v, n)?;
+        checks::output(self.backend, "arnoldi: w", w, n)?;
+        self.integrate(op, t, &[1.0], Some(v), Vec::new(), std::slice::from_mut(w))
+    }
+
+    /// out[i] ← e^{tᵢ·scale·A}v for non-decreasing tᵢ ≥ 0, stepping from one time to the next.
+    pub fn expmv_times<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        scale: S,
+        times: &[f64],
+        v: &B::Vector<S>,
+        out: &mut [B::Vector<S>],
+    ) -> Result<Report> {
+        checks::time("scale", scale)?;
+        checks::times(times)?;
+        checks::count(
+            "arnoldi: number of outputs vs times",
+            times.len(),
+            out.len(),
+        )?;
+        let n = self.check_op(op)?;
+        checks::vector(self.backend, "arnoldi: v", v, n)?;
+        for (i, o) in out.iter().enumerate() {
+            checks::output(self.backend, &format!("arnoldi: output {i}"), o, n)?;
+        }
+        self.integrate(op, scale, times, Some(v), Vec::new(), out)
+    }
+
+    /// ws[j] ← e^{tA}·vs[j], one vector after another through this workspace.
+    pub fn expmv_block<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        t: S,
+        vs: &[B::Vector<S>],
+        ws: &mut [B::Vector<S>],
+    ) -> Result<Report> {
+        checks::count("arnoldi: number of outputs vs inputs", vs.len(), ws.len())?;
+        let mut total = Report::new("arnoldi");
+        for (v, w) in vs.iter().zip(ws.iter_mut()) {
+            total.merge(&self.expmv(op, t, v, w)?);
+        }
+        Ok(total)
+    }
+
+    /// w ← φ_k(tA)v, computed as t^{−k}·(t^kφ_k(tA)v) from the augmented operator with
+    /// p = k (t = 0 gives v/k!).
+    pub fn phimv<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        k: usize,
+        t: S,
+        v: &B::Vector<S>,
+        w: &mut B::Vector<S>,
+    ) -> Result<Report> {
+        checks::time("t", t)?;
+        check_phi_order(k)?;
+        if k == 0 {
+            return self.expmv(op, t, v, w);
+        }
+        let n = self.check_op(op)?;
+        checks::vector(self.backend, "arnoldi: v", v, n)?;
+        checks::output(self.backend, "arnoldi: w", w, n)?;
+        let kfact: f64 = (1..=k).map(|i| i as f64).product();
+        if t == S::zero() {
+            self.backend.copy(v, w)?;
+            self.backend.scale(S::from_f64(1.0 / kfact), w)?;
+            return Ok(Report::new("arnoldi"));
+        }
+        let tk = (0..k).fold(S::one(), |acc, _| acc * t);
+        let inv = S::one() / tk;
+        if !(inv.finite() && inv != S::zero()) {
+            return Err(Error::invalid(
+                "t",
+                t,
+                format!("t^{k} is outside the floating-point range; use phi_combination"),
+            ));
+        }
+        let mut wcols: Vec<Option<&B::Vector<S>>> = vec![None; k];
+        wcols[0] = Some(v);
+        let r = self.integrate(op, t, &[1.0], None, wcols, std::slice::from_mut(w))?;
+        self.backend.scale(inv, w)?;
+        Ok(r)
+    }
+
+    /// w ← Σ_{j=0}^{p} t^j·φ_j(tA)·b_j for `bs` = [b₀, …, b_p] — the combination every
+    /// exponential integrator needs (e.g. exponential Euler u₁ = u₀ + hφ₁(hA)(Au₀ + g) =
+    /// φ₀(hA)u₀ + h·φ₁(hA)g, i.e. bs = [u₀, g], t = h).
+    pub fn phi_combination<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        t: S,
+        bs: &[&B::Vector<S>],
+        w: &mut B::Vector<S>,
+    ) -> Result<Report> {
+        checks::time("t", t)?;
+        self.phi_combination_times(op, t, &[1.0], bs, std::slice::from_mut(w))
+    }
+
+    /// out[i] ← Σ_j (tᵢ·scale)^j·φ_j(tᵢ·scale·A)·b_j for non-decreasing tᵢ ≥ 0.
+    pub fn phi_combination_times<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        scale: S,
+        times: &[f64],
+        bs: &[&B::Vector<S>],
+        out: &mut [B::Vector<S>],
+    ) -> Result<Report> {
+        checks::time("scale", scale)?;
+        checks::times(times)?;
+        checks::count(
+            "arnoldi: number of outputs vs times",
+            times.len(),
+            out.len(),
+        )?;
+        if bs.is_empty() {
+            return Err(Error::invalid("bs", "[]", "needs at least b₀"));
+        }
+        check_phi_order(bs.len() - 1)?;
+        let n = self.check_op(op)?;
+        for (j, b) in bs.iter().enumerate() {
+            checks::vector(self.backend, &format!("arnoldi: b_{j}"), b, n)?;
+        }
+        for (i, o) in out.iter().enumerate() {
+            checks::output(self.backend, &format!("arnoldi: output {i}"), o, n)?;
+        }
+        let p = bs.len() - 1;
+        let wcols: Vec<Option<&B::Vector<S>>> = (0..p).map(|i| Some(bs[p - i])).collect();
+        self.integrate(op, scale, times, Some(bs[0]), wcols, out)
+    }
+
+    fn check_op<O: LinearOperator<B, S> + ?Sized>(&self, op: &O) -> Result<usize> {
+        let n = checks::square_order("arnoldi", op)?;
+        if n != self.n {
+            return Err(Error::dim(
+                "arnoldi: operator order vs workspace",
+                self.n,
+                n,
+            ));
+        }
+        Ok(n)
+    }
+
+    fn ensure(&mut self, m: usize, p: usize) -> Result<()> {
+        let (be, n) = (self.backend, self.n);
+        while self.basis.len() < m + 1 {
+            self.basis.push(AugVec::zeros(be, n, p)?);
+        }
+        for slot in [&mut self.av, &mut self.x, &mut self.cand] {
+            if slot.is_none() {
+                *slot = Some(AugVec::zeros(be, n, p)?);
+            }
+        }
+        for v in self.basis.iter_mut() {
+            v.set_tail_len(p);
+        }
+        for v in [&mut self.av, &mut self.x, &mut self.cand]
+            .into_iter()
+            .flatten()
+        {
+            v.set_tail_len(p);
+        }
+        Ok(())
+    }
+
+    /// The substepping driver: x(0) = [b₀; η·e_p], x ← exp(τ·scale·Ã)x, outputs the top
+    /// block at each time.
+    fn integrate<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        scale: S,
+        times: &[f64],
+        b0: Option<&B::Vector<S>>,
+        wcols: Vec<Option<&B::Vector<S>>>,
+        out: &mut [B::Vector<S>],
+    ) -> Result<Report> {
+        let be = self.backend;
+        let opts = self.opts;
+        let n = self.n;
+        let p = wcols.len();
+        let m = opts.krylov_dim.min(n + p).max(1);
+        self.ensure(m, p)?;
+        let mut report = Report::new("arnoldi");
+        let mut x = self.x.take().expect("allocated by ensure");
+        let mut cand = self.cand.take().expect("allocated by ensure");
+        let mut av = self.av.take().expect("allocated by ensure");
+        let result = (|| -> Result<()> {
+            match b0 {
+                Some(b) => be.copy(b, &mut x.big)?,
+                None => be.fill(&mut x.big, S::zero())?,
+            }
+            let mut wmax = 0.0f64;
+            for w in wcols.iter().flatten() {
+                wmax = wmax.max(be.nrm2(w)?.as_f64());
+            }
+            let eta = checks::pow2_near(wmax);
+            if p > 0 {
+                x.tail[p - 1] = S::from_f64(eta);
+            }
+            let mut aop = AugOp {
+                op,
+                w: wcols,
+                inv_eta: S::from_f64(1.0 / eta),
+            };
+            let t_end = *times.last().expect("checked non-empty");
+            let abs_scale = scale.modulus().as_f64();
+            let eps = S::Real::EPS.as_f64();
+            let mut h = Matrix::<S>::zeros(m + 2, m + 2);
+            let mut s = 0.0f64;
+            let mut oi = 0;
+            let mut dt_next: Option<f64> = None;
+            loop {
+                while oi < times.len() && times[oi] <= s {
+                    be.copy(&x.big, &mut out[oi])?;
+                    oi += 1;
+                }
+                if oi == times.len() {
+                    return Ok(());
+                }
+                let stop = |what: &str, report: &Report| Error::NoConvergence {
+                    method: "arnoldi",
+                    detail: format!(
+                        "{what}: reached t = {s:.6e} of {t_end:.6e} after {} substeps, {} \
+                         rejections and {} products (estimated error so far {:.3e})",
+                        report.substeps, report.rejected, report.matvecs, report.error_estimate
+                    ),
+                };
+                if report.substeps >= opts.max_substeps {
+                    return Err(stop("max_substeps reached", &report));
+                }
+                if report.matvecs + m + 1 > opts.max_matvecs {
+                    return Err(stop("max_matvecs reached", &report));
+                }
+                if p > 0 {
+                    // Rebalance: ‖tail‖ ≈ ‖top‖ keeps the tolerance meaningful for the top.
+                    let nb = be.nrm2(&x.big)?.as_f64();
+                    let nt = aug::tail_norm(&x.tail);
+                    if nb > 0.0 && nt > 0.0 {
+                        let rho = checks::pow2_near(nb / nt);
+                        x.tail.iter_mut().for_each(|v| *v *= S::from_f64(rho));
+                        aop.inv_eta /= S::from_f64(rho);
+                    }
+                }
+                let beta = aug::nrm2(be, &x)?;
+                if !beta.is_finite() {
+                    return Err(Error::NonFinite {
+                        context: format!("arnoldi: the state overflows at t = {s:.6e}"),
+                        index: 0,
+                        value: format!("{beta}"),
+                    });
+                }
+                if beta == 0.0 {
+                    for o in out[oi..].iter_mut() {
+                        be.fill(o, S::zero())?;
+                    }
+                    return Ok(());
+                }
+                // Arnoldi with modified Gram–Schmidt.
+                aug::copy(be, &x, &mut self.basis[0])?;
+                aug::scale(be, S::from_f64(1.0 / beta), &mut self.basis[0])?;
+                h.as_mut_slice().iter_mut().for_each(|v| *v = S::zero());
+                let mut mb = m;
+                let mut breakdown = false;
+                for j in 0..m {
+                    let (done, rest) = self.basis.split_at_mut(j + 1);
+                    let next = &mut rest[0];
+                    aop.apply(be, &done[j], next)?;
+                    report.matvecs += 1;
+                    let mut sq = 0.0;
+                    for (i, vi) in done.iter().enumerate() {
+                        let hij = aug::dot(be, vi, next)?;
+                        aug::axpby(be, -hij, vi, S::one(), next)?;
+                        h[(i, j)] = hij;
+                        sq += hij.modulus_sqr().as_f64();
+                    }
+                    let hn = aug::nrm2(be, next)?;
+                    if !(hn.is_finite() && sq.is_finite()) {
+                        return Err(Error::NonFinite {
+                            context: format!(
+                                "arnoldi: Krylov step {j} at t = {s:.6e} (the operator returned NaN/∞)"
+                            ),
+                            index: j,
+                            value: format!("{hn}"),
+                        });
+                    }
+                    if hn <= 10.0 * eps * (sq + hn * hn).sqrt() {
+                        breakdown = true;
+                        mb = j + 1;
+                        break;
+                    }
+                    h[(j + 1, j)] = S::from_f64(hn);
+                    aug::scale(be, S::from_f64(1.0 / hn), next)?;
+                }
+                report.krylov_dim = report.krylov_dim.max(mb);
+                let avnorm = if breakdown {
+                    0.0
+                } else {
+                    aop.apply(be, &self.basis[m], &mut av)?;
+                    report.matvecs += 1;
+                    aug::nrm2(be, &av)?
+                };
+                let remaining = times[oi] - s;
+                let mut dt = match dt_next {
+                    _ if breakdown => remaining,
+                    Some(d) => d.min(remaining),
+                    None => {
+                        let anorm = abs_scale * h.norm_one().as_f64();
+                        initial_step(m, anorm, opts.tol.atol / beta + opts.tol.rtol).min(remaining)
+                    }
+                };
+                let mut rejections = 0;
+                let (err, xm, tol_loc) = loop {
+                    let tau = scale * S::from_f64(dt);
+                    let size = if breakdown { mb } else { m + 2 };
+                    let mut hbar = Matrix::<S>::zeros(size, size);
+                    for j in 0..mb.min(size) {
+                        for i in 0..=(j + 1).min(size - 1) {
+                            hbar[(i, j)] = tau * h[(i, j)];
+                        }
+                    }
+                    if !breakdown {
+                        hbar[(m + 1, m)] = tau;
+                    }
+                    let f = match expm(&hbar) {
+                        Ok(f) => Some(f),
+                        Err(Error::NonFinite { .. }) => None,
+                        Err(e) => return Err(e),
+                    };
+                    let (err, xm, mc) = match &f {
+                        None => (f64::INFINITY, 1.0, 0),
+                        Some(_) if breakdown => (0.0, 1.0, mb),
+                        Some(f) => {
+                            let p1 = beta * f[(m, 0)].modulus().as_f64();
+                            let p2 = beta * f[(m + 1, 0)].modulus().as_f64() * avnorm;
+                            let (e, xm) = if p1 > 10.0 * p2 {
+                                (p2, 1.0 / m as f64)
+                            } else if p1 > p2 {
+                                (p1 * p2 / (p1 - p2), 1.0 / m as f64)
+                            } else {
+                                (p1, 1.0 / (m.max(2) - 1) as f64)
+                            };
+                            (e, xm, m + 1)
+                        }
+                    };
+                    let tol_loc = if let Some(f) = &f {
+                        // Candidate x_new = β·V·F[:, 0]; its top norm sets the tolerance.
+                        be.fill(&mut cand.big, S::zero())?;
+                        cand.tail.iter_mut().for_each(|v| *v = S::zero());
+                        for i in 0..mc {
+                            let c = f[(i, 0)] * S::from_f64(beta);
+                            aug::axpby(be, c, &self.basis[i], S::one(), &mut cand)?;
+                        }
+                        let top = be.nrm2(&cand.big)?.as_f64();
+                        (dt / t_end) * opts.tol.bound(top)
+                    } else {
+                        0.0
+                    };
+                    if f.is_some() && err <= DELTA * tol_loc {
+                        break (err, xm, tol_loc);
+                    }
+                    report.rejected += 1;
+                    rejections += 1;
+                    if rejections > opts.max_rejections {
+                        return Err(stop(
+                            &format!(
+                                "{} step-size rejections in a row (last τ = {dt:.3e}, \
+                                 estimated local error {err:.3e} vs allowed {tol_loc:.3e})",
+                                rejections
+                            ),
+                            &report,
+                        ));
+                    }
+                    dt = if err.is_finite() && err > 0.0 && tol_loc > 0.0 {
+                        (GAMMA * dt * (tol_loc / err).powf(xm)).min(0.5 * dt)
+                    } else {
+                        0.1 * dt
+                    };
+                    if dt.is_nan() || dt <= 0.0 || s + dt == s {
+                        return Err(stop("the step size underflowed", &report));
+                    }
+                };
+                std::mem::swap(&mut x, &mut cand);
+                report.substeps += 1;
+                report.error_estimate += err;
+                s = if dt >= remaining { times[oi] } else { s + dt };
+                let grow = if err > 0.0 {
+                    (GAMMA * (tol_loc / err).powf(xm)).min(MAX_GROWTH)
+                } else {
+                    MAX_GROWTH
+                };
+                dt_next = Some(dt * grow);
+            }
+        })();
+        self.x = Some(x);
+        self.cand = Some(cand);
+        self.av = Some(av);
+        result.map(|()| report)
+    }
+}
+
+/// Expokit's a-priori first step: τ = (1/‖A‖)·(fact·tol/(4‖A‖))^{1/m},
+/// fact = ((m+1)/e)^{m+1}·√(2π(m+1)), with `rel_tol` = tol/β.
+fn initial_step(m: usize, anorm: f64, rel_tol: f64) -> f64 {
+    if anorm.is_nan() || anorm <= 0.0 {
+        return f64::INFINITY;
+    }
+    let mp1 = (m + 1) as f64;
+    let log_fact =
+        mp1 * (mp1 / std::f64::consts::E).ln() + 0.5 * (2.0 * std::f64::consts::PI * mp1).ln();
+    let log_tau = -anorm.ln() + (log_fact + rel_tol.ln() - (4.0 * anorm).ln()) / m as f64;
+    log_tau.exp()
+}
+
+/// e^{tA}v by Arnoldi with a fresh workspace. See [`Arnoldi`].
+///
+/// ```
+/// use matexp_core::{CpuBackend, DenseMatrixOperator};
+/// use matexp_integrators::{ArnoldiOptions, arnoldi_expmv};
+/// let cpu = CpuBackend::new();
+/// let op = DenseMatrixOperator::new(2, 2, vec![0.0, -1.0, 1.0, 0.0])?; // rotation generator
+/// let (w, _) = arnoldi_expmv(&cpu, &op, 0.5, &vec![1.0, 0.0], &ArnoldiOptions::default())?;
+/// assert!((w[0] - 0.5f64.cos()).abs() < 1e-8 && (w[1] - 0.5f64.sin()).abs() < 1e-8);
+/// # Ok::<(), matexp_core::Error>(())
+/// ```
+pub fn arnoldi_expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+    backend: &B,
+    op: &O,
+    t: S,
+    v: &B::Vector<S>,
+    opts: &ArnoldiOptions,
+) -> Result<(B::Vector<S>, Report)> {
+    let n = op.nrows();
+    let mut arn = Arnoldi::new(backend, n, *opts)?;
+    let mut w = backend.zeros(n)?;
+    let r = arn.expmv(op, t, v, &mut w)?;
+    Ok((w, r))
+}
+
+/// φ_k(tA)v by Arnoldi with a fresh workspace. See [`Arnoldi::phimv`].
+///
+/// ```
+/// use matexp_core::{CpuBackend, DenseMatrixOperator};
+/// use matexp_integrators::{ArnoldiOptions, arnoldi_phimv};
+/// let cpu = CpuBackend::new();
+/// let op = DenseMatrixOperator::new(1, 1, vec![-2.0])?;
+/// let (w, _) = arnoldi_phimv(&cpu, &op, 1, 1.0, &vec![1.0], &ArnoldiOptions::default())?;
+/// assert!((w[0] - (1.0 - (-2f64).exp()) / 2.0).abs() < 1e-8);
+/// # Ok::<(), matexp_core::Error>(())
+/// ```
+pub fn arnoldi_phimv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+    backend: &B,
+    op: &O,
+    k: usize,
+    t: S,
+    v: &B::Vector<S>,
+    opts: &ArnoldiOptions,
+) -> Result<(B::Vector<S>, Report)> {
+    let n = op.nrows();
+    let mut arn = Arnoldi::new(backend, n, *opts)?;
+    let mut w = backend.zeros(n)?;
+    let r = arn.phimv(op, k, t, v, &mut w)?;
+    Ok((w, r))
+}

@@ -1,0 +1,5 @@
+//! Krylov subspace methods: Lanczos (Hermitian operators) and Arnoldi (general operators).
+
+pub(crate) mod arnoldi;
+pub(crate) mod lanczos;
+mod small;

@@ -1,0 +1,118 @@
+//! Options of the Leja methods.
+
+use crate::Tolerance;
+use matexp_core::{Error, Result, Scalar, SpectralBounds};
+
+/// Which Leja algorithm runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LejaMethod {
+    /// Substeps sized a priori from the convergence model, the stable divided differences,
+    /// the two-term stopping rule (with the aliasing floor for oscillatory substeps), and
+    /// halving of a substep that does not converge within [`LejaOptions::max_degree`]
+    /// points. See the [module documentation](crate::leja).
+    #[default]
+    Adaptive,
+    /// The 2011 GPU thesis's Algorithm 10, for reproducing its runs: `substeps` equal
+    /// substeps, divided differences by the plain Newton recurrence, and the single-term
+    /// test `|d_m|·‖y_m‖₂ < atol + rtol·‖v‖₂` (the thesis's `< tol` for unit `v`), at most
+    /// [`LejaOptions::max_degree`] points per substep (500 in the thesis) and no recovery
+    /// when they do not suffice. φ-functions are not part of it.
+    SeedFixed {
+        /// Number of equal substeps (the thesis's `N`, step `h = T/N`).
+        substeps: usize,
+    },
+}
+
+/// Options of the Leja methods ([`crate::Leja`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LejaOptions {
+    /// Requested accuracy at every output time: ‖w − f(tA)v‖₂ ≲ atol + rtol·‖f(tA)v‖₂, as
+    /// estimated (see the stopping rule in the module documentation).
+    pub tol: Tolerance,
+    /// Most Leja points per substep (interpolation degree); default 128. At most
+    /// `matexp_leja::TABLE_LEN − 1`.
+    pub max_degree: usize,
+    /// Fraction of `max_degree` the a-priori substep length aims at; default 0.75. Lower
+    /// values give shorter, safer substeps (more of them); 1 leaves no room for operators
+    /// that converge slower than the model (non-normal ones).
+    pub target_fraction: f64,
+    /// Most substeps (accepted plus rejected) per call before giving up; default 100 000.
+    pub max_substeps: usize,
+    /// Most halvings of a substep that did not converge; default 12.
+    pub max_halvings: usize,
+    /// Bounds of the spectrum to use instead of [`matexp_core::LinearOperator::spectral_bounds`]
+    /// or an estimate (pass them when calling repeatedly with an operator that has none:
+    /// the estimate costs up to 40 products per call).
+    pub bounds: Option<SpectralBounds>,
+    /// The algorithm.
+    pub method: LejaMethod,
+    /// Return the result reached at the caps with `converged = false` instead of
+    /// [`Error::NoConvergence`].
+    pub allow_unconverged: bool,
+}
+
+impl Default for LejaOptions {
+    fn default() -> Self {
+        LejaOptions {
+            tol: Tolerance::default(),
+            max_degree: 128,
+            target_fraction: 0.75,
+            max_substeps: 100_000,
+            max_halvings: 12,
+            bounds: None,
+            method: LejaMethod::Adaptive,
+            allow_unconverged: false,
+        }
+    }
+}
+
+impl LejaOptions {
+    /// Options with a relative tolerance and defaults otherwise.
+    pub fn with_rtol(rtol: f64) -> Self {
+        LejaOptions {
+            tol: Tolerance::relative(rtol),
+            ..Default::default()
+        }
+    }
+
+    /// The thesis's fixed-substep method with `substeps` substeps, tolerance `tol` and up to
+    /// 500 points per substep.
+    pub fn seed_fixed(substeps: usize, tol: f64) -> Self {
+        LejaOptions {
+            tol: Tolerance::relative(tol),
+            max_degree: 500,
+            method: LejaMethod::SeedFixed { substeps },
+            ..Default::default()
+        }
+    }
+
+    /// Checks the options for scalar type `S`.
+    pub fn validate<S: Scalar>(&self) -> Result<()> {
+        self.tol.validate::<S>()?;
+        let table = matexp_leja::TABLE_LEN - 1;
+        if !(2..=table).contains(&self.max_degree) {
+            return Err(Error::invalid(
+                "max_degree",
+                self.max_degree,
+                format!("must be in 2..={table} (the shipped Leja table)"),
+            ));
+        }
+        if !(self.target_fraction > 0.0 && self.target_fraction <= 1.0) {
+            return Err(Error::invalid(
+                "target_fraction",
+                self.target_fraction,
+                "must be in (0, 1]",
+            ));
+        }
+        if self.max_substeps == 0 {
+            return Err(Error::invalid("max_substeps", 0, "must be ≥ 1"));
+        }
+        if let LejaMethod::SeedFixed { substeps: 0 } = self.method {
+            return Err(Error::invalid("substeps", 0, "must be ≥ 1"));
+        }
+        if let Some(b) = &self.bounds {
+            super::focal::check_bounds(b, "LejaOptions::bounds")?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,439 @@
+//! The truncated Taylor method of Al-Mohy & Higham for e^{tA}v ("Computing the action of the
+//! matrix exponential, with an application to exponential integrators", SIAM J. Sci.
+//! Comput. 33(2), 2011, Algorithm 3.2 — the algorithm behind SciPy's `expm_multiply`).
+
+mod params;
+mod theta;
+
+pub use theta::taylor_theta;
+
+use crate::checks;
+use crate::{NormBound, Report, Shift, TaylorOptions};
+use matexp_core::{Backend, Error, LinearOperator, RealScalar, Result, Scalar, c64};
+use params::{NormInfo, select};
+
+/// Truncated Taylor series with scaling: e^{tA}v = e^{tμ}·(T_m(t(A − μI)/s))^s·v, with a
+/// reusable workspace.
+///
+/// **Method.** The degree m* ≤ m_max = 55 and the number of steps s minimize m*·s subject to
+/// ‖t(A − μI)/s‖ ≤ θ_{m*}(tol_b), where θ_m(tol_b) bounds the backward error of the truncated
+/// series by tol_b ([`taylor_theta`], computed for the requested tolerance rather than
+/// tabulated for 2⁻⁵³ only). Because `rtol` is a forward-error request and the exponential
+/// amplifies a backward error by up to ‖t(A − μI)‖, tol_b = rtol/max(1, ‖t(A − μI)‖)
+/// (at least 2⁻⁵³) — which costs only a few percent more steps since θ_m ∝ tol_b^{1/m}.
+/// Each of the s steps sums F ← Σ_{j≤m*} (t(A − μI)/s)^j F/j! and stops early once two
+/// consecutive terms satisfy ‖b_{j−1}‖_∞ + ‖b_j‖_∞ ≤ (rtol·‖F‖_∞ + atol/√n)/s (the paper
+/// uses tol·‖F‖_∞; the 1/s keeps the s truncation errors within the budget); then
+/// F ← e^{tμ/s}F.
+///
+/// **Norm information** (see [`NormBound`]; this is where we differ from SciPy, whose
+/// operators offer a 1-norm and an adjoint for the Higham–Tisseur estimator): the exact 2-norm
+/// from the spectral bounds of Hermitian operators (and the shift μ at the spectrum's
+/// midpoint, which minimizes it); a caller-supplied bound; or estimates of ‖(A − μI)^p‖^{1/p}
+/// from powers applied to random probes (lower bounds inflated by 1.25, like SciPy's
+/// estimates not guaranteed). Other differences from SciPy: θ_m is computed for the requested
+/// `rtol`; the shift is the spectral midpoint when known (SciPy: trace/n, available here
+/// through [`Shift::Value`]); several output times step from one to the next instead of
+/// SciPy's interval algorithm.
+///
+/// **Cost.** m*·s products (s ≈ ‖tA‖/θ_{m*}, so about ‖tA‖·(m*/θ_{m*}) ≈ 5.6‖tA‖ for
+/// m* = 55 in double precision), plus probes·(p_max + 1) for estimates; 3 vectors of memory.
+/// Krylov methods need far fewer products for Hermitian problems (√‖tA‖), Taylor needs no
+/// inner products — attractive on GPUs and for nonnormal problems.
+///
+/// **Accuracy.** Backward error ≤ rtol·‖tA‖ in exact arithmetic when the norm information is a
+/// bound. Rounding: terms of size up to e^{θ}‖v‖ (θ ≤ ~10) are summed, so for problems
+/// whose result is much smaller than ‖v‖ (stiff decay) the relative error can exceed rtol by
+/// the ratio; the shift μ mitigates this for Hermitian operators.
+///
+/// ```
+/// use matexp_core::{CpuBackend, DenseMatrixOperator};
+/// use matexp_integrators::{Taylor, TaylorOptions, Tolerance, NormBound};
+/// let cpu = CpuBackend::new();
+/// let op = DenseMatrixOperator::new(2, 2, vec![-1.0, 10.0, 0.0, -2.0])?;
+/// let opts = TaylorOptions {
+///     tol: Tolerance::relative(1e-12),
+///     norm: NormBound::Upper(11.0), // ‖A‖₁ = max column sum
+///     ..Default::default()
+/// };
+/// let mut tay = Taylor::new(&cpu, 2, opts)?;
+/// let mut w = vec![0.0; 2];
+/// tay.expmv(&op, 1.0, &vec![0.0, 1.0], &mut w)?;
+/// let (e1, e2) = ((-1f64).exp(), (-2f64).exp());
+/// assert!((w[0] - 10.0 * (e1 - e2)).abs() < 1e-11 && (w[1] - e2).abs() < 1e-12);
+/// # Ok::<(), matexp_core::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Taylor<'a, B: Backend, S: Scalar> {
+    backend: &'a B,
+    opts: TaylorOptions,
+    n: usize,
+    f: Option<B::Vector<S>>,
+    b: Option<B::Vector<S>>,
+    tmp: Option<B::Vector<S>>,
+}
+
+impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
+    /// A workspace for operators of order `n` (three vectors, allocated on first use).
+    pub fn new(backend: &'a B, n: usize, opts: TaylorOptions) -> Result<Self> {
+        opts.validate::<S>()?;
+        Ok(Taylor {
+            backend,
+            opts,
+            n,
+            f: None,
+            b: None,
+            tmp: None,
+        })
+    }
+
+    /// The options in use.
+    pub fn options(&self) -> &TaylorOptions {
+        &self.opts
+    }
+
+    /// Replaces the options (validated).
+    pub fn set_options(&mut self, opts: TaylorOptions) -> Result<()> {
+        opts.validate::<S>()?;
+        self.opts = opts;
+        Ok(())
+    }
+
+    /// w ← e^{tA}v (`t` complex allowed for complex `S`).
+    pub fn expmv<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        t: S,
+        v: &B::Vector<S>,
+        w: &mut B::Vector<S>,
+    ) -> Result<Report> {
+        checks::time("t", t)?;
+        self.run(op, t, &[1.0], v, std::slice::from_mut(w))
+    }
+
+    /// out[i] ← e^{tᵢ·scale·A}v for non-decreasing tᵢ ≥ 0, each interval from the previous
+    /// result (norm information is obtained once).
+    pub fn expmv_times<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        scale: S,
+        times: &[f64],
+        v: &B::Vector<S>,
+        out: &mut [B::Vector<S>],
+    ) -> Result<Report> {
+        checks::time("scale", scale)?;
+        checks::times(times)?;
+        checks::count("taylor: number of outputs vs times", times.len(), out.len())?;
+        self.run(op, scale, times, v, out)
+    }
+
+    /// ws[j] ← e^{tA}·vs[j], one vector after another through this workspace.
+    pub fn expmv_block<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        t: S,
+        vs: &[B::Vector<S>],
+        ws: &mut [B::Vector<S>],
+    ) -> Result<Report> {
+        checks::count("taylor: number of outputs vs inputs", vs.len(), ws.len())?;
+        let mut total = Report::new("taylor");
+        for (v, w) in vs.iter().zip(ws.iter_mut()) {
+            total.merge(&self.expmv(op, t, v, w)?);
+        }
+        Ok(total)
+    }
+
+    fn run<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        scale: S,
+        times: &[f64],
+        v: &B::Vector<S>,
+        out: &mut [B::Vector<S>],
+    ) -> Result<Report> {
+        let be = self.backend;
+        let n = checks::square_order("taylor", op)?;
+        if n != self.n {
+            return Err(Error::dim("taylor: operator order vs workspace", self.n, n));
+        }
+        checks::vector(be, "taylor: v", v, n)?;
+        for (i, o) in out.iter().enumerate() {
+            checks::output(be, &format!("taylor: output {i}"), o, n)?;
+        }
+        for slot in [&mut self.f, &mut self.b, &mut self.tmp] {
+            if slot.is_none() {
+                *slot = Some(be.zeros(n)?);
+            }
+        }
+        let mut report = Report::new("taylor");
+        let opts = self.opts.clone();
+        let (mu, info) = self.norm_info(op, &mut report)?;
+        let (f, b, tmp) = (
+            self.f.as_mut().expect("allocated"),
+            self.b.as_mut().expect("allocated"),
+            self.tmp.as_mut().expect("allocated"),
+        );
+        be.copy(v, f)?;
+        let atol_inf = opts.tol.atol / (n.max(1) as f64).sqrt();
+        let mut rel_error = 0.0;
+        let mut t_prev = 0.0;
+        for (i, &ti) in times.iter().enumerate() {
+            let dt = ti - t_prev;
+            t_prev = ti;
+            if dt > 0.0 {
+                let tau = scale * S::from_f64(dt);
+                let abs_tau = tau.modulus().as_f64();
+                // The series controls a backward error ‖ΔA‖ ≤ tol_b‖τ(A − μI)‖; the forward
+                // error is up to κ_exp ≈ ‖τ(A − μI)‖ times larger, so tol_b = rtol/‖τ(A − μI)‖
+                // (rounded down to a power of two to share cached θ tables).
+                let tol_b = (opts.tol.rtol / (abs_tau * info.norm).max(1.0)).max(UNIT_ROUNDOFF);
+                let theta = theta::theta_table(2f64.powi(tol_b.log2().floor() as i32), opts.m_max);
+                let (m, s) = select(&info, abs_tau, &theta, opts.m_max, opts.p_max);
+                let planned = m as f64 * s;
+                if report.matvecs as f64 + planned > opts.max_matvecs as f64 {
+                    return Err(Error::NoConvergence {
+                        method: "taylor",
+                        detail: format!(
+                            "the interval [{:.6e}, {ti:.6e}] needs m* = {m}, s = {s:.3e} \
+                             (≈ {planned:.3e} products) for ‖τ(A − μI)‖ ≈ {:.3e}, beyond \
+                             max_matvecs = {} (after {} products)",
+                            ti - dt,
+                            abs_tau * info.norm,
+                            opts.max_matvecs,
+                            report.matvecs
+                        ),
+                    });
+                }
+                let s = s as usize;
+                report.krylov_dim = report.krylov_dim.max(m);
+                // Truncation errors of the s steps add up: each step gets 1/s of the budget.
+                let (rtol_step, atol_step) = (opts.tol.rtol / s as f64, atol_inf / s as f64);
+                // η = e^{τμ/s}, applied after each step (never e^{τμ} at once: it may overflow
+                // where the result does not).
+                let eta = S::from_c64((tau.to_c64() * mu / s as f64).exp());
+                let mu_s = S::from_c64(mu);
+                for _ in 0..s {
+                    be.copy(f, b)?;
+                    let mut c1 = be.amax(b)?.as_f64();
+                    let mut last = c1;
+                    for j in 1..=m {
+                        let coeff = tau / S::from_f64((s * j) as f64);
+                        op.apply(be, coeff, b, S::zero(), tmp)?;
+                        if mu_s != S::zero() {
+                            be.axpby(-(coeff * mu_s), b, S::one(), tmp)?;
+                        }
+                        std::mem::swap(b, tmp);
+                        report.matvecs += 1;
+                        let c2 = be.amax(b)?.as_f64();
+                        be.axpby(S::one(), b, S::one(), f)?;
+                        last = c1 + c2;
+                        if !last.is_finite() {
+                            return Err(Error::NonFinite {
+                                context: format!(
+                                    "taylor: a Taylor term overflowed at t = {ti:.6e} \
+                                     (the operator returned NaN/∞, or e^{{tA}}v is beyond range)"
+                                ),
+                                index: j,
+                                value: format!("{c2}"),
+                            });
+                        }
+                        if last <= rtol_step * be.amax(f)?.as_f64() + atol_step {
+                            break;
+                        }
+                        c1 = c2;
+                    }
+                    // Relative truncation errors of the steps add up.
+                    let fmax = be.amax(f)?.as_f64();
+                    if fmax > 0.0 {
+                        rel_error += last / fmax;
+                    }
+                    if eta != S::one() {
+                        be.scale(eta, f)?;
+                    }
+                    report.substeps += 1;
+                }
+            }
+            be.copy(f, &mut out[i])?;
+        }
+        let fin = be.nrm2(self.f.as_ref().expect("allocated"))?.as_f64();
+        report.error_estimate = rel_error * fin;
+        if !fin.is_finite() {
+            return Err(Error::NonFinite {
+                context: format!("taylor: the result overflows the {} range", S::NAME),
+                index: 0,
+                value: format!("{fin}"),
+            });
+        }
+        Ok(report)
+    }
+
+    /// The shift μ and the norm information of A − μI, per [`NormBound`] and [`Shift`].
+    fn norm_info<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        report: &mut Report,
+    ) -> Result<(c64, NormInfo)> {
+        let bounds = if op.is_hermitian() {
+            op.spectral_bounds()
+        } else {
+            None
+        };
+        let given = |sh: Shift| match sh {
+            Shift::Value(re, im) => c64::new(re, if S::IS_COMPLEX { im } else { 0.0 }),
+            _ => c64::new(0.0, 0.0),
+        };
+        let from_bounds = |mu: c64| -> Option<f64> {
+            bounds.map(|b| {
+                let r = (b.re_min - mu.re).abs().max((b.re_max - mu.re).abs());
+                r.hypot(mu.im)
+            })
+        };
+        let midpoint = bounds.map(|b| c64::new(0.5 * (b.re_min + b.re_max), 0.0));
+        let shift = self.opts.shift;
+        match self.opts.norm.clone() {
+            NormBound::Upper(b) => Ok((
+                given(shift),
+                NormInfo {
+                    norm: b,
+                    d: Vec::new(),
+                    exact: true,
+                },
+            )),
+            NormBound::Auto if bounds.is_some() => {
+                let mu = match shift {
+                    Shift::Auto => midpoint.expect("bounds exist"),
+                    other => given(other),
+                };
+                Ok((
+                    mu,
+                    NormInfo {
+                        norm: from_bounds(mu).expect("bounds exist"),
+                        d: Vec::new(),
+                        exact: true,
+                    },
+                ))
+            }
+            NormBound::Auto | NormBound::Estimate { .. } => {
+                let probes = match self.opts.norm {
+                    NormBound::Estimate { probes } => probes,
+                    _ => 2,
+                };
+                let mu = match (shift, midpoint) {
+                    (Shift::Auto, Some(m)) => m,
+                    (other, _) => given(other),
+                };
+                let d = self.estimate_powers(op, mu, probes, report)?;
+                Ok((
+                    mu,
+                    NormInfo {
+                        norm: d.iter().cloned().fold(0.0, f64::max),
+                        d,
+                        exact: false,
+                    },
+                ))
+            }
+        }
+    }
+
+    /// d_p = 1.25·max over probes (‖(A − μI)^p x‖₂/‖x‖₂)^{1/p}, p = 1, …, p_max + 1, for
+    /// seeded random ±1 (real) or unit-modulus (complex) probes.
+    fn estimate_powers<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        mu: c64,
+        probes: usize,
+        report: &mut Report,
+    ) -> Result<Vec<f64>> {
+        const SAFETY: f64 = 1.25;
+        let be = self.backend;
+        let n = self.n;
+        let pmax = self.opts.p_max;
+        let mut d = vec![0.0f64; pmax + 1];
+        let (x, y) = (
+            self.b.as_mut().expect("allocated"),
+            self.tmp.as_mut().expect("allocated"),
+        );
+        let mu_s = S::from_c64(mu);
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..probes {
+            let host: Vec<S> = (0..n)
+                .map(|_| {
+                    let r = splitmix(&mut state);
+                    let re = if r & 1 == 0 { 1.0 } else { -1.0 };
+                    let im = if r & 2 == 0 { 1.0 } else { -1.0 };
+                    if S::IS_COMPLEX {
+                        S::from_c64(c64::new(re, im) / 2f64.sqrt())
+                    } else {
+                        S::from_f64(re)
+                    }
+                })
+                .collect();
+            let x0 = be.upload(&host)?;
+            be.copy(&x0, x)?;
+            // log‖(A − μI)^p x‖ − log‖x‖, renormalizing x each step.
+            let mut log_growth = 0.0;
+            for p in 1..=pmax + 1 {
+                op.apply(be, S::one(), x, S::zero(), y)?;
+                if mu_s != S::zero() {
+                    be.axpby(-mu_s, x, S::one(), y)?;
+                }
+                report.matvecs += 1;
+                let ny = be.nrm2(y)?.as_f64();
+                let nx = be.nrm2(x)?.as_f64();
+                if !(ny.is_finite() && nx > 0.0) {
+                    if !ny.is_finite() {
+                        return Err(Error::NonFinite {
+                            context: "taylor: norm estimation (the operator returned NaN/∞)".into(),
+                            index: p,
+                            value: format!("{ny}"),
+                        });
+                    }
+                    break;
+                }
+                if ny == 0.0 {
+                    break; // (A − μI)^p x = 0: nilpotent on this probe.
+                }
+                log_growth += (ny / nx).ln();
+                d[p - 1] = d[p - 1].max(SAFETY * (log_growth / p as f64).exp());
+                std::mem::swap(x, y);
+            }
+        }
+        Ok(d)
+    }
+}
+
+/// The unit roundoff of `f64`, the smallest backward-error tolerance θ_m is computed for.
+const UNIT_ROUNDOFF: f64 = 1.0 / 9007199254740992.0;
+
+fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// e^{tA}v by the Taylor method with a fresh workspace. See [`Taylor`].
+///
+/// ```
+/// use matexp_core::{CpuBackend, DenseMatrixOperator};
+/// use matexp_integrators::{TaylorOptions, taylor_expmv};
+/// let cpu = CpuBackend::new();
+/// let op = DenseMatrixOperator::new(2, 2, vec![0.0, -1.0, 1.0, 0.0])?;
+/// let (w, _) = taylor_expmv(&cpu, &op, 0.5, &vec![1.0, 0.0], &TaylorOptions::default())?;
+/// assert!((w[0] - 0.5f64.cos()).abs() < 1e-8 && (w[1] - 0.5f64.sin()).abs() < 1e-8);
+/// # Ok::<(), matexp_core::Error>(())
+/// ```
+pub fn taylor_expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+    backend: &B,
+    op: &O,
+    t: S,
+    v: &B::Vector<S>,
+    opts: &TaylorOptions,
+) -> Result<(B::Vector<S>, Report)> {
+    let n = op.nrows();
+    let mut tay = Taylor::new(backend, n, opts.clone())?;
+    let mut w = backend.zeros(n)?;
+    let r = tay.expmv(op, t, v, &mut w)?;
+    Ok((w, r))
+}
