@@ -464,6 +464,18 @@ impl<'a, B: Backend, S: Scalar> Arnoldi<'a, B, S> {
                             aug::axpby(be, c, &self.basis[i], S::one(), &mut cand)?;
                         }
                         let top = be.nrm2(&cand.big)?.as_f64();
+                        if !top.is_finite() {
+                            return Err(Error::NonFinite {
+                                context: format!(
+                                    "arnoldi: the solution overflows the {} range between \
+                                     t = {s:.6e} and {:.6e}",
+                                    S::NAME,
+                                    s + dt
+                                ),
+                                index: 0,
+                                value: format!("‖x‖ = {top}"),
+                            });
+                        }
                         (dt / t_end) * opts.tol.bound(top)
                     } else {
                         0.0
