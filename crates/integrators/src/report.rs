@@ -15,9 +15,10 @@ pub struct Report {
     pub rejected: usize,
     /// Largest Krylov dimension (Lanczos, Arnoldi) or Taylor degree m* (Taylor) used.
     pub krylov_dim: usize,
-    /// Estimated absolute 2-norm error of the result (largest over output times and
-    /// vectors): the a-posteriori estimate of Lanczos/Arnoldi (summed over substeps), the
-    /// size of the last Taylor terms for Taylor. An estimate, not a bound.
+    /// Estimated absolute 2-norm error of the result (largest over vectors): Lanczos' a
+    /// posteriori estimate at the final dimension (largest over output times), Arnoldi's
+    /// local estimates summed over substeps, and for Taylor the relative sizes of the last
+    /// series terms summed over steps, times ‖w‖. An estimate, not a bound.
     pub error_estimate: f64,
     /// Whether every estimate met the tolerance (false only with
     /// [`crate::LanczosOptions::allow_unconverged`]).
