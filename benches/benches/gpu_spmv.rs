@@ -40,6 +40,7 @@ struct Args {
     small: bool,
     reps: usize,
     multi: bool,
+    cusparse_probe: bool,
 }
 
 fn parse_args() -> Args {
@@ -50,6 +51,7 @@ fn parse_args() -> Args {
         small: false,
         reps: 50,
         multi: true,
+        cusparse_probe: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(s) = it.next() {
@@ -57,6 +59,7 @@ fn parse_args() -> Args {
             "--out" => a.out = it.next().map(PathBuf::from).unwrap_or(a.out),
             "--small" => a.small = true,
             "--no-multi" => a.multi = false,
+            "--cusparse-probe" => a.cusparse_probe = true,
             "--reps" => a.reps = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.reps),
             _ => {} // cargo bench passes --bench; criterion-style filters are not used here
         }
@@ -87,6 +90,7 @@ struct Ctx {
     tag: String,
     copy_bw: f64,
     reps: usize,
+    cusparse: bool,
     records: Vec<Record>,
     summary: Vec<[String; 8]>,
     rng: Rand,
@@ -150,6 +154,16 @@ fn main() {
             std::process::exit(3);
         }
     };
+    if args.cusparse_probe {
+        match cusparse_probe(&gpu) {
+            Ok(e) => println!("cusparse probe: ok (relative error {e:.1e})"),
+            Err(e) => {
+                eprintln!("cusparse probe: FAILED: {e}");
+                std::process::exit(1);
+            }
+        }
+        return;
+    }
     if let Err(e) = run(gpu, &args) {
         eprintln!("gpu_spmv: FAILED: {e}");
         std::process::exit(1);
@@ -171,11 +185,29 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
         "device-to-device copy: {:.0} GB/s (bytes read + written)",
         copy_bw / 1e9
     );
+    // cuSPARSE runs first in a child process: if it fails or crashes there, the benchmark
+    // goes on without the vendor comparison instead of dying with it.
+    let cusparse = match std::env::current_exe().and_then(|exe| {
+        std::process::Command::new(exe)
+            .arg("--cusparse-probe")
+            .status()
+    }) {
+        Ok(s) if s.success() => true,
+        Ok(s) => {
+            println!("cuSPARSE unavailable (probe exited with {s}): no vendor comparison");
+            false
+        }
+        Err(e) => {
+            println!("cuSPARSE probe could not start ({e}): no vendor comparison");
+            false
+        }
+    };
     let mut ctx = Ctx {
         gpu,
         tag,
         copy_bw,
         reps: args.reps,
+        cusparse,
         records: Vec::new(),
         summary: Vec::new(),
         rng: Rand(0x5EED_0000 ^ std::process::id() as u64),
@@ -249,6 +281,31 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
     write_records(&args.out, &ctx.records)?;
     print_summary(&ctx);
     Ok(())
+}
+
+/// A 4×4 tridiagonal SpMV through cuSPARSE against the CPU; returns the relative error.
+fn cusparse_probe(gpu: &GpuBackend) -> Res<f64> {
+    let row_ptr = [0u32, 2, 5, 8, 10];
+    let col_idx = [0u32, 1, 0, 1, 2, 1, 2, 3, 2, 3];
+    let vals = [2.0f64, -1.0, -1.0, 2.0, -1.0, -1.0, 2.0, -1.0, -1.0, 2.0];
+    let a = GpuCsr::from_parts(gpu, 4, 4, &row_ptr, &col_idx, &vals).map_err(err)?;
+    let x = gpu.upload(&[1.0, 2.0, 3.0, 5.0]).map_err(err)?;
+    let mut y = gpu.zeros::<f64>(4).map_err(err)?;
+    eprintln!("cusparse probe: SpMV");
+    a.apply_with(gpu, SpmvKernel::Cusparse, 1.0, &x, 0.0, &mut y)
+        .map_err(err)?;
+    let got = gpu.to_host(&y).map_err(err)?;
+    let want = [0.0, 0.0, -1.0, 7.0];
+    let e = got
+        .iter()
+        .zip(&want)
+        .map(|(g, w)| (g - w).abs())
+        .fold(0.0, f64::max)
+        / 7.0;
+    if e.is_nan() || e > 1e-14 {
+        return Err(format!("cuSPARSE gave {got:?}, want {want:?}"));
+    }
+    Ok(e)
 }
 
 /// Device-to-device copy bandwidth (bytes read + written per second) of a `bytes` buffer.
@@ -360,6 +417,7 @@ fn spmv_case<S: Scalar>(
     let (one, zero) = (S::one(), S::zero());
 
     // Correctness against the CPU backend (rayon SpMV of matexp-sparse), and its time.
+    eprintln!("  {case} {}: CPU reference", S::NAME);
     let mut want = vec![S::zero(); n];
     let cpu_times: Vec<f64> = (0..5)
         .map(|_| {
@@ -372,12 +430,18 @@ fn spmv_case<S: Scalar>(
     let mut cpu_times = cpu_times;
     cpu_times.sort_by(f64::total_cmp);
 
-    let t_cus = time_runs(&dev, 3, ctx.reps, || {
-        op.apply_with(&g, SpmvKernel::Cusparse, one, &x, zero, &mut y)
-    })
-    .map_err(err)?;
-    let err_cus = rel_err(&g.to_host(&y).map_err(err)?, &want);
-    let t_vendor = median(&t_cus);
+    eprintln!("  {case} {}: cuSPARSE", S::NAME);
+    let vendor = if ctx.cusparse {
+        let t = time_runs(&dev, 3, ctx.reps, || {
+            op.apply_with(&g, SpmvKernel::Cusparse, one, &x, zero, &mut y)
+        })
+        .map_err(err)?;
+        Some((t, rel_err(&g.to_host(&y).map_err(err)?, &want)))
+    } else {
+        None
+    };
+    let t_vendor = vendor.as_ref().map(|(t, _)| median(t));
+    eprintln!("  {case} {}: our kernels", S::NAME);
     let mut best = (f64::INFINITY, SpmvKernel::Auto);
     for k in KERNELS {
         g.fill(&mut y, S::from_f64(f64::NAN)).map_err(err)?;
@@ -411,13 +475,15 @@ fn spmv_case<S: Scalar>(
             .error(e)
             .extra("kernel", label.clone())
             .extra("lanes", op.auto_lanes());
-        ctx.push(r, &times, bytes, n, nnz, Some(t_vendor), &label);
+        ctx.push(r, &times, bytes, n, nnz, t_vendor, &label);
     }
-    let r = ctx
-        .record("spmv_gpu", case, "cusparse", S::NAME)
-        .error(err_cus)
-        .extra("kernel", "cusparseSpMV ALG_DEFAULT");
-    ctx.push(r, &t_cus, bytes, n, nnz, None, "cusparse");
+    if let Some((t_cus, err_cus)) = &vendor {
+        let r = ctx
+            .record("spmv_gpu", case, "cusparse", S::NAME)
+            .error(*err_cus)
+            .extra("kernel", "cusparseSpMV ALG_DEFAULT");
+        ctx.push(r, t_cus, bytes, n, nnz, None, "cusparse");
+    }
     let mut r = ctx
         .record("spmv_gpu", case, "cpu", S::NAME)
         .size("n", n)
@@ -434,7 +500,7 @@ fn spmv_case<S: Scalar>(
         best.1,
         best.0 * 1e6,
         op.auto_lanes(),
-        t_vendor * 1e6,
+        t_vendor.unwrap_or(f64::NAN) * 1e6,
         median(&cpu_times) * 1e3
     );
 
@@ -491,11 +557,17 @@ fn pattern_case(ctx: &mut Ctx, case: &str, p: &matexp_sparse::PatternCsr<u32>) -
     let mut y = g.zeros::<f64>(n).map_err(err)?;
     let mut want = vec![0.0; n];
     with_ones.spmv(1.0, &xh, 0.0, &mut want).map_err(err)?;
-    let t_cus = time_runs(&dev, 3, ctx.reps, || {
-        vals.apply_with(&g, SpmvKernel::Cusparse, 1.0, &x, 0.0, &mut y)
-    })
-    .map_err(err)?;
-    let vendor = median(&t_cus);
+    let t_cus = if ctx.cusparse {
+        Some(
+            time_runs(&dev, 3, ctx.reps, || {
+                vals.apply_with(&g, SpmvKernel::Cusparse, 1.0, &x, 0.0, &mut y)
+            })
+            .map_err(err)?,
+        )
+    } else {
+        None
+    };
+    let vendor = t_cus.as_deref().map(median);
     let bytes = op.bytes_per_product::<f64>(false);
     for k in KERNELS {
         let times = time_runs(&dev, 3, ctx.reps, || {
@@ -526,22 +598,17 @@ fn pattern_case(ctx: &mut Ctx, case: &str, p: &matexp_sparse::PatternCsr<u32>) -
             bytes,
             n,
             op.nnz(),
-            Some(vendor),
+            vendor,
             &format!("pattern {label}"),
         );
     }
-    let r = ctx
-        .record("spmv_pattern_gpu", case, "cusparse", "f64")
-        .extra("kernel", "cusparseSpMV on explicit ones");
-    ctx.push(
-        r,
-        &t_cus,
-        vals.bytes_per_product(false),
-        n,
-        op.nnz(),
-        None,
-        "cusparse (ones)",
-    );
+    if let Some(t_cus) = &t_cus {
+        let r = ctx
+            .record("spmv_pattern_gpu", case, "cusparse", "f64")
+            .extra("kernel", "cusparseSpMV on explicit ones");
+        let b = vals.bytes_per_product(false);
+        ctx.push(r, t_cus, b, n, op.nnz(), None, "cusparse (ones)");
+    }
     Ok(())
 }
 
