@@ -178,9 +178,13 @@ pub enum NormBound {
     /// sums, ‖A‖_∞ from row sums, …), μ being the shift in use. Safest and cheapest.
     Upper(f64),
     /// Estimate d_p = max over `probes` seeded random vectors x of (‖(A − μI)^p x‖₂/‖x‖₂)^{1/p},
-    /// p = 1, …, p_max + 1, times a safety factor 1.25. These are lower bounds of the true
-    /// ‖(A − μI)^p‖₂^{1/p} (like SciPy's `onenormest`, an estimate, not a bound); cost
-    /// probes·(p_max + 1) products per call.
+    /// p = 1, …, 2(p_max + 1), times a safety factor 1.25; ‖A − μI‖ is taken as the largest
+    /// d_p, and α_p = max(d_p, d_{p+1}, ρ̂) with ρ̂ the largest d_p beyond p_max + 1 (the power
+    /// sequence's estimate of the spectral radius, a lower bound of every
+    /// ‖(A − μI)^p‖^{1/p}). Without the factor these are lower bounds of the true
+    /// ‖(A − μI)^p‖₂^{1/p} (like SciPy's `onenormest`: an estimate, not a bound). Cost
+    /// 2·probes·(p_max + 1) products per call — for repeated calls, or small ‖tA‖ where this
+    /// dominates, pass [`NormBound::Upper`].
     Estimate {
         /// Number of random probe vectors (≥ 1).
         probes: usize,

@@ -407,7 +407,8 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
     }
 }
 
-/// Disjoint borrows of three basis slots: (previous if `with_prev`, current, next).
+/// Disjoint borrows of three basis slots: (previous if `with_prev`, current, next), for
+/// distinct in-bounds indices.
 fn three_slots<V>(
     basis: &mut [V],
     ip: usize,
@@ -415,20 +416,11 @@ fn three_slots<V>(
     iu: usize,
     with_prev: bool,
 ) -> (Option<&V>, &V, &mut V) {
-    let len = basis.len();
-    debug_assert!(ic < len && iu < len && ic != iu);
-    let ptr = basis.as_mut_ptr();
-    // SAFETY: ic, iu (and ip when used) are distinct in-bounds indices, so the shared and
-    // mutable references do not alias.
-    unsafe {
-        let prev = if with_prev {
-            debug_assert!(ip < len && ip != ic && ip != iu);
-            Some(&*ptr.add(ip))
-        } else {
-            None
-        };
-        (prev, &*ptr.add(ic), &mut *ptr.add(iu))
-    }
+    let (left, rest) = basis.split_at_mut(iu);
+    let (u, right) = rest.split_first_mut().expect("iu is in bounds");
+    let (left, right) = (&*left, &*right);
+    let get = move |i: usize| -> &V { if i < iu { &left[i] } else { &right[i - iu - 1] } };
+    (with_prev.then(|| get(ip)), get(ic), u)
 }
 
 pub(crate) fn check_phi_order(k: usize) -> Result<()> {

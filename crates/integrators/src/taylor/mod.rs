@@ -37,7 +37,7 @@ use params::{NormInfo, select};
 /// SciPy's interval algorithm.
 ///
 /// **Cost.** m*·s products (s ≈ ‖tA‖/θ_{m*}, so about ‖tA‖·(m*/θ_{m*}) ≈ 5.6‖tA‖ for
-/// m* = 55 in double precision), plus probes·(p_max + 1) for estimates; 3 vectors of memory.
+/// m* = 55 in double precision), plus 2·probes·(p_max + 1) for estimates; 3 vectors of memory.
 /// Krylov methods need far fewer products for Hermitian problems (√‖tA‖), Taylor needs no
 /// inner products — attractive on GPUs and for nonnormal problems.
 ///
@@ -71,6 +71,8 @@ pub struct Taylor<'a, B: Backend, S: Scalar> {
     f: Option<B::Vector<S>>,
     b: Option<B::Vector<S>>,
     tmp: Option<B::Vector<S>>,
+    /// Random probes of the norm estimator, uploaded once.
+    probes: Vec<B::Vector<S>>,
 }
 
 impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
@@ -84,6 +86,7 @@ impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
             f: None,
             b: None,
             tmp: None,
+            probes: Vec::new(),
         })
     }
 
@@ -322,11 +325,17 @@ impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
                     (Shift::Auto, Some(m)) => m,
                     (other, _) => given(other),
                 };
-                let d = self.estimate_powers(op, mu, probes, report)?;
+                let mut d = self.estimate_powers(op, mu, probes, report)?;
+                let norm = d.iter().cloned().fold(0.0, f64::max);
+                // ρ(A − μI) ≤ ‖(A − μI)^p‖^{1/p} for every p: the long power sequence's
+                // estimate of ρ is a floor for the α_p.
+                let rho = d[self.opts.p_max + 1..].iter().cloned().fold(0.0, f64::max);
+                d.truncate(self.opts.p_max + 1);
+                d.iter_mut().for_each(|x| *x = x.max(rho));
                 Ok((
                     mu,
                     NormInfo {
-                        norm: d.iter().cloned().fold(0.0, f64::max),
+                        norm,
                         d,
                         exact: false,
                     },
@@ -335,7 +344,7 @@ impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
         }
     }
 
-    /// d_p = 1.25·max over probes (‖(A − μI)^p x‖₂/‖x‖₂)^{1/p}, p = 1, …, p_max + 1, for
+    /// d_p = 1.25·max over probes (‖(A − μI)^p x‖₂/‖x‖₂)^{1/p}, p = 1, …, 2(p_max + 1), for
     /// seeded random ±1 (real) or unit-modulus (complex) probes.
     fn estimate_powers<O: LinearOperator<B, S> + ?Sized>(
         &mut self,
@@ -348,14 +357,19 @@ impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
         let be = self.backend;
         let n = self.n;
         let pmax = self.opts.p_max;
-        let mut d = vec![0.0f64; pmax + 1];
+        // α_p needs d_p for p ≤ p_max + 1; the power sequence continues to twice that
+        // length, which brings the overall ‖A − μI‖ estimate closer to the spectral radius.
+        let steps = 2 * (pmax + 1);
+        let mut d = vec![0.0f64; steps];
         let (x, y) = (
             self.b.as_mut().expect("allocated"),
             self.tmp.as_mut().expect("allocated"),
         );
         let mu_s = S::from_c64(mu);
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        for _ in 0..probes {
+        while self.probes.len() < probes {
+            // Seeded by the probe's index: the same probes in every call (reproducible).
+            let mut state = 0x9E37_79B9_7F4A_7C15u64
+                ^ (self.probes.len() as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03);
             let host: Vec<S> = (0..n)
                 .map(|_| {
                     let r = splitmix(&mut state);
@@ -368,11 +382,13 @@ impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
                     }
                 })
                 .collect();
-            let x0 = be.upload(&host)?;
-            be.copy(&x0, x)?;
+            self.probes.push(be.upload(&host)?);
+        }
+        for x0 in &self.probes[..probes] {
+            be.copy(x0, x)?;
             // log‖(A − μI)^p x‖ − log‖x‖, renormalizing x each step.
             let mut log_growth = 0.0;
-            for p in 1..=pmax + 1 {
+            for p in 1..=steps {
                 op.apply(be, S::one(), x, S::zero(), y)?;
                 if mu_s != S::zero() {
                     be.axpby(-mu_s, x, S::one(), y)?;
