@@ -170,7 +170,7 @@ fn complex_hermitian_with_minus_i() {
     let mi = c64::new(0.0, -1.0);
     sweep(
         &random_hermitian(60, 3),
-        &[1.0, 1e2, 1e3],
+        &[1.0, 1e2, 1e3, 1e4],
         mi,
         &[Lanczos, Arnoldi, Taylor],
         &mut f,
@@ -193,7 +193,7 @@ fn skew_hermitian() {
     let ih = Problem::new("i·H (skew-Hermitian)", h.a.scaled(c64::new(0.0, 1.0)));
     sweep(
         &ih,
-        &[1.0, 1e2, 1e3],
+        &[1.0, 1e2, 1e3, 1e4],
         c64::new(1.0, 0.0),
         &[Arnoldi, Taylor],
         &mut f,
@@ -212,7 +212,7 @@ fn skew_hermitian() {
             }
         }),
     );
-    sweep(&adv, &[1.0, 1e2, 1e3], 1.0, &[Arnoldi, Taylor], &mut f);
+    sweep(&adv, &[1.0, 1e2, 1e3, 1e4], 1.0, &[Arnoldi, Taylor], &mut f);
     report(f);
 }
 

@@ -24,14 +24,18 @@ pub(crate) fn select(
     theta: &[f64],
     m_max: usize,
     p_max: usize,
-) -> (usize, f64) {
+) -> Choice {
     let norm = abs_tau * info.norm;
     if norm == 0.0 {
-        return (0, 1.0);
+        return Choice {
+            m: 0,
+            s: 1.0,
+            size: 0.0,
+        };
     }
     let cost = |m: usize, a: f64| -> f64 { (a / theta[m]).ceil() };
     let cond_3_13 = norm <= 4.0 * (p_max * (p_max + 3)) as f64 * theta[m_max] / m_max as f64;
-    let (mut best_m, mut best_s) = (0usize, f64::INFINITY);
+    let (mut best_m, mut best_s, mut size) = (0usize, f64::INFINITY, norm);
     if info.exact || cond_3_13 {
         for m in 1..=m_max {
             let s = cost(m, norm);
@@ -48,9 +52,51 @@ pub(crate) fn select(
                 if (m as f64) * s < best_m as f64 * best_s || best_m == 0 {
                     best_m = m;
                     best_s = s;
+                    size = alpha;
                 }
             }
         }
     }
-    (best_m, best_s.max(1.0))
+    Choice {
+        m: best_m,
+        s: best_s.max(1.0),
+        size,
+    }
+}
+
+/// A choice of degree m and steps s, and the size (‖τ(A − μI)‖ or α_{p*}) it was made for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Choice {
+    pub(crate) m: usize,
+    pub(crate) s: f64,
+    pub(crate) size: f64,
+}
+
+/// Rounding guard (not in the paper): summing the terms of one step, of size up to
+/// θ^j/j!·‖F‖ ≤ e^θ‖F‖/√(2πθ) with θ = size/s, commits errors ≈ u·e^θ/√(2πθ) relative to
+/// ‖F‖, which add up like √s over the steps when the spectrum of τ(A − μI) is not real
+/// (oscillatory or non-normal problems, where no step damps them). While that estimate
+/// exceeds `budget`, s is doubled and the smallest sufficient m re-chosen: the number of
+/// products grows, by at most ~2× at tolerances near 10⁻¹² and ‖τA‖ ~ 10⁴, and only there.
+pub(crate) fn guard_rounding(
+    mut c: Choice,
+    theta: &[f64],
+    m_max: usize,
+    budget: f64,
+    max_s: f64,
+) -> Choice {
+    const U: f64 = 1.0 / 9007199254740992.0;
+    if c.m == 0 {
+        return c;
+    }
+    let estimate = |c: &Choice| {
+        let th = (c.size / c.s).max(1e-300);
+        U * c.s.sqrt() * th.exp() / (2.0 * std::f64::consts::PI * th).sqrt().max(1.0)
+    };
+    while estimate(&c) > budget && 2.0 * c.s <= max_s {
+        c.s *= 2.0;
+        let per_step = c.size / c.s;
+        c.m = (1..=m_max).find(|&m| theta[m] >= per_step).unwrap_or(m_max);
+    }
+    c
 }
