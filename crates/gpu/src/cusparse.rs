@@ -52,42 +52,152 @@ fn handle(device: &Device) -> Result<sys::cusparseHandle_t> {
         .map_err(|e| Error::Device(e.clone()))
 }
 
-/// A cached matrix descriptor and SpMV workspace of one [`crate::GpuCsr`].
+/// The cuSPARSE state of one [`crate::GpuCsr`]: the matrix descriptor, descriptors of x and
+/// y (their data pointers are updated with `cusparseDnVecSetValues` when the vectors change)
+/// and the SpMV workspace, sized once.
+///
+/// Everything lives as long as the matrix, as cuSPARSE 12.x expects: `cusparseSpMV` keeps
+/// state in the matrix descriptor from one call to the next, tied to the external buffer
+/// and the vector descriptors, so none of them may be replaced between calls (re-creating
+/// the vector descriptors per call crashed cuSPARSE 12.6 on the second call).
 #[derive(Debug)]
 pub(crate) struct SpMatrix {
     descr: sys::cusparseSpMatDescr_t,
-    workspace: Option<DeviceBuffer<u8>>,
+    x: DnVec,
+    y: DnVec,
+    workspace: DeviceBuffer<u8>,
 }
 // SAFETY: used only under the owning matrix's mutex.
 unsafe impl Send for SpMatrix {}
 
 impl Drop for SpMatrix {
     fn drop(&mut self) {
-        // SAFETY: created by cusparseCreateCsr and destroyed once.
+        // SAFETY: created by cusparseCreateCsr and destroyed once (the vector descriptors and
+        // the workspace go after it, in field order).
         let _ = unsafe { sys::cusparseDestroySpMat(self.descr) };
     }
 }
 
-struct DnVec(sys::cusparseDnVecDescr_t);
+#[derive(Debug)]
+struct DnVec {
+    descr: sys::cusparseDnVecDescr_t,
+    ptr: u64,
+}
+
 impl Drop for DnVec {
     fn drop(&mut self) {
         // SAFETY: created by cusparseCreateDnVec and destroyed once.
-        let _ = unsafe { sys::cusparseDestroyDnVec(self.0) };
+        let _ = unsafe { sys::cusparseDestroyDnVec(self.descr) };
     }
 }
 
-fn dn_vec<S: Scalar>(n: usize, ptr: u64) -> Result<DnVec> {
-    let mut d = std::ptr::null_mut();
-    // SAFETY: ptr addresses n elements of S on the device.
-    status("cusparseCreateDnVec", unsafe {
-        sys::cusparseCreateDnVec(
-            &mut d,
-            n as i64,
-            ptr as *mut c_void,
+impl DnVec {
+    fn new<S: Scalar>(n: usize, ptr: u64) -> Result<Self> {
+        let mut d = std::ptr::null_mut();
+        // SAFETY: ptr addresses n elements of S on the device.
+        status("cusparseCreateDnVec", unsafe {
+            sys::cusparseCreateDnVec(
+                &mut d,
+                n as i64,
+                ptr as *mut c_void,
+                scalar::cuda_data_type::<S>(),
+            )
+        })?;
+        Ok(DnVec { descr: d, ptr })
+    }
+
+    /// Points the descriptor at `ptr` (same length and type).
+    fn point_at(&mut self, ptr: u64) -> Result<()> {
+        if ptr != self.ptr {
+            // SAFETY: valid descriptor; ptr addresses a vector of the descriptor's size.
+            status("cusparseDnVecSetValues", unsafe {
+                sys::cusparseDnVecSetValues(self.descr, ptr as *mut c_void)
+            })?;
+            self.ptr = ptr;
+        }
+        Ok(())
+    }
+}
+
+const OP: sys::cusparseOperation_t = sys::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE;
+const ALG: sys::cusparseSpMVAlg_t = sys::cusparseSpMVAlg_t::CUSPARSE_SPMV_ALG_DEFAULT;
+
+fn create<S: Scalar>(
+    h: sys::cusparseHandle_t,
+    st: &CsrStructure,
+    values: u64,
+    alpha: &S,
+    x: u64,
+    beta: &S,
+    y: u64,
+) -> Result<SpMatrix> {
+    let (rp, ci) = st.indices.ptrs();
+    let itype = match st.indices {
+        Indices::U32 { .. } => {
+            // cuSPARSE's 32-bit indices are signed.
+            if st.nnz > i32::MAX as usize || st.ncols > i32::MAX as usize {
+                return Err(Error::Unsupported(
+                    "cuSPARSE 32-bit indices are signed: nnz and ncols must stay below 2^31".into(),
+                ));
+            }
+            sys::cusparseIndexType_t::CUSPARSE_INDEX_32I
+        }
+        Indices::U64 { .. } => sys::cusparseIndexType_t::CUSPARSE_INDEX_64I,
+    };
+    let mut descr = std::ptr::null_mut();
+    // SAFETY: the device arrays hold nrows + 1 offsets, nnz indices and nnz values.
+    status("cusparseCreateCsr", unsafe {
+        sys::cusparseCreateCsr(
+            &mut descr,
+            st.nrows as i64,
+            st.ncols as i64,
+            st.nnz as i64,
+            rp as *mut c_void,
+            ci as *mut c_void,
+            values as *mut c_void,
+            itype,
+            itype,
+            sys::cusparseIndexBase_t::CUSPARSE_INDEX_BASE_ZERO,
             scalar::cuda_data_type::<S>(),
         )
     })?;
-    Ok(DnVec(d))
+    // From here on the descriptor is owned by a guard, so an error below destroys it.
+    struct Guard(sys::cusparseSpMatDescr_t);
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            if !self.0.is_null() {
+                // SAFETY: created above, destroyed once.
+                let _ = unsafe { sys::cusparseDestroySpMat(self.0) };
+            }
+        }
+    }
+    let mut guard = Guard(descr);
+    let vx = DnVec::new::<S>(st.ncols, x)?;
+    let vy = DnVec::new::<S>(st.nrows, y)?;
+    let mut size = 0usize;
+    // SAFETY: descriptors are valid; alpha and beta are host scalars of the compute type.
+    status("cusparseSpMV_bufferSize", unsafe {
+        sys::cusparseSpMV_bufferSize(
+            h,
+            OP,
+            alpha as *const S as *const c_void,
+            descr,
+            vx.descr,
+            beta as *const S as *const c_void,
+            vy.descr,
+            scalar::cuda_data_type::<S>(),
+            ALG,
+            &mut size,
+        )
+    })?;
+    let workspace = DeviceBuffer::uninit(&st.device, size)?;
+    guard.0 = std::ptr::null_mut();
+    Ok(SpMatrix {
+        descr,
+        x: vx,
+        y: vy,
+        workspace,
+    })
 }
 
 /// Queues y ← α·A·x + β·y through cuSPARSE on the matrix's device stream.
@@ -103,67 +213,28 @@ pub(crate) fn spmv<S: Scalar>(
     let h = handle(&st.device)?;
     st.device.bind()?;
     if cache.is_none() {
-        let (rp, ci) = st.indices.ptrs();
-        let itype = match st.indices {
-            Indices::U32 { .. } => {
-                // cuSPARSE's 32-bit indices are signed.
-                if st.nnz > i32::MAX as usize || st.ncols > i32::MAX as usize {
-                    return Err(Error::Unsupported(
-                        "cuSPARSE 32-bit indices are signed: nnz and ncols must stay below 2^31"
-                            .into(),
-                    ));
-                }
-                sys::cusparseIndexType_t::CUSPARSE_INDEX_32I
-            }
-            Indices::U64 { .. } => sys::cusparseIndexType_t::CUSPARSE_INDEX_64I,
-        };
-        let mut descr = std::ptr::null_mut();
-        // SAFETY: the device arrays hold nrows + 1 offsets, nnz indices and nnz values.
-        status("cusparseCreateCsr", unsafe {
-            sys::cusparseCreateCsr(
-                &mut descr,
-                st.nrows as i64,
-                st.ncols as i64,
-                st.nnz as i64,
-                rp as *mut c_void,
-                ci as *mut c_void,
-                values as *mut c_void,
-                itype,
-                itype,
-                sys::cusparseIndexBase_t::CUSPARSE_INDEX_BASE_ZERO,
-                scalar::cuda_data_type::<S>(),
-            )
-        })?;
-        *cache = Some(SpMatrix {
-            descr,
-            workspace: None,
-        });
+        *cache = Some(create::<S>(h, st, values, &alpha, x, &beta, y)?);
     }
     let Some(mat) = cache.as_mut() else {
         return Err(Error::Device("cuSPARSE descriptor missing".into()));
     };
-    let vx = dn_vec::<S>(st.ncols, x)?;
-    let vy = dn_vec::<S>(st.nrows, y)?;
-    let op = sys::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE;
-    let alg = sys::cusparseSpMVAlg_t::CUSPARSE_SPMV_ALG_DEFAULT;
-    let dtype = scalar::cuda_data_type::<S>();
-    let a = &alpha as *const S as *const c_void;
-    let b = &beta as *const S as *const c_void;
-    let mut size = 0usize;
-    // SAFETY: descriptors are valid; alpha and beta are host scalars of the compute type.
-    status("cusparseSpMV_bufferSize", unsafe {
-        sys::cusparseSpMV_bufferSize(h, op, a, mat.descr, vx.0, b, vy.0, dtype, alg, &mut size)
-    })?;
-    if mat.workspace.as_ref().is_none_or(|w| w.len() < size) {
-        mat.workspace = Some(DeviceBuffer::uninit(&st.device, size)?);
-    }
-    let ws = mat
-        .workspace
-        .as_ref()
-        .map_or(std::ptr::null_mut(), |w| w.device_ptr() as *mut c_void);
-    // SAFETY: as above; the workspace holds at least `size` bytes and lives in the cache
-    // until the matrix is dropped (which waits for the stream).
+    mat.x.point_at(x)?;
+    mat.y.point_at(y)?;
+    // SAFETY: descriptors are valid and point at live vectors of the right sizes; alpha and
+    // beta are host scalars of the compute type; the workspace has the size cuSPARSE asked
+    // for and stays the same for every call on this matrix.
     status("cusparseSpMV", unsafe {
-        sys::cusparseSpMV(h, op, a, mat.descr, vx.0, b, vy.0, dtype, alg, ws)
+        sys::cusparseSpMV(
+            h,
+            OP,
+            &alpha as *const S as *const c_void,
+            mat.descr,
+            mat.x.descr,
+            &beta as *const S as *const c_void,
+            mat.y.descr,
+            scalar::cuda_data_type::<S>(),
+            ALG,
+            mat.workspace.device_ptr() as *mut c_void,
+        )
     })
 }
