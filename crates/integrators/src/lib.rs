@@ -61,12 +61,17 @@
 mod augmented;
 mod checks;
 mod krylov;
+pub mod leja;
 mod options;
 mod report;
 mod taylor;
 
 pub use krylov::arnoldi::{Arnoldi, arnoldi_expmv, arnoldi_phimv};
 pub use krylov::lanczos::{Lanczos, lanczos_expmv, lanczos_phimv, total_communicability};
+pub use leja::{
+    Leja, LejaMethod, LejaOptions, LejaReport, LejaWorkspace, leja_expmv, leja_phimv,
+    leja_schrodinger,
+};
 pub use options::{ArnoldiOptions, LanczosOptions, NormBound, Shift, TaylorOptions, Tolerance};
 pub use report::Report;
 pub use taylor::{Taylor, taylor_expmv, taylor_theta};

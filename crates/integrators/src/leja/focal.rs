@@ -32,7 +32,10 @@ pub(crate) struct Focal {
 /// `(re_min, re_max, im_min, im_max)` checked finite, or [`Error::NonFinite`] naming the
 /// first bad bound.
 pub(crate) fn check_bounds(b: &SpectralBounds, origin: &str) -> Result<()> {
-    for (i, v) in [b.re_min, b.re_max, b.im_min, b.im_max].into_iter().enumerate() {
+    for (i, v) in [b.re_min, b.re_max, b.im_min, b.im_max]
+        .into_iter()
+        .enumerate()
+    {
         if !v.is_finite() {
             return Err(Error::NonFinite {
                 context: format!(
@@ -46,7 +49,10 @@ pub(crate) fn check_bounds(b: &SpectralBounds, origin: &str) -> Result<()> {
     if b.re_min > b.re_max || b.im_min > b.im_max {
         return Err(Error::invalid(
             "bounds",
-            format!("[{}, {}] x i[{}, {}]", b.re_min, b.re_max, b.im_min, b.im_max),
+            format!(
+                "[{}, {}] x i[{}, {}]",
+                b.re_min, b.re_max, b.im_min, b.im_max
+            ),
             format!("spectral bounds from {origin} are inverted"),
         ));
     }
@@ -108,11 +114,6 @@ impl Focal {
             across,
             capacity,
         })
-    }
-
-    /// Capacity γ of the focal segment.
-    pub(crate) fn gamma(&self) -> f64 {
-        self.interval.capacity()
     }
 
     /// Coefficients of the Newton step `y_m = ((A − center)/scale − ξ_{m−1}) y_{m−1}`,
@@ -189,6 +190,6 @@ mod tests {
         let f = Focal::new(&SpectralBounds::real(2.0, 4.0).unwrap(), true, false).unwrap();
         assert_eq!(f.interval.endpoints(), (0.0, 4.0));
         let p = Focal::new(&SpectralBounds::real(3.0, 3.0).unwrap(), false, false).unwrap();
-        assert!(p.gamma() > 0.0 && (p.center.re - 3.0).abs() < 1e-12);
+        assert!(p.interval.capacity() > 0.0 && (p.center.re - 3.0).abs() < 1e-12);
     }
 }

@@ -64,17 +64,27 @@ pub(crate) fn model_degree(beta: c64, tol: f64, nodes: &[f64], w: &[f64]) -> Res
     // Shift by −2|Re β| so that max|g| = 1: e^{2ρ} would overflow for long real substeps.
     let alpha = c64::new(-2.0 * beta.re.abs(), 0.0);
     let logs: Vec<f64> = if beta.im == 0.0 {
-        divided_differences(Function::Exp, Affine::new(alpha.re, beta.re), nodes, Method::Stable)?
-            .iter()
-            .zip(w)
-            .map(|(d, wk)| (d.abs() * wk).ln())
-            .collect()
+        divided_differences(
+            Function::Exp,
+            Affine::new(alpha.re, beta.re),
+            nodes,
+            Method::Stable,
+        )?
+        .iter()
+        .zip(w)
+        .map(|(d, wk)| (d.abs() * wk).ln())
+        .collect()
     } else {
-        divided_differences(Function::Exp, Affine::new(alpha, beta), nodes, Method::Stable)?
-            .iter()
-            .zip(w)
-            .map(|(d, wk)| (d.norm() * wk).ln())
-            .collect()
+        divided_differences(
+            Function::Exp,
+            Affine::new(alpha, beta),
+            nodes,
+            Method::Stable,
+        )?
+        .iter()
+        .zip(w)
+        .map(|(d, wk)| (d.norm() * wk).ln())
+        .collect()
     };
     Ok(tail_degree(&logs, tol))
 }
@@ -156,8 +166,12 @@ mod tests {
         let nodes = matexp_leja::leja_points(400).unwrap();
         let w = node_products(nodes);
         // Real β = 32 at 1e-8 needs 52 points; imaginary β = 32 needs 96 (module table).
-        let real = model_degree(c64::new(32.0, 0.0), 1e-8, nodes, &w).unwrap().unwrap();
-        let imag = model_degree(c64::new(0.0, 32.0), 1e-8, nodes, &w).unwrap().unwrap();
+        let real = model_degree(c64::new(32.0, 0.0), 1e-8, nodes, &w)
+            .unwrap()
+            .unwrap();
+        let imag = model_degree(c64::new(0.0, 32.0), 1e-8, nodes, &w)
+            .unwrap()
+            .unwrap();
         assert!((50..=56).contains(&real), "{real}");
         assert!((94..=100).contains(&imag), "{imag}");
         // The radius search inverts it.

@@ -5,7 +5,9 @@
 //! [`matexp_leja::power_spectral_radius`] (same margins) but run on backend vectors, so that
 //! a GPU operator is never copied to the host; only the starting vector is uploaded.
 
-use matexp_core::{Backend, Error, LinearOperator, RealScalar, Result, Scalar, SpectralBounds, c64};
+use matexp_core::{
+    Backend, Error, LinearOperator, RealScalar, Result, Scalar, SpectralBounds, c64,
+};
 
 /// Lanczos steps of the estimate (fewer for smaller operators).
 pub(crate) const LANCZOS_STEPS: usize = 40;
@@ -53,7 +55,12 @@ fn start_vector<S: Scalar>(n: usize) -> Vec<S> {
     v
 }
 
-fn check_output<B: Backend, S: Scalar>(be: &B, what: &str, step: usize, y: &B::Vector<S>) -> Result<f64> {
+fn check_output<B: Backend, S: Scalar>(
+    be: &B,
+    what: &str,
+    step: usize,
+    y: &B::Vector<S>,
+) -> Result<f64> {
     let nrm = be.nrm2(y)?.as_f64();
     if nrm.is_finite() {
         return Ok(nrm);

@@ -1,0 +1,224 @@
+//! Polynomial interpolation at Leja points: `e^{tA}v`, `φ_k(tA)v`, `Σ t^jφ_j(tA)b_j` and
+//! `e^{−itH}v` with error control, on any backend.
+//!
+//! # The method
+//!
+//! **Focal interval and capacity-one scaling.** The spectrum of `A` is enclosed in a box
+//! (from [`LejaOptions::bounds`], [`matexp_core::LinearOperator::spectral_bounds`] —
+//! Gershgorin for CSR matrices — or an estimate: 40 Lanczos steps for Hermitian operators,
+//! 40 power steps otherwise). Its *focal interval* is the segment `c + s·[−2, 2]` along the
+//! box's longer side (real axis, `s = γ`, or imaginary axis, `s = iγ`; real scalars always
+//! use the real axis), with the spectrum assumed inside the ellipse with foci at its
+//! endpoints through the box corners. Interpolation happens on [−2, 2], the interval of
+//! logarithmic capacity one: `Â = (A − c)/s` has its spectrum in (the ellipse around)
+//! [−2, 2]. Capacity one matters because the Leja product `∏_{j<m}|ξ_m − ξ_j|`, i.e. the
+//! size of the Newton basis, behaves like `capacity^m`: on [−2, 2] it stays of order one
+//! (subexponential) instead of over- or underflowing like `γ^m`.
+//!
+//! **Newton form.** For a substep `τ`, `g(ξ) = e^{τ(c + sξ)}` is interpolated at the Leja
+//! points `ξ_0 = 2, ξ_1 = −2, ξ_2 = 0, …` of [−2, 2] (the shipped table of
+//! [`matexp_leja::leja_points`]):
+//!
+//! ```text
+//! e^{τA}u ≈ p_m = Σ_{j≤m} d_j y_j,   y_0 = u,   y_j = (Â − ξ_{j−1}) y_{j−1},
+//! d_j = g[ξ_0, …, ξ_j]   (divided differences, matexp-divdiff's stable method).
+//! ```
+//!
+//! Each term is one fused [`matexp_core::LinearOperator::leja_step`]
+//! (`y_j = A·y_{j−1}/s + (−c/s − ξ_{j−1})·y_{j−1}`, `p += d_j y_j`, returns `‖y_j‖`): one
+//! product and one pass over three vectors, whatever the backend. Leja points are a
+//! *sequence*, so the degree grows until the error estimate is met. The divided differences
+//! come from the stable algorithm (first column of the exponential of the bidiagonal node
+//! matrix): the plain Newton table of the thesis loses every small coefficient for
+//! `|τ|γ ≳ 1`, which then stalls the stopping test. They are cached in the
+//! [`LejaWorkspace`] per substep length: time stepping with a fixed step computes them once.
+//!
+//! **Substeps.** The convergence model (the first `m` after which every term
+//! `|d_j|·max_{[−2,2]}|ω_j|` of the scalar Newton series of `e^{βξ}` stays below the
+//! tolerance, computed once per direction of `β` and tolerance and cached for the process)
+//! gives the largest radius `ρ_max` for which at most `target_fraction·max_degree` points
+//! suffice (defaults 0.75·128 = 96). The interval `[t_{i−1}, t_i]` between output times is
+//! cut into `⌈|Δt|·capacity/ρ_max⌉` equal substeps, with capacity the focal ellipse's
+//! (`γ` for a segment). Real growth (`β = τγ` real, diffusion) needs `O(√ρ)` points, so
+//! substeps are long (`ρ_max` ≈ 60–130 by tolerance); oscillation (`β` imaginary,
+//! Schrödinger) needs `≈ 2ρ` points (`ρ_max` ≈ 35–40). A substep that has not converged
+//! after `max_degree` points is halved (all remaining substeps are, too), at most
+//! `max_halvings` times.
+//!
+//! **Stopping rule.** With `e_j = |d_j|·‖y_j‖₂` (for the augmented φ operator, the norm
+//! includes the host tail), a substep stops at the first `m ≥ floor` with
+//!
+//! ```text
+//! e_m + e_{m−1} ≤ rtol_τ·‖p_m‖₂ + atol·|τ|/T,   rtol_τ = max(rtol·|τ|/T, 4ε),
+//! ```
+//!
+//! `T` the whole time range, so that the local errors add up to the tolerance. Two terms,
+//! not one: a single coefficient can be tiny by symmetry. For oscillatory substeps that is
+//! not enough: the first Leja points lie on dyadic grids that alias `e^{iρξ}` to a slowly
+//! varying function, and the terms can fall by five orders of magnitude over ten steps and
+//! rise again (measured at `ρ = 24`: terms down to `7e−6` at degree 10, error 1.4). Hence the
+//! *aliasing floor* `floor = ⌈0.7·m_model⌉` (0 for real growth, where no early stop was
+//! observed in 1 500 trials on random diagonal spectra). `‖p_m‖` is read only when the
+//! test passes with the upper bound `‖p_k‖ + Σ_{k<j≤m} e_j`. The test is an *estimate*:
+//! it is reliable when the terms decay superlinearly, which interpolation of entire
+//! functions at Leja points guarantees once the degree passes the model's.
+//!
+//! **φ-functions.** `Σ_{j=0}^{p} t^jφ_j(tA)b_j` is the top block of `e^{tÃ}[b₀; η·e_p]`
+//! with `Ã = [[A, W/η], [0, J]]`, `W = [b_p, …, b_1]`, `J` the nilpotent shift (Al-Mohy &
+//! Higham 2011, Thm 2.1): an exponential, so substeps compose exactly, which φ_k itself does
+//! not. The `p` tail entries live on the host and are reset to their exact values
+//! `η·t^{p−1−i}/(p−1−i)!` at every substep, `η` balances the two blocks, and the focal
+//! interval is widened to contain 0 (the eigenvalue of `J`). Each term costs the fused step
+//! plus `p` AXPYs, one AXPY and one norm. `φ_k(tA)v = t^{−k}·(top block with b_k = v)`.
+//!
+//! **`e^{−itH}v`.** For Hermitian `H` with spectrum in `[λ_min, λ_max]` and `t` real,
+//! [`Leja::schrodinger`] interpolates `e^{z}` at the Leja points of the imaginary focal
+//! interval `−it·[λ_min, λ_max]` (`β = −itγ` purely imaginary). By affine invariance of
+//! polynomial interpolation this is the same polynomial as interpolating `e^{−itλ}` at the
+//! real Leja points of `[λ_min, λ_max]`; what the imaginary path changes is the model —
+//! `|e^{z}| = 1` on the interval, so no `e^{2ρ}` normalisation and no cancellation (the
+//! terms exceed `‖v‖` by at most ≈ 20), and the aliasing floor guards the stop. A real
+//! focal interval treatment of the *generator* `−iH` would need the ellipse around the
+//! imaginary segment and cost more than twice the points.
+//!
+//! **The thesis's method.** [`LejaMethod::SeedFixed`] reproduces Algorithm 10 of the 2011
+//! GPU thesis: fixed equal substeps, the plain Newton recurrence for the divided
+//! differences, the single-term test `|d_m|·‖y_m‖ < tol`, at most 500 points.
+//!
+//! # Cost and accuracy
+//!
+//! Per term: one operator application, one pass over `y_{j−1}`, `y_j`, `p` (fused) and one
+//! norm read back; memory: four vectors of order `n` (plus the `p` columns for φ). Per new
+//! substep length: one stable divided-difference computation, `O(m·w·ρ)` host flops for
+//! `m ≤ max_degree` points (≈ milliseconds). Points per unit of `|t|·capacity`: ≈ 0.6–1.2
+//! for diffusion (fewer for longer substeps), ≈ 2.5–3 for Schrödinger.
+//!
+//! Measured (tests of this crate): errors within `10·rtol` of dense `expm` / analytic
+//! references for `rtol` = 1e−4 … 1e−12 on 1D/2D/3D Laplacians (`‖tA‖` up to 10⁴), a
+//! non-symmetric advection–diffusion operator, the spin-bath Hamiltonian (`e^{−itH}`) and a
+//! skew-Hermitian operator. Rounding limits the attainable relative accuracy to a few
+//! hundred `ε` times the number of substeps; the error is relative to `‖e^{tA}v‖`, which
+//! for strongly damped `v` can be far below `‖v‖`.
+//!
+//! # Example
+//!
+//! ```
+//! use matexp_core::{CpuBackend, DenseMatrixOperator};
+//! use matexp_integrators::{Leja, LejaOptions};
+//! let cpu = CpuBackend::new();
+//! // 1D heat equation, A = tridiag(1, −2, 1)·(n+1)², u₀ = the first sine mode.
+//! let n = 40;
+//! let h2 = ((n + 1) * (n + 1)) as f64;
+//! let mut a = vec![0.0; n * n];
+//! for i in 0..n {
+//!     a[i * n + i] = -2.0 * h2;
+//!     if i + 1 < n { a[i * n + i + 1] = h2; a[(i + 1) * n + i] = h2; }
+//! }
+//! let op = DenseMatrixOperator::new(n, n, a)?;
+//! let pi = std::f64::consts::PI;
+//! let u0: Vec<f64> = (1..=n).map(|i| (pi * i as f64 / (n + 1) as f64).sin()).collect();
+//! let mut leja = Leja::new(&cpu, n, LejaOptions::with_rtol(1e-10))?;
+//! let mut u = vec![0.0; n];
+//! let report = leja.expmv(&op, 0.1, &u0, &mut u)?;
+//! // u₀ is an eigenvector: e^{tA}u₀ = e^{tλ₁}u₀.
+//! let l1 = -4.0 * h2 * (pi / (2.0 * (n + 1) as f64)).sin().powi(2);
+//! for i in 0..n {
+//!     assert!((u[i] - (0.1 * l1).exp() * u0[i]).abs() < 1e-10);
+//! }
+//! assert!(report.converged);
+//! # Ok::<(), matexp_core::Error>(())
+//! ```
+
+mod focal;
+mod model;
+mod newton;
+mod options;
+mod report;
+mod solver;
+mod spectrum;
+mod workspace;
+
+pub use options::{LejaMethod, LejaOptions};
+pub use report::LejaReport;
+pub use solver::Leja;
+pub use spectrum::BoundsSource;
+pub use workspace::LejaWorkspace;
+
+use matexp_core::{Backend, LinearOperator, Result, Scalar};
+
+/// e^{tA}v by Leja interpolation with a fresh workspace. See [`Leja`].
+///
+/// ```
+/// use matexp_core::{CpuBackend, DenseMatrixOperator};
+/// use matexp_integrators::{LejaOptions, leja_expmv};
+/// let cpu = CpuBackend::new();
+/// let op = DenseMatrixOperator::new(2, 2, vec![0.0, -1.0, 1.0, 0.0])?; // rotation generator
+/// let (w, _) = leja_expmv(&cpu, &op, 0.5, &vec![1.0, 0.0], &LejaOptions::default())?;
+/// assert!((w[0] - 0.5f64.cos()).abs() < 1e-8 && (w[1] - 0.5f64.sin()).abs() < 1e-8);
+/// # Ok::<(), matexp_core::Error>(())
+/// ```
+pub fn leja_expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+    backend: &B,
+    op: &O,
+    t: S,
+    v: &B::Vector<S>,
+    opts: &LejaOptions,
+) -> Result<(B::Vector<S>, LejaReport)> {
+    let mut leja = Leja::new(backend, op.nrows(), *opts)?;
+    let mut w = backend.zeros(op.nrows())?;
+    let r = leja.expmv(op, t, v, &mut w)?;
+    Ok((w, r))
+}
+
+/// φ_k(tA)v by Leja interpolation with a fresh workspace. See [`Leja::phimv`].
+///
+/// ```
+/// use matexp_core::{CpuBackend, DenseMatrixOperator};
+/// use matexp_integrators::{LejaOptions, leja_phimv};
+/// let cpu = CpuBackend::new();
+/// let op = DenseMatrixOperator::new(1, 1, vec![-2.0])?;
+/// let (w, _) = leja_phimv(&cpu, &op, 1, 1.0, &vec![1.0], &LejaOptions::default())?;
+/// assert!((w[0] - (1.0 - (-2f64).exp()) / 2.0).abs() < 1e-8);
+/// # Ok::<(), matexp_core::Error>(())
+/// ```
+pub fn leja_phimv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+    backend: &B,
+    op: &O,
+    k: usize,
+    t: S,
+    v: &B::Vector<S>,
+    opts: &LejaOptions,
+) -> Result<(B::Vector<S>, LejaReport)> {
+    let mut leja = Leja::new(backend, op.nrows(), *opts)?;
+    let mut w = backend.zeros(op.nrows())?;
+    let r = leja.phimv(op, k, t, v, &mut w)?;
+    Ok((w, r))
+}
+
+/// e^{−itH}v for Hermitian `H` by Leja interpolation on the imaginary focal interval, with a
+/// fresh workspace. See [`Leja::schrodinger`].
+///
+/// ```
+/// use matexp_core::{CpuBackend, DenseMatrixOperator, c64};
+/// use matexp_integrators::{LejaOptions, leja_schrodinger};
+/// let cpu = CpuBackend::new();
+/// // H = σ_x: e^{−itσ_x}e₁ = (cos t, −i sin t).
+/// let one = c64::new(1.0, 0.0);
+/// let h = DenseMatrixOperator::new(2, 2, vec![c64::new(0.0, 0.0), one, one, c64::new(0.0, 0.0)])?;
+/// let (w, _) = leja_schrodinger(&cpu, &h, 3.0, &vec![one, c64::new(0.0, 0.0)], &LejaOptions::with_rtol(1e-10))?;
+/// assert!((w[0] - c64::new(3f64.cos(), 0.0)).norm() < 1e-9);
+/// assert!((w[1] - c64::new(0.0, -3f64.sin())).norm() < 1e-9);
+/// # Ok::<(), matexp_core::Error>(())
+/// ```
+pub fn leja_schrodinger<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+    backend: &B,
+    op: &O,
+    t: f64,
+    v: &B::Vector<S>,
+    opts: &LejaOptions,
+) -> Result<(B::Vector<S>, LejaReport)> {
+    let mut leja = Leja::new(backend, op.nrows(), *opts)?;
+    let mut w = backend.zeros(op.nrows())?;
+    let r = leja.schrodinger(op, t, v, &mut w)?;
+    Ok((w, r))
+}

@@ -1,0 +1,179 @@
+//! One substep: the Newton form of the Leja interpolant applied to a vector.
+//!
+//! `p = Σ_{m≤M} d_m y_m`, `y_0 = u`, `y_m = ((A − c)/s − ξ_{m−1}) y_{m−1}`, one fused
+//! [`LinearOperator::leja_step`] per term, so the loop never touches vector entries on the
+//! host: per term it reads back one norm (the one the fused step returns), and the norm of
+//! `p` only when the cheap upper bound says the test may pass.
+
+use super::focal::Focal;
+use matexp_core::{Backend, LejaStep, LinearOperator, RealScalar, Result, Scalar};
+
+/// When to stop adding terms.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Rule {
+    /// `e_m + e_{m−1} ≤ rel·‖p‖ + abs` with `e_j = |d_j|·‖y_j‖`, not before degree `floor`.
+    TwoTerm { floor: usize, rel: f64, abs: f64 },
+    /// The thesis's `|d_m|·‖y_m‖ < abs`.
+    Single { abs: f64 },
+}
+
+/// The augmented part of φ-function substeps: `Ã = [[A, W/η], [0, J]]` acting on
+/// `[y; tail]`, with the `p` tail entries on the host.
+#[derive(Debug)]
+pub(crate) struct Augmented<'w, B: Backend, S: Scalar> {
+    /// Columns of `W`.
+    pub cols: &'w [&'w B::Vector<S>],
+    /// `1/η`.
+    pub inv_eta: S,
+    /// The tail of `y_0` (already scaled by `η`).
+    pub tail0: Vec<S>,
+    pub tail_a: Vec<S>,
+    pub tail_b: Vec<S>,
+}
+
+/// What a substep reached.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Outcome {
+    /// Highest index `m` of the terms added.
+    pub degree: usize,
+    /// The stopping quantity at exit (`e_m + e_{m−1}`, or `e_m` for the thesis's rule).
+    pub estimate: f64,
+    /// The threshold it was compared with at exit.
+    pub threshold: f64,
+    pub converged: bool,
+    /// ‖p‖₂ at exit.
+    pub pnorm: f64,
+    /// Operator applications.
+    pub matvecs: usize,
+    /// A basis vector overflowed (the spectral interval is too small, or the substep too long).
+    pub overflow: bool,
+    /// `Σ_j |d_j|·‖y_j‖`: rounding in the Newton sum is about `ε` times this.
+    pub term_sum: f64,
+}
+
+fn tail_norm<S: Scalar>(t: &[S]) -> f64 {
+    matexp_core::norms::nrm2(t).as_f64()
+}
+
+/// Runs one substep from `u` (norm `unorm`) into `p`, using `ya`, `yb` as the two basis
+/// buffers. `coeffs[m] = d_m`, `xi[m]` the Leja points of [−2, 2].
+pub(crate) fn substep<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+    be: &B,
+    op: &O,
+    focal: &Focal,
+    coeffs: &[S],
+    xi: &[f64],
+    rule: Rule,
+    u: &B::Vector<S>,
+    unorm: f64,
+    p: &mut B::Vector<S>,
+    ya: &mut B::Vector<S>,
+    yb: &mut B::Vector<S>,
+    mut aug: Option<&mut Augmented<'_, B, S>>,
+) -> Result<Outcome> {
+    let d0 = coeffs[0];
+    be.axpby(d0, u, S::zero(), p)?;
+    let y0norm = match aug.as_deref() {
+        Some(a) => unorm.hypot(tail_norm(&a.tail0)),
+        None => unorm,
+    };
+    let mut e_prev = d0.modulus().as_f64() * y0norm;
+    // ‖p‖ is known exactly at `p_known`; `p_upper` adds the terms since (triangle inequality).
+    let mut p_upper = d0.modulus().as_f64() * unorm;
+    let mut p_known = p_upper;
+    let max_m = coeffs.len() - 1;
+    let mut out = Outcome {
+        degree: 0,
+        estimate: e_prev,
+        threshold: 0.0,
+        converged: false,
+        pnorm: p_known,
+        matvecs: 0,
+        overflow: false,
+        term_sum: e_prev,
+    };
+    if let Some(a) = aug.as_deref_mut() {
+        a.tail_a.clone_from(&a.tail0);
+    }
+    for m in 1..=max_m {
+        let dm = coeffs[m];
+        let step = focal.step(xi[m - 1], dm);
+        // y_{m−1} is u for m = 1, then alternates between the two buffers.
+        let (prev, next): (&B::Vector<S>, &mut B::Vector<S>) = if m == 1 {
+            (u, &mut *ya)
+        } else if m % 2 == 0 {
+            (&*ya, &mut *yb)
+        } else {
+            (&*yb, &mut *ya)
+        };
+        let ny = match aug.as_deref_mut() {
+            None => op.leja_step(be, &step, prev, next, p)?.as_f64(),
+            Some(a) => {
+                // The top block needs A·y + W·tail/η: the fused step without the p update,
+                // then the rank-p correction, then p and the norm.
+                let bare = LejaStep {
+                    coeff: S::zero(),
+                    ..step
+                };
+                op.leja_step(be, &bare, prev, next, p)?;
+                // tail_a holds the tail of y_{m−1}, tail_b receives that of y_m.
+                for (col, &z) in a.cols.iter().zip(&a.tail_a) {
+                    if z != S::zero() {
+                        be.axpby(step.inv_gamma * z * a.inv_eta, col, S::one(), next)?;
+                    }
+                }
+                let len = a.tail_a.len();
+                for i in 0..len {
+                    let shifted = if i + 1 < len {
+                        a.tail_a[i + 1]
+                    } else {
+                        S::zero()
+                    };
+                    a.tail_b[i] = step.inv_gamma * shifted + step.shift * a.tail_a[i];
+                }
+                std::mem::swap(&mut a.tail_a, &mut a.tail_b);
+                be.axpby(dm, next, S::one(), p)?;
+                be.nrm2(next)?.as_f64().hypot(tail_norm(&a.tail_a))
+            }
+        };
+        out.matvecs += 1;
+        out.degree = m;
+        if !ny.is_finite() {
+            out.overflow = true;
+            out.estimate = f64::INFINITY;
+            return Ok(out);
+        }
+        let e = dm.modulus().as_f64() * ny;
+        p_upper += e;
+        out.term_sum += e;
+        match rule {
+            Rule::Single { abs } => {
+                out.estimate = e;
+                out.threshold = abs;
+                if e < abs {
+                    out.converged = true;
+                    out.pnorm = be.nrm2(p)?.as_f64();
+                    return Ok(out);
+                }
+            }
+            Rule::TwoTerm { floor, rel, abs } => {
+                let est = e + e_prev;
+                out.estimate = est;
+                out.threshold = rel * p_known + abs;
+                if m >= floor && est <= rel * p_upper + abs {
+                    p_known = be.nrm2(p)?.as_f64();
+                    p_upper = p_known;
+                    out.threshold = rel * p_known + abs;
+                    if est <= out.threshold {
+                        out.converged = true;
+                        out.pnorm = p_known;
+                        return Ok(out);
+                    }
+                }
+            }
+        }
+        e_prev = e;
+    }
+    out.pnorm = be.nrm2(p)?.as_f64();
+    Ok(out)
+}

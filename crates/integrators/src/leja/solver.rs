@@ -1,0 +1,826 @@
+//! The Leja solver: bounds, focal interval, substep planning and the march through the
+//! output times.
+
+use super::focal::{Focal, check_bounds};
+use super::model::{max_radius, model_degree, node_products};
+use super::newton::{Augmented, Rule, substep};
+use super::options::{LejaMethod, LejaOptions};
+use super::report::LejaReport;
+use super::spectrum::{BoundsSource, estimate};
+use super::workspace::{CoeffKey, Coefficients, LejaWorkspace};
+use crate::checks;
+use matexp_core::{
+    Backend, Error, LinearOperator, RealScalar, Result, Scalar, SpectralBounds, c64,
+};
+use matexp_divdiff::{Affine, Function, Method, divided_differences};
+
+/// Fraction of the model degree below which a substep may not stop (the degree floor; see
+/// the module documentation).
+pub(crate) const DEGREE_FLOOR: f64 = 0.9;
+/// Across-axis extent, in radians of oscillation per substep, beyond which the ellipse
+/// (not the segment) decides the model: `|τ|·b > 0.5`.
+const ACROSS_OSCILLATION: f64 = 0.5;
+
+/// Leja interpolation of `e^{tA}v`, `φ_k(tA)v`, `Σ t^jφ_j(tA)b_j` and `e^{−itH}v` on any
+/// backend, with a reusable workspace. See the [module documentation](crate::leja) for the
+/// method, its stopping rule, cost and accuracy.
+///
+/// ```
+/// use matexp_core::{CpuBackend, DenseMatrixOperator};
+/// use matexp_integrators::{Leja, LejaOptions};
+/// let cpu = CpuBackend::new();
+/// // e^{tA}v for A = [[−1, 10], [0, −2]] (non-normal), t = 1.
+/// let op = DenseMatrixOperator::new(2, 2, vec![-1.0, 10.0, 0.0, -2.0])?;
+/// let mut leja = Leja::new(&cpu, 2, LejaOptions::with_rtol(1e-12))?;
+/// let mut w = vec![0.0; 2];
+/// let report = leja.expmv(&op, 1.0, &vec![0.0, 1.0], &mut w)?;
+/// let (e1, e2) = ((-1f64).exp(), (-2f64).exp());
+/// assert!((w[0] - 10.0 * (e1 - e2)).abs() < 1e-11 && (w[1] - e2).abs() < 1e-12);
+/// assert!(report.converged && report.matvecs > 0);
+/// # Ok::<(), matexp_core::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Leja<'a, B: Backend, S: Scalar> {
+    backend: &'a B,
+    opts: LejaOptions,
+    ws: LejaWorkspace<B, S>,
+}
+
+/// The spectral information of one call.
+#[derive(Debug, Clone, Copy)]
+struct Resolved {
+    bounds: SpectralBounds,
+    source: BoundsSource,
+    focal: Focal,
+    matvecs: usize,
+}
+
+/// The φ part of a call: `W`'s columns (`b_p, …, b_1`), their largest norm, and `k` for
+/// `φ_k` (divide by `t^k` at the end) or `None` for a combination.
+struct PhiPart<'w, B: Backend, S: Scalar> {
+    cols: &'w [&'w B::Vector<S>],
+    max_norm: f64,
+}
+
+impl<'a, B: Backend, S: Scalar> Leja<'a, B, S> {
+    /// A solver for operators of order `n` with a fresh workspace.
+    pub fn new(backend: &'a B, n: usize, opts: LejaOptions) -> Result<Self> {
+        Self::with_workspace(backend, LejaWorkspace::new(n), opts)
+    }
+
+    /// A solver reusing `ws` (its vectors and cached coefficients).
+    pub fn with_workspace(
+        backend: &'a B,
+        ws: LejaWorkspace<B, S>,
+        opts: LejaOptions,
+    ) -> Result<Self> {
+        opts.validate::<S>()?;
+        Ok(Leja { backend, opts, ws })
+    }
+
+    /// The workspace (to move it to another solver).
+    pub fn into_workspace(self) -> LejaWorkspace<B, S> {
+        self.ws
+    }
+
+    /// The workspace in use.
+    pub fn workspace(&self) -> &LejaWorkspace<B, S> {
+        &self.ws
+    }
+
+    /// The options in use.
+    pub fn options(&self) -> &LejaOptions {
+        &self.opts
+    }
+
+    /// Replaces the options (validated).
+    pub fn set_options(&mut self, opts: LejaOptions) -> Result<()> {
+        opts.validate::<S>()?;
+        self.opts = opts;
+        Ok(())
+    }
+
+    /// w ← e^{tA}v. `t` may be complex for complex `S`; `t = −iτ` with Hermitian `A`
+    /// interpolates on the imaginary focal interval (see [`Leja::schrodinger`]).
+    pub fn expmv<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        t: S,
+        v: &B::Vector<S>,
+        w: &mut B::Vector<S>,
+    ) -> Result<LejaReport> {
+        checks::time("t", t)?;
+        self.expmv_times(op, t, &[1.0], v, std::slice::from_mut(w))
+    }
+
+    /// out[i] ← e^{tᵢ·scale·A}v for non-decreasing tᵢ ≥ 0, marching from one time to the
+    /// next (each output costs only the substeps from the previous one).
+    pub fn expmv_times<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        scale: S,
+        times: &[f64],
+        v: &B::Vector<S>,
+        out: &mut [B::Vector<S>],
+    ) -> Result<LejaReport> {
+        checks::time("scale", scale)?;
+        checks::times(times)?;
+        checks::count("leja: number of outputs vs times", times.len(), out.len())?;
+        let n = self.check_op(op)?;
+        let vnorm = checks::vector(self.backend, "leja: v", v, n)?;
+        for (i, o) in out.iter().enumerate() {
+            checks::output(self.backend, &format!("leja: output {i}"), o, n)?;
+        }
+        let res = self.resolve(op, false)?;
+        self.integrate(op, &res, scale, times, Some((v, vnorm)), None, out)
+    }
+
+    /// ws[j] ← e^{tA}·vs[j], one vector after another, sharing the spectral bounds and the
+    /// cached coefficients.
+    pub fn expmv_block<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        t: S,
+        vs: &[B::Vector<S>],
+        ws: &mut [B::Vector<S>],
+    ) -> Result<LejaReport> {
+        checks::time("t", t)?;
+        checks::count("leja: number of outputs vs inputs", vs.len(), ws.len())?;
+        let n = self.check_op(op)?;
+        let mut norms = Vec::with_capacity(vs.len());
+        for (j, (v, w)) in vs.iter().zip(ws.iter()).enumerate() {
+            norms.push(checks::vector(
+                self.backend,
+                &format!("leja: vs[{j}]"),
+                v,
+                n,
+            )?);
+            checks::output(self.backend, &format!("leja: ws[{j}]"), w, n)?;
+        }
+        let res = self.resolve(op, false)?;
+        let mut total = LejaReport::new(self.method_name());
+        total.bounds = Some((res.bounds, res.source));
+        total.matvecs = res.matvecs;
+        total.estimate_matvecs = res.matvecs;
+        let no_estimate = Resolved { matvecs: 0, ..res };
+        for ((v, w), &vn) in vs.iter().zip(ws.iter_mut()).zip(&norms) {
+            let r = self.integrate(
+                op,
+                &no_estimate,
+                t,
+                &[1.0],
+                Some((v, vn)),
+                None,
+                std::slice::from_mut(w),
+            )?;
+            total.merge(&r);
+        }
+        Ok(total)
+    }
+
+    /// w ← e^{−itH}v for Hermitian `H` (complex scalars): Leja interpolation of `e^{z}` on
+    /// the imaginary focal interval `−it·[λ_min, λ_max]`. [`Error::Unsupported`] for real
+    /// `S`. The bounds of `H` come from the options, the operator, or a Lanczos estimate.
+    pub fn schrodinger<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        t: f64,
+        v: &B::Vector<S>,
+        w: &mut B::Vector<S>,
+    ) -> Result<LejaReport> {
+        if !t.is_finite() {
+            return Err(Error::invalid("t", t, "must be finite"));
+        }
+        // Any real t (negative: backward evolution).
+        self.expmv(op, minus_i::<S>()? * S::from_f64(t), v, w)
+    }
+
+    /// out[i] ← e^{−itᵢH}v for non-decreasing tᵢ ≥ 0 (see [`Leja::schrodinger`]).
+    pub fn schrodinger_times<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        times: &[f64],
+        v: &B::Vector<S>,
+        out: &mut [B::Vector<S>],
+    ) -> Result<LejaReport> {
+        let scale = minus_i::<S>()?;
+        self.expmv_times(op, scale, times, v, out)
+    }
+
+    /// w ← φ_k(tA)v, as `t^{−k}` times the top block of `e^{tÃ}[0; e_k]` for the augmented
+    /// operator (module documentation); `t = 0` gives `v/k!`.
+    pub fn phimv<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        k: usize,
+        t: S,
+        v: &B::Vector<S>,
+        w: &mut B::Vector<S>,
+    ) -> Result<LejaReport> {
+        checks::time("t", t)?;
+        check_phi_order(k)?;
+        if k == 0 {
+            return self.expmv(op, t, v, w);
+        }
+        let n = self.check_op(op)?;
+        let vnorm = checks::vector(self.backend, "leja: v", v, n)?;
+        checks::output(self.backend, "leja: w", w, n)?;
+        let kfact: f64 = (1..=k).map(|i| i as f64).product();
+        if t == S::zero() {
+            self.backend.copy(v, w)?;
+            self.backend.scale(S::from_f64(1.0 / kfact), w)?;
+            return Ok(LejaReport::new(self.method_name()));
+        }
+        let tk = (0..k).fold(S::one(), |acc, _| acc * t);
+        let inv = S::one() / tk;
+        if !(inv.finite() && inv != S::zero()) {
+            return Err(Error::invalid(
+                "t",
+                t,
+                format!("t^{k} is outside the floating-point range; use phi_combination"),
+            ));
+        }
+        // W = [v, 0, …, 0] (b_k = v is the first column).
+        let mut cols: Vec<&B::Vector<S>> = vec![v];
+        let zero;
+        if k > 1 {
+            zero = self.backend.zeros::<S>(n)?;
+            cols.extend(std::iter::repeat_n(&zero, k - 1));
+        }
+        let res = self.resolve(op, true)?;
+        let phi = PhiPart {
+            cols: &cols,
+            max_norm: vnorm,
+        };
+        let r = self.integrate(
+            op,
+            &res,
+            t,
+            &[1.0],
+            None,
+            Some(phi),
+            std::slice::from_mut(w),
+        )?;
+        self.backend.scale(inv, w)?;
+        Ok(r)
+    }
+
+    /// w ← Σ_{j=0}^{p} t^j·φ_j(tA)·b_j for `bs = [b₀, …, b_p]` (the combination exponential
+    /// integrators need).
+    pub fn phi_combination<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        t: S,
+        bs: &[&B::Vector<S>],
+        w: &mut B::Vector<S>,
+    ) -> Result<LejaReport> {
+        checks::time("t", t)?;
+        self.phi_combination_times(op, t, &[1.0], bs, std::slice::from_mut(w))
+    }
+
+    /// out[i] ← Σ_j (tᵢ·scale)^j·φ_j(tᵢ·scale·A)·b_j for non-decreasing tᵢ ≥ 0.
+    pub fn phi_combination_times<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        scale: S,
+        times: &[f64],
+        bs: &[&B::Vector<S>],
+        out: &mut [B::Vector<S>],
+    ) -> Result<LejaReport> {
+        checks::time("scale", scale)?;
+        checks::times(times)?;
+        checks::count("leja: number of outputs vs times", times.len(), out.len())?;
+        if bs.is_empty() {
+            return Err(Error::invalid("bs", "[]", "needs at least b₀"));
+        }
+        check_phi_order(bs.len() - 1)?;
+        let n = self.check_op(op)?;
+        let mut norms = Vec::with_capacity(bs.len());
+        for (j, b) in bs.iter().enumerate() {
+            norms.push(checks::vector(self.backend, &format!("leja: b_{j}"), b, n)?);
+        }
+        for (i, o) in out.iter().enumerate() {
+            checks::output(self.backend, &format!("leja: output {i}"), o, n)?;
+        }
+        let p = bs.len() - 1;
+        let res = self.resolve(op, p > 0)?;
+        if p == 0 {
+            return self.integrate(op, &res, scale, times, Some((bs[0], norms[0])), None, out);
+        }
+        let cols: Vec<&B::Vector<S>> = (0..p).map(|i| bs[p - i]).collect();
+        let phi = PhiPart {
+            cols: &cols,
+            max_norm: norms[1..].iter().cloned().fold(0.0, f64::max),
+        };
+        self.integrate(
+            op,
+            &res,
+            scale,
+            times,
+            Some((bs[0], norms[0])),
+            Some(phi),
+            out,
+        )
+    }
+
+    fn method_name(&self) -> &'static str {
+        match self.opts.method {
+            LejaMethod::Adaptive => "leja",
+            LejaMethod::SeedFixed { .. } => "leja-seed",
+        }
+    }
+
+    fn check_op<O: LinearOperator<B, S> + ?Sized>(&self, op: &O) -> Result<usize> {
+        let n = checks::square_order("leja", op)?;
+        if n != self.ws.order() {
+            return Err(Error::dim(
+                "leja: operator order vs workspace",
+                self.ws.order(),
+                n,
+            ));
+        }
+        Ok(n)
+    }
+
+    /// Spectral bounds (options, operator, or estimate) and the focal interval.
+    fn resolve<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        include_zero: bool,
+    ) -> Result<Resolved> {
+        let (bounds, source, matvecs) = if let Some(b) = self.opts.bounds {
+            (b, BoundsSource::Options, 0)
+        } else if let Some(b) = op.spectral_bounds() {
+            check_bounds(&b, "LinearOperator::spectral_bounds")?;
+            (b, BoundsSource::Operator, 0)
+        } else {
+            self.ws.ensure(self.backend)?;
+            let ws = &mut self.ws;
+            let (u, p, ya) = (
+                ws.u.as_mut().expect("allocated"),
+                ws.p.as_mut().expect("allocated"),
+                ws.ya.as_mut().expect("allocated"),
+            );
+            let (b, src, k) = estimate(self.backend, op, [u, p, ya])?;
+            check_bounds(
+                &b,
+                if src == BoundsSource::Lanczos {
+                    "the Lanczos estimate"
+                } else {
+                    "the power-iteration estimate"
+                },
+            )?;
+            (b, src, k)
+        };
+        let focal = Focal::new(&bounds, include_zero, S::IS_COMPLEX)?;
+        Ok(Resolved {
+            bounds,
+            source,
+            focal,
+            matvecs,
+        })
+    }
+
+    /// Marches `u' = Au (+ polynomial forcing)` from `u(0) = b₀` through `times·scale`.
+    fn integrate<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        res: &Resolved,
+        scale: S,
+        times: &[f64],
+        start: Option<(&B::Vector<S>, f64)>,
+        phi: Option<PhiPart<'_, B, S>>,
+        out: &mut [B::Vector<S>],
+    ) -> Result<LejaReport> {
+        let be = self.backend;
+        let opts = self.opts;
+        let mut report = LejaReport::new(self.method_name());
+        report.bounds = Some((res.bounds, res.source));
+        report.matvecs = res.matvecs;
+        report.estimate_matvecs = res.matvecs;
+        let seed_substeps = match opts.method {
+            LejaMethod::Adaptive => None,
+            LejaMethod::SeedFixed { substeps } => {
+                if phi.is_some() {
+                    return Err(Error::Unsupported(
+                        "the thesis's fixed-substep Leja method computes exp only; use \
+                         LejaMethod::Adaptive for φ-functions"
+                            .into(),
+                    ));
+                }
+                Some(substeps)
+            }
+        };
+        self.ws.ensure(be)?;
+        let ws = &mut self.ws;
+        let mut u = ws.u.take().expect("allocated");
+        let mut p = ws.p.take().expect("allocated");
+        let mut ya = ws.ya.take().expect("allocated");
+        let mut yb = ws.yb.take().expect("allocated");
+        let result = march(
+            be,
+            op,
+            &opts,
+            res,
+            scale,
+            times,
+            start,
+            phi.as_ref(),
+            seed_substeps,
+            ws,
+            [&mut u, &mut p, &mut ya, &mut yb],
+            out,
+            &mut report,
+        );
+        ws.u = Some(u);
+        ws.p = Some(p);
+        ws.ya = Some(ya);
+        ws.yb = Some(yb);
+        result.map(|()| report)
+    }
+}
+
+fn minus_i<S: Scalar>() -> Result<S> {
+    if !S::IS_COMPLEX {
+        return Err(Error::Unsupported(format!(
+            "e^(-itH)v needs complex scalars (c32 or c64), not {}",
+            S::NAME
+        )));
+    }
+    Ok(S::from_c64(c64::new(0.0, -1.0)))
+}
+
+pub(crate) fn check_phi_order(k: usize) -> Result<()> {
+    if k > matexp_divdiff::MAX_PHI_ORDER {
+        return Err(Error::invalid(
+            "k",
+            k,
+            format!("φ_k is supported for k ≤ {}", matexp_divdiff::MAX_PHI_ORDER),
+        ));
+    }
+    Ok(())
+}
+
+/// Direction (radians) of `β` in the convergence model of a substep `τ`: that of `τ·scale`
+/// (0 or π for real growth, ±π/2 for oscillation), or π/2 when the box's extent across the
+/// focal axis makes the substep oscillate regardless.
+fn model_direction(focal: &Focal, tau: c64) -> f64 {
+    if focal.across * tau.norm() > ACROSS_OSCILLATION {
+        std::f64::consts::FRAC_PI_2
+    } else {
+        (tau * focal.scale).arg()
+    }
+}
+
+/// Number of substeps for a segment of complex length `delta`.
+fn substeps_for(
+    focal: &Focal,
+    delta: c64,
+    total: f64,
+    opts: &LejaOptions,
+    eps: f64,
+    nodes: &[f64],
+) -> Result<usize> {
+    let target = ((opts.target_fraction * opts.max_degree as f64).floor() as usize).max(2);
+    let r_seg = delta.norm() * focal.capacity;
+    let mut s = 1usize;
+    for _ in 0..6 {
+        let tau = delta / s as f64;
+        let theta = model_direction(focal, tau);
+        let tol = local_rtol(opts.tol.rtol, tau.norm(), total, eps);
+        let r_max = max_radius(theta, tol, target, nodes)?;
+        let need = (r_seg / r_max).ceil();
+        let need = if need.is_finite() {
+            need.clamp(1.0, 1e15) as usize
+        } else {
+            usize::MAX
+        };
+        if need <= s {
+            break;
+        }
+        s = need;
+    }
+    Ok(s)
+}
+
+/// Relative tolerance of a substep of length `tau` out of `total`: the local errors then sum
+/// to at most `rtol` over the whole range; never below a few units of rounding.
+fn local_rtol(rtol: f64, tau: f64, total: f64, eps: f64) -> f64 {
+    let frac = if total > 0.0 {
+        (tau / total).min(1.0)
+    } else {
+        1.0
+    };
+    (rtol * frac).max(4.0 * eps)
+}
+
+fn bits(z: c64) -> (u64, u64) {
+    (z.re.to_bits(), z.im.to_bits())
+}
+
+/// The Newton coefficients of `e^{α + βξ}`, `α = τ·center`, `β = τ·scale`, at `nodes`.
+fn newton_coefficients<S: Scalar>(
+    focal: &Focal,
+    tau: c64,
+    nodes: &[f64],
+    method: Method,
+) -> Result<Vec<S>> {
+    let alpha = tau * focal.center;
+    let beta = tau * focal.scale;
+    if alpha.im == 0.0 && beta.im == 0.0 {
+        Ok(
+            divided_differences(Function::Exp, Affine::new(alpha.re, beta.re), nodes, method)?
+                .into_iter()
+                .map(S::from_f64)
+                .collect(),
+        )
+    } else {
+        if !S::IS_COMPLEX {
+            return Err(Error::Unsupported(format!(
+                "complex interpolation coefficients (α = {alpha}, β = {beta}) with real scalars {}",
+                S::NAME
+            )));
+        }
+        Ok(
+            divided_differences(Function::Exp, Affine::new(alpha, beta), nodes, method)?
+                .into_iter()
+                .map(S::from_c64)
+                .collect(),
+        )
+    }
+}
+
+/// z_i(t) = t^{p−1−i}/(p−1−i)! for i = 0..p, the tail of e^{tJ}e_p.
+fn tail_at<S: Scalar>(t: c64, p: usize, out: &mut [S]) {
+    let mut val = c64::new(1.0, 0.0);
+    for j in 0..p {
+        // entry p−1−j holds t^j/j!
+        out[p - 1 - j] = S::from_c64(val);
+        val = val * t / (j + 1) as f64;
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+    be: &B,
+    op: &O,
+    opts: &LejaOptions,
+    res: &Resolved,
+    scale: S,
+    times: &[f64],
+    start: Option<(&B::Vector<S>, f64)>,
+    phi: Option<&PhiPart<'_, B, S>>,
+    seed_substeps: Option<usize>,
+    ws: &mut LejaWorkspace<B, S>,
+    vecs: [&mut B::Vector<S>; 4],
+    out: &mut [B::Vector<S>],
+    report: &mut LejaReport,
+) -> Result<()> {
+    let [u, p, ya, yb] = vecs;
+    let focal = res.focal;
+    let eps = S::Real::EPS.as_f64();
+    let nodes = matexp_leja::leja_points(opts.max_degree + 1)?;
+    let scale_c = scale.to_c64();
+    let t_last = *times.last().expect("validated non-empty");
+    let total = (scale_c * t_last).norm();
+    let mut unorm = match start {
+        Some((v, vn)) => {
+            be.copy(v, u)?;
+            vn
+        }
+        None => {
+            be.fill(u, S::zero())?;
+            0.0
+        }
+    };
+    let ncols = phi.map_or(0, |f| f.cols.len());
+    let mut aug = phi.map(|f| Augmented::<B, S> {
+        cols: f.cols,
+        inv_eta: S::one(),
+        tail0: vec![S::zero(); ncols],
+        tail_a: vec![S::zero(); ncols],
+        tail_b: vec![S::zero(); ncols],
+    });
+    let phi_norm = phi.map_or(0.0, |f| f.max_norm);
+    // Nothing to do for a zero start without forcing (e^{tA}0 = 0), or t = 0 everywhere.
+    let trivial = (unorm == 0.0 && phi_norm == 0.0) || total == 0.0;
+    let mut t_cur = 0.0f64;
+    let mut split = 1usize;
+    let mut halvings = 0usize;
+    let mut attempts = 0usize;
+    for (j, &t_j) in times.iter().enumerate() {
+        if trivial || t_j == t_cur {
+            be.copy(u, &mut out[j])?;
+            continue;
+        }
+        let mut seg_start = t_cur;
+        let mut s = match seed_substeps {
+            Some(n) => ((n as f64) * (t_j - t_cur) / t_last).ceil().max(1.0) as usize,
+            None => substeps_for(&focal, scale_c * (t_j - t_cur), total, opts, eps, nodes)? * split,
+        };
+        let mut k = 0usize;
+        while k < s {
+            attempts += 1;
+            if attempts > opts.max_substeps {
+                return Err(Error::NoConvergence {
+                    method: "leja",
+                    detail: format!(
+                        "max_substeps = {} reached at t = {t_cur} of {t_last} ({} products)",
+                        opts.max_substeps, report.matvecs
+                    ),
+                });
+            }
+            let dt = (t_j - seg_start) / s as f64;
+            let tau = scale_c * dt;
+            let tol_loc = local_rtol(opts.tol.rtol, tau.norm(), total, eps);
+            let frac = if total > 0.0 {
+                (tau.norm() / total).min(1.0)
+            } else {
+                1.0
+            };
+            let theta = model_direction(&focal, tau);
+            let r_eff = tau.norm() * focal.capacity;
+            let seed = seed_substeps.is_some();
+            let key = CoeffKey {
+                tau: bits(tau),
+                center: bits(focal.center),
+                scale: bits(focal.scale),
+                nodes: nodes.len(),
+                seed,
+                floor_tol: tol_loc.to_bits(),
+                floor_theta: theta.to_bits(),
+                floor_radius: r_eff.to_bits(),
+            };
+            let coeffs = ws.coefficients(key, || {
+                let method = if seed {
+                    Method::Recurrence
+                } else {
+                    Method::Stable
+                };
+                let values = newton_coefficients::<S>(&focal, tau, nodes, method)?;
+                let floor = if seed {
+                    0
+                } else {
+                    let w = node_products(nodes);
+                    let beta = c64::from_polar(r_eff, theta);
+                    let m = model_degree(beta, tol_loc, nodes, &w)?.unwrap_or(opts.max_degree);
+                    (DEGREE_FLOOR * m as f64).ceil() as usize
+                };
+                Ok(Coefficients { values, floor })
+            })?;
+            let rule = if seed {
+                Rule::Single {
+                    abs: opts.tol.atol + opts.tol.rtol * start.map_or(0.0, |(_, vn)| vn),
+                }
+            } else {
+                Rule::TwoTerm {
+                    floor: coeffs.floor,
+                    rel: tol_loc,
+                    abs: opts.tol.atol * frac,
+                }
+            };
+            if let (Some(a), Some(f)) = (aug.as_mut(), phi) {
+                tail_at(scale_c * t_cur, ncols, &mut a.tail0);
+                let znorm = matexp_core::norms::nrm2(&a.tail0).as_f64();
+                let target = if unorm > 0.0 { unorm } else { f.max_norm };
+                let eta = if znorm > 0.0 && target > 0.0 {
+                    target / znorm
+                } else {
+                    1.0
+                };
+                a.tail0.iter_mut().for_each(|z| *z *= S::from_f64(eta));
+                a.inv_eta = S::from_f64(1.0 / eta);
+            }
+            let outcome = substep(
+                be,
+                op,
+                &focal,
+                &coeffs.values,
+                nodes,
+                rule,
+                u,
+                unorm,
+                p,
+                ya,
+                yb,
+                aug.as_mut(),
+            )?;
+            report.matvecs += outcome.matvecs;
+            // Rounding in the Newton sum is about ε·Σ|d_j|·‖y_j‖: when that exceeds the
+            // tolerance (the focal interval reaches far above the part of the spectrum that
+            // survives, so early terms cancel), a shorter substep is needed.
+            let rounding_limited = !seed && eps * outcome.term_sum > outcome.threshold;
+            let accept = (outcome.converged && !rounding_limited)
+                || (opts.allow_unconverged
+                    && !outcome.overflow
+                    && (seed || halvings >= opts.max_halvings));
+            if accept {
+                std::mem::swap(u, p);
+                unorm = outcome.pnorm;
+                if !unorm.is_finite() {
+                    let host = be.to_host(u)?;
+                    let (index, value) = matexp_core::norms::first_non_finite(&host)
+                        .map(|(i, v)| (i, format!("{v}")))
+                        .unwrap_or((0, format!("norm {unorm}")));
+                    return Err(Error::NonFinite {
+                        context: format!("Leja result at t = {t_cur} (overflow)"),
+                        index,
+                        value,
+                    });
+                }
+                report.substeps += 1;
+                report.degrees.push(outcome.degree);
+                report.max_degree = report.max_degree.max(outcome.degree);
+                report.error_estimate += outcome.estimate;
+                report.converged &= outcome.converged;
+                k += 1;
+                t_cur = if k == s {
+                    t_j
+                } else {
+                    seg_start + dt * k as f64
+                };
+                continue;
+            }
+            // Not converged within max_degree points (or the basis overflowed).
+            report.rejected += 1;
+            if seed {
+                return Err(Error::NoConvergence {
+                    method: "leja-seed",
+                    detail: format!(
+                        "substep {k} of {s} (t = {t_cur}) reached {} points with |d_m|·‖y_m‖ = {:.3e} \
+                         ≥ tol = {:.3e}{}",
+                        outcome.degree + 1,
+                        outcome.estimate,
+                        outcome.threshold,
+                        if outcome.overflow {
+                            " (basis overflow)"
+                        } else {
+                            ""
+                        }
+                    ),
+                });
+            }
+            halvings += 1;
+            if halvings > opts.max_halvings {
+                return Err(Error::NoConvergence {
+                    method: "leja",
+                    detail: format!(
+                        "substep τ = {tau} at t = {t_cur} of {t_last} reached degree {} with \
+                         estimate {:.3e} > threshold {:.3e}{} after {} halvings ({} products); \
+                         the spectral bounds may not enclose the spectrum",
+                        outcome.degree,
+                        outcome.estimate,
+                        outcome.threshold,
+                        if outcome.overflow {
+                            " (basis overflow)"
+                        } else {
+                            ""
+                        },
+                        opts.max_halvings,
+                        report.matvecs
+                    ),
+                });
+            }
+            // Halve, or, when rounding limited the substep, cut it so that the cancellation
+            // factor H = Σ|terms|/‖p‖, which behaves like e^{c·τ}, becomes H^{1/f} with
+            // ε·H^{1/f} below the (proportionally smaller) tolerance.
+            let mut factor = 2usize;
+            if rounding_limited && outcome.converged && outcome.pnorm > 0.0 {
+                let hump = (outcome.term_sum / outcome.pnorm).max(1.0);
+                let tol_ratio = outcome.threshold / outcome.pnorm.max(f64::MIN_POSITIVE);
+                // ε·f·H^{1/f} decreases up to f = ln H; beyond, shorter substeps only add up
+                // more rounding.
+                let f_best = hump.ln().max(2.0);
+                while (factor as f64) < f_best
+                    && eps * hump.powf(1.0 / factor as f64) > 0.5 * tol_ratio / factor as f64
+                {
+                    factor *= 2;
+                }
+            }
+            split = split.saturating_mul(factor);
+            seg_start = t_cur;
+            s = factor * (s - k);
+            k = 0;
+        }
+        be.copy(u, &mut out[j])?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tail_is_the_exponential_of_the_shift() {
+        let mut z = [0.0f64; 3];
+        tail_at(c64::new(2.0, 0.0), 3, &mut z);
+        assert_eq!(z, [2.0, 2.0, 1.0]);
+    }
+
+    #[test]
+    fn local_tolerance_is_proportional_and_floored() {
+        assert_eq!(local_rtol(1e-6, 1.0, 4.0, 1e-16), 2.5e-7);
+        assert_eq!(local_rtol(1e-12, 1.0, 1e6, 1e-16), 4e-16);
+    }
+}

@@ -1,0 +1,121 @@
+//! The reusable state of the Leja methods: backend vectors and cached divided differences.
+
+use matexp_core::{Backend, Result, Scalar};
+use std::sync::Arc;
+
+/// How many coefficient sets a workspace keeps (least recently used first out). Stepping
+/// through equally spaced output times needs one; irregular times one per interval.
+pub(crate) const CACHE_CAPACITY: usize = 16;
+
+/// Identifies a set of Newton coefficients: the substep `τ`, the focal segment, the number
+/// of nodes, the algorithm, and the tolerance the aliasing floor was computed for (all as
+/// exact bit patterns: equal keys mean equal coefficients).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct CoeffKey {
+    pub tau: (u64, u64),
+    pub center: (u64, u64),
+    pub scale: (u64, u64),
+    pub nodes: usize,
+    pub seed: bool,
+    pub floor_tol: u64,
+    pub floor_theta: u64,
+    pub floor_radius: u64,
+}
+
+/// Divided differences `d_m` of one substep and its aliasing floor.
+#[derive(Debug, Clone)]
+pub(crate) struct Coefficients<S> {
+    pub values: Vec<S>,
+    pub floor: usize,
+}
+
+/// Backend vectors and coefficient cache of [`crate::Leja`]; reusable across calls,
+/// operators and options of the same order `n`, so that time stepping allocates no backend
+/// memory after the first call and recomputes no divided differences for a repeated step.
+///
+/// ```
+/// use matexp_core::{CpuBackend, DenseMatrixOperator};
+/// use matexp_integrators::{Leja, LejaOptions, LejaWorkspace};
+/// let cpu = CpuBackend::new();
+/// let op = DenseMatrixOperator::new(2, 2, vec![-2.0, 1.0, 1.0, -2.0])?;
+/// let mut leja = Leja::with_workspace(&cpu, LejaWorkspace::new(2), LejaOptions::default())?;
+/// let mut u = vec![1.0, 0.0];
+/// let mut next = vec![0.0; 2];
+/// for _ in 0..10 {
+///     leja.expmv(&op, 0.1, &u, &mut next)?; // the second step reuses the coefficients
+///     std::mem::swap(&mut u, &mut next);
+/// }
+/// assert_eq!(leja.workspace().cached_coefficient_sets(), 1);
+/// // e^{A}e₁ with eigenvalues −1, −3: ((e^{−1} + e^{−3})/2, (e^{−1} − e^{−3})/2).
+/// let (a, b) = ((-1f64).exp(), (-3f64).exp());
+/// assert!((u[0] - (a + b) / 2.0).abs() < 1e-7 && (u[1] - (a - b) / 2.0).abs() < 1e-7);
+/// # Ok::<(), matexp_core::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct LejaWorkspace<B: Backend, S: Scalar> {
+    n: usize,
+    pub(crate) u: Option<B::Vector<S>>,
+    pub(crate) p: Option<B::Vector<S>>,
+    pub(crate) ya: Option<B::Vector<S>>,
+    pub(crate) yb: Option<B::Vector<S>>,
+    cache: Vec<(CoeffKey, Arc<Coefficients<S>>)>,
+}
+
+impl<B: Backend, S: Scalar> LejaWorkspace<B, S> {
+    /// An empty workspace for operators of order `n` (vectors are allocated on first use).
+    pub fn new(n: usize) -> Self {
+        LejaWorkspace {
+            n,
+            u: None,
+            p: None,
+            ya: None,
+            yb: None,
+            cache: Vec::new(),
+        }
+    }
+
+    /// The operator order this workspace serves.
+    pub fn order(&self) -> usize {
+        self.n
+    }
+
+    /// Number of coefficient sets currently cached.
+    pub fn cached_coefficient_sets(&self) -> usize {
+        self.cache.len()
+    }
+
+    /// Drops the cached coefficients (the vectors stay allocated).
+    pub fn clear_cache(&mut self) {
+        self.cache.clear();
+    }
+
+    /// Allocates the four vectors of order `n` if not yet done.
+    pub(crate) fn ensure(&mut self, be: &B) -> Result<()> {
+        for slot in [&mut self.u, &mut self.p, &mut self.ya, &mut self.yb] {
+            if slot.is_none() {
+                *slot = Some(be.zeros(self.n)?);
+            }
+        }
+        Ok(())
+    }
+
+    /// The cached coefficients for `key`, computing them with `make` on a miss.
+    pub(crate) fn coefficients(
+        &mut self,
+        key: CoeffKey,
+        make: impl FnOnce() -> Result<Coefficients<S>>,
+    ) -> Result<Arc<Coefficients<S>>> {
+        if let Some(pos) = self.cache.iter().position(|(k, _)| *k == key) {
+            let entry = self.cache.remove(pos);
+            let c = entry.1.clone();
+            self.cache.push(entry);
+            return Ok(c);
+        }
+        let c = Arc::new(make()?);
+        if self.cache.len() == CACHE_CAPACITY {
+            self.cache.remove(0);
+        }
+        self.cache.push((key, c.clone()));
+        Ok(c)
+    }
+}
