@@ -213,7 +213,7 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
     // goes on without the vendor comparison instead of dying with it.
     let cusparse = match std::env::current_exe().and_then(|exe| {
         std::process::Command::new(exe)
-            .arg("--cusparse-probe")
+            .args(["--cusparse-probe", "c64", "1000"])
             .status()
     }) {
         Ok(s) if s.success() => true,

@@ -56,10 +56,10 @@ fn handle(device: &Device) -> Result<sys::cusparseHandle_t> {
 /// y (their data pointers are updated with `cusparseDnVecSetValues` when the vectors change)
 /// and the SpMV workspace, sized once.
 ///
-/// Everything lives as long as the matrix, as cuSPARSE 12.x expects: `cusparseSpMV` keeps
-/// state in the matrix descriptor from one call to the next, tied to the external buffer
-/// and the vector descriptors, so none of them may be replaced between calls (re-creating
-/// the vector descriptors per call crashed cuSPARSE 12.6 on the second call).
+/// Everything lives as long as the matrix: cuSPARSE 12.x requires the same external buffer
+/// for every `cusparseSpMV` call on a matrix descriptor (CUDA 12.6 release notes), and
+/// reusing the descriptors keeps the per-call host work to the SpMV itself, as a user of the
+/// library would set it up.
 #[derive(Debug)]
 pub(crate) struct SpMatrix {
     descr: sys::cusparseSpMatDescr_t,
@@ -119,6 +119,18 @@ impl DnVec {
     }
 }
 
+/// A host scalar handed to cuSPARSE by pointer, aligned as `cuDoubleComplex` is (16 bytes):
+/// cuSPARSE reads complex scalars with aligned vector loads, and `Complex<f64>` on the Rust
+/// stack is only 8-byte aligned (an unaligned `alpha` crashed `cusparseSpMV` for c64).
+#[repr(C, align(16))]
+struct HostScalar<S>(S);
+
+impl<S> HostScalar<S> {
+    fn ptr(&self) -> *const c_void {
+        &self.0 as *const S as *const c_void
+    }
+}
+
 const OP: sys::cusparseOperation_t = sys::cusparseOperation_t::CUSPARSE_OPERATION_NON_TRANSPOSE;
 const ALG: sys::cusparseSpMVAlg_t = sys::cusparseSpMVAlg_t::CUSPARSE_SPMV_ALG_DEFAULT;
 
@@ -126,9 +138,9 @@ fn create<S: Scalar>(
     h: sys::cusparseHandle_t,
     st: &CsrStructure,
     values: u64,
-    alpha: &S,
+    alpha: &HostScalar<S>,
     x: u64,
-    beta: &S,
+    beta: &HostScalar<S>,
     y: u64,
 ) -> Result<SpMatrix> {
     let (rp, ci) = st.indices.ptrs();
@@ -180,10 +192,10 @@ fn create<S: Scalar>(
         sys::cusparseSpMV_bufferSize(
             h,
             OP,
-            alpha as *const S as *const c_void,
+            alpha.ptr(),
             descr,
             vx.descr,
-            beta as *const S as *const c_void,
+            beta.ptr(),
             vy.descr,
             scalar::cuda_data_type::<S>(),
             ALG,
@@ -212,6 +224,7 @@ pub(crate) fn spmv<S: Scalar>(
 ) -> Result<()> {
     let h = handle(&st.device)?;
     st.device.bind()?;
+    let (alpha, beta) = (HostScalar(alpha), HostScalar(beta));
     if cache.is_none() {
         *cache = Some(create::<S>(h, st, values, &alpha, x, &beta, y)?);
     }
@@ -227,10 +240,10 @@ pub(crate) fn spmv<S: Scalar>(
         sys::cusparseSpMV(
             h,
             OP,
-            &alpha as *const S as *const c_void,
+            alpha.ptr(),
             mat.descr,
             mat.x.descr,
-            &beta as *const S as *const c_void,
+            beta.ptr(),
             mat.y.descr,
             scalar::cuda_data_type::<S>(),
             ALG,
