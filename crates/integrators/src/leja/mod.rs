@@ -45,8 +45,8 @@
 //! after `max_degree` points is halved (all remaining substeps are, too), at most
 //! `max_halvings` times.
 //!
-//! **Stopping rule.** With `e_j = |d_j|·‖y_j‖₂` (for the augmented φ operator, the norm
-//! includes the host tail), a substep stops at the first `m ≥ floor` with
+//! **Stopping rule.** With `e_j = |d_j|·‖y_j‖₂` (for the augmented φ operator, of the top
+//! block), a substep stops at the first `m ≥ floor` with
 //!
 //! ```text
 //! e_m + e_{m−1} ≤ rtol_τ·‖p_m‖₂ + atol·|τ|/T,   rtol_τ = max(rtol·|τ|/T, 4ε),
