@@ -40,6 +40,7 @@ struct Args {
     small: bool,
     reps: usize,
     multi: bool,
+    e2e: bool,
     /// `--cusparse-probe [SCALAR N]`: a cuSPARSE self-check (default f64, n = 4).
     cusparse_probe: Option<(String, usize)>,
 }
@@ -52,6 +53,7 @@ fn parse_args() -> Args {
         small: false,
         reps: 30,
         multi: true,
+        e2e: true,
         cusparse_probe: None,
     };
     let mut it = std::env::args().skip(1);
@@ -60,6 +62,7 @@ fn parse_args() -> Args {
             "--out" => a.out = it.next().map(PathBuf::from).unwrap_or(a.out),
             "--small" => a.small = true,
             "--no-multi" => a.multi = false,
+            "--no-e2e" => a.e2e = false,
             "--cusparse-probe" => {
                 let rest: Vec<String> = std::env::args().collect();
                 let i = rest
@@ -313,6 +316,10 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
     }
 
     ctx.flush(&args.out)?;
+    if args.e2e {
+        leja_e2e(&mut ctx, args)?;
+        ctx.flush(&args.out)?;
+    }
     print_summary(&ctx);
     Ok(())
 }
@@ -812,6 +819,257 @@ fn lanczos_case(ctx: &mut Ctx, case: &str, p: &matexp_sparse::PatternCsr<u32>) -
         format!("CPU/GPU {:.1}", tc / tg),
     ]);
     Ok(())
+}
+
+/// What one end-to-end Leja run computes.
+#[derive(Clone, Copy)]
+enum Problem {
+    /// e^{−itH}v (spin bath, seed 000 Table 10).
+    Schrodinger(f64),
+    /// e^{tA}v (heat equation, seed 000 Table 12).
+    Expmv(f64),
+}
+
+/// Seed 000's end-to-end runs, on one GPU, on all GPUs and on the CPU backend of the host:
+/// Table 10 (spin bath L = 21, ψ(10) = e^{−10iH}ψ₀, tol 1e−5, c64 and c32) and Table 12
+/// (3D Laplacian N = 256, e^{0.01A}u₀ with u₀ = sin(2πx), tol 1e−5, f64 and f32). Errors
+/// are measured against the same problem solved on the GPU with tolerance 1e−10 in double
+/// precision.
+fn leja_e2e(ctx: &mut Ctx, args: &Args) -> Res<()> {
+    let (l, lap_n) = if args.small { (12, 24) } else { (21, 256) };
+    let model = SpinBath::seed000(l, 1).map_err(err)?;
+    let case = format!("T10_spin_bath_L{l}_t10");
+    let h64 = model
+        .hamiltonian::<c64, u32>(StoredZeros::Keep)
+        .map_err(err)?;
+    let bounds = h64.gershgorin();
+    let psi = model.initial_state::<c64>(1).map_err(err)?;
+    let reference = leja_run(
+        ctx,
+        &case,
+        &h64,
+        Problem::Schrodinger(10.0),
+        &psi,
+        bounds,
+        None,
+        args.multi,
+    )?;
+    drop(h64);
+    let h32 = model
+        .hamiltonian::<c32, u32>(StoredZeros::Keep)
+        .map_err(err)?;
+    let psi = model.initial_state::<c32>(1).map_err(err)?;
+    leja_run(
+        ctx,
+        &case,
+        &h32,
+        Problem::Schrodinger(10.0),
+        &psi,
+        bounds,
+        Some(&reference),
+        args.multi,
+    )?;
+    drop(h32);
+    ctx.flush(&args.out)?;
+
+    let case = format!("T12_laplace3d_N{lap_n}_t0.01");
+    let a64 = laplacian_3d::<f64, u32>(lap_n).map_err(err)?;
+    let bounds = a64.gershgorin();
+    let h = 1.0 / (lap_n + 1) as f64;
+    let u0: Vec<f64> = (0..a64.nrows())
+        .map(|i| (2.0 * std::f64::consts::PI * ((i % lap_n) + 1) as f64 * h).sin())
+        .collect();
+    let reference = leja_run(
+        ctx,
+        &case,
+        &a64,
+        Problem::Expmv(0.01),
+        &u0,
+        bounds,
+        None,
+        false,
+    )?;
+    drop(a64);
+    let a32 = laplacian_3d::<f32, u32>(lap_n).map_err(err)?;
+    let u0: Vec<f32> = u0.iter().map(|&v| v as f32).collect();
+    leja_run(
+        ctx,
+        &case,
+        &a32,
+        Problem::Expmv(0.01),
+        &u0,
+        bounds,
+        Some(&reference),
+        false,
+    )?;
+    Ok(())
+}
+
+fn solve<B: matexp_core::Backend, S: Scalar, O: LinearOperator<B, S>>(
+    b: &B,
+    op: &O,
+    problem: Problem,
+    v: &B::Vector<S>,
+    opts: &matexp_integrators::LejaOptions,
+) -> Res<(B::Vector<S>, matexp_integrators::LejaReport)> {
+    match problem {
+        Problem::Schrodinger(t) => matexp_integrators::leja_schrodinger(b, op, t, v, opts),
+        Problem::Expmv(t) => matexp_integrators::leja_expmv(b, op, S::from_f64(t), v, opts),
+    }
+    .map_err(err)
+}
+
+fn up<S: Scalar>(x: &[S]) -> Vec<c64> {
+    x.iter().map(|v| v.to_c64()).collect()
+}
+
+fn rel_to(x: &[c64], reference: &[c64]) -> f64 {
+    let d: Vec<c64> = x.iter().zip(reference).map(|(a, b)| a - b).collect();
+    matexp_core::norms::nrm2(&d) / matexp_core::norms::nrm2(reference)
+}
+
+/// One problem at tolerance 1e−5 on one GPU, all GPUs (`multi`) and the CPU backend.
+/// Without `reference`, first solves it on the GPU at 1e−10 (S must then be double
+/// precision) and returns that as the reference for this and later precisions.
+#[allow(clippy::too_many_arguments)]
+fn leja_run<S: Scalar>(
+    ctx: &mut Ctx,
+    case: &str,
+    a: &CsrMatrix<S, u32>,
+    problem: Problem,
+    v: &[S],
+    bounds: Option<matexp_core::SpectralBounds>,
+    reference: Option<&Vec<c64>>,
+    multi: bool,
+) -> Res<Vec<c64>> {
+    use matexp_integrators::{LejaOptions, Tolerance};
+    let g = ctx.gpu.clone();
+    let n = a.nrows();
+    let tol = 1e-5;
+    let opts = LejaOptions {
+        tol: Tolerance::relative(tol),
+        bounds,
+        ..Default::default()
+    };
+    let op = GpuCsr::from_parts(&g, n, n, a.row_ptr(), a.col_idx(), a.values())
+        .map_err(err)?
+        .assume_hermitian(true);
+    let gv = g.upload(v).map_err(err)?;
+    let reference = match reference {
+        Some(r) => r.clone(),
+        None => {
+            eprintln!("  {case} {}: reference at 1e-10 on the GPU", S::NAME);
+            let o = LejaOptions {
+                tol: Tolerance::relative(1e-10),
+                ..opts
+            };
+            let (w, _) = solve(&g, &op, problem, &gv, &o)?;
+            up(&g.to_host(&w).map_err(err)?)
+        }
+    };
+    let mut results: Vec<(String, f64, usize, f64, matexp_integrators::LejaReport)> = Vec::new();
+    // One GPU: one untimed run (JIT, allocations, coefficient model), then timed runs.
+    eprintln!("  {case} {}: Leja on one GPU", S::NAME);
+    let mut times = Vec::new();
+    let mut last = None;
+    for _ in 0..3 {
+        let t = Instant::now();
+        let r = solve(&g, &op, problem, &gv, &opts)?;
+        g.synchronize().map_err(err)?;
+        times.push(t.elapsed().as_secs_f64());
+        last = Some(r);
+    }
+    times.remove(0);
+    let (w, rep) = last.ok_or("no result")?;
+    let e = rel_to(&up(&g.to_host(&w).map_err(err)?), &reference);
+    results.push(("gpu".into(), median_of(&mut times), times.len(), e, rep));
+    drop((w, op, gv));
+    if multi && matexp_gpu::device_count().map_err(err)? >= 2 {
+        eprintln!("  {case} {}: Leja on all GPUs", S::NAME);
+        let m = MultiGpuBackend::all()
+            .map_err(err)?
+            .with_balanced_partition(a.row_ptr())
+            .map_err(err)?;
+        let k = m.devices().len();
+        let mop = MultiGpuCsr::from_parts(&m, n, n, a.row_ptr(), a.col_idx(), a.values())
+            .map_err(err)?
+            .assume_hermitian(true);
+        let mv = m.upload(v).map_err(err)?;
+        let mut times = Vec::new();
+        let mut last = None;
+        for _ in 0..3 {
+            let t = Instant::now();
+            let r = solve(&m, &mop, problem, &mv, &opts)?;
+            m.synchronize().map_err(err)?;
+            times.push(t.elapsed().as_secs_f64());
+            last = Some(r);
+        }
+        times.remove(0);
+        let (w, rep) = last.ok_or("no result")?;
+        let e = rel_to(&up(&m.to_host(&w).map_err(err)?), &reference);
+        results.push((
+            format!("gpu×{k}"),
+            median_of(&mut times),
+            times.len(),
+            e,
+            rep,
+        ));
+    }
+    eprintln!("  {case} {}: Leja on the CPU backend", S::NAME);
+    let cpu = matexp_core::CpuBackend::new();
+    let cv = v.to_vec();
+    let t = Instant::now();
+    let (w, rep) = solve(&cpu, a, problem, &cv, &opts)?;
+    let tc = t.elapsed().as_secs_f64();
+    let e = rel_to(&up(&w), &reference);
+    results.push(("cpu".into(), tc, 1, e, rep));
+    for (backend, t, reps, e, rep) in &results {
+        println!(
+            "  {case} {} {backend}: {t:.3} s, {} matvecs, {} substeps, max degree {}, error {e:.1e} (estimate {:.1e}), CPU/this {:.1}",
+            S::NAME,
+            rep.matvecs,
+            rep.substeps,
+            rep.max_degree,
+            rep.error_estimate,
+            tc / t
+        );
+        let mut r = ctx
+            .record("leja_e2e_gpu", case, backend, S::NAME)
+            .size("n", n)
+            .size("nnz", a.nnz())
+            .matvecs(rep.matvecs as u64)
+            .tol(tol)
+            .error(*e)
+            .extra("substeps", rep.substeps)
+            .extra("max_degree", rep.max_degree)
+            .extra("error_estimate", rep.error_estimate)
+            .extra("converged", rep.converged)
+            .extra("cpu_over_this", tc / t)
+            .extra("error_vs", "GPU solve at rtol 1e-10 in double precision")
+            .extra("host_wall", true);
+        if *backend == "cpu" {
+            r = r.extra("threads", rayon::current_num_threads());
+        }
+        r.time_s = *t;
+        r.reps = *reps as u64;
+        ctx.records.push(r);
+        ctx.summary.push([
+            case.to_string(),
+            format!("leja {} mv, err {e:.0e}", rep.matvecs),
+            backend.clone(),
+            S::NAME.into(),
+            format!("{:.0}", t * 1e6),
+            "-".into(),
+            "-".into(),
+            format!("CPU/this {:.1}", tc / t),
+        ]);
+    }
+    Ok(reference)
+}
+
+fn median_of(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    median(v)
 }
 
 fn multi_case<S: Scalar>(ctx: &mut Ctx, case: &str, a: &CsrMatrix<S, u32>) -> Res<()> {
