@@ -117,7 +117,7 @@ typedef struct MxSsqPartial {
 /** Threads per block of every reduction kernel (and of the SpMV and Leja kernels). */
 #define MX_REDUCE_THREADS 256
 /** The most blocks a partial pass (reduction or fused Leja step) launches. */
-#define MX_MAX_PARTIALS 4096
+#define MX_MAX_PARTIALS 16384
 
 #ifdef __cplusplus
 }

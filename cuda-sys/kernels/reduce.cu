@@ -16,8 +16,19 @@ template <typename T>
 __device__ void dot_partial(uint64_t n, const T *__restrict__ x, const T *__restrict__ y,
                             double *__restrict__ partials) {
     double2 s = make_double2(0.0, 0.0);
-    for (uint64_t i = global_thread(); i < n; i += grid_threads())
-        s = conj_mad(widen(x[i]), widen(y[i]), s);
+    const uint64_t g = grid_threads();
+    uint64_t i = global_thread();
+    // Four independent loads per operand in flight per round: short (f32) elements need them
+    // to keep enough bytes moving.
+    for (; i + 3 * g < n; i += 4 * g) {
+        const T x0 = x[i], x1 = x[i + g], x2 = x[i + 2 * g], x3 = x[i + 3 * g];
+        const T y0 = y[i], y1 = y[i + g], y2 = y[i + 2 * g], y3 = y[i + 3 * g];
+        s = conj_mad(widen(x0), widen(y0), s);
+        s = conj_mad(widen(x1), widen(y1), s);
+        s = conj_mad(widen(x2), widen(y2), s);
+        s = conj_mad(widen(x3), widen(y3), s);
+    }
+    for (; i < n; i += g) s = conj_mad(widen(x[i]), widen(y[i]), s);
     double v[2] = {s.x, s.y};
     block_sum<2>(v);
     if (threadIdx.x == 0) {
@@ -30,14 +41,30 @@ template <typename T>
 __device__ void nrm2_partial(uint64_t n, const T *__restrict__ x,
                              MxSsqPartial *__restrict__ partials) {
     MxSsqPartial s = ssq_zero();
-    for (uint64_t i = global_thread(); i < n; i += grid_threads()) ssq_add(s, x[i]);
+    const uint64_t g = grid_threads();
+    uint64_t i = global_thread();
+    for (; i + 3 * g < n; i += 4 * g) {
+        const T x0 = x[i], x1 = x[i + g], x2 = x[i + 2 * g], x3 = x[i + 3 * g];
+        ssq_add(s, x0);
+        ssq_add(s, x1);
+        ssq_add(s, x2);
+        ssq_add(s, x3);
+    }
+    for (; i < n; i += g) ssq_add(s, x[i]);
     block_store_ssq(s, partials + blockIdx.x);
 }
 
 template <typename T>
 __device__ void amax_partial(uint64_t n, const T *__restrict__ x, double *__restrict__ partials) {
     double m = 0.0;
-    for (uint64_t i = global_thread(); i < n; i += grid_threads()) m = max_nan(m, modulus(x[i]));
+    const uint64_t g = grid_threads();
+    uint64_t i = global_thread();
+    for (; i + 3 * g < n; i += 4 * g) {
+        const T x0 = x[i], x1 = x[i + g], x2 = x[i + 2 * g], x3 = x[i + 3 * g];
+        m = max_nan(max_nan(m, modulus(x0)), modulus(x1));
+        m = max_nan(max_nan(m, modulus(x2)), modulus(x3));
+    }
+    for (; i < n; i += g) m = max_nan(m, modulus(x[i]));
     m = block_max(m);
     if (threadIdx.x == 0) partials[blockIdx.x] = m;
 }

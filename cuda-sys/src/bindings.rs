@@ -8,7 +8,7 @@ pub const MX_SSQ_TSML_EXP2: i32 = -511;
 pub const MX_SSQ_SBIG_EXP2: i32 = -538;
 pub const MX_SSQ_SSML_EXP2: u32 = 537;
 pub const MX_REDUCE_THREADS: u32 = 256;
-pub const MX_MAX_PARTIALS: u32 = 4096;
+pub const MX_MAX_PARTIALS: u32 = 16384;
 #[doc = " A scalar argument of any precision, carried as a double-precision complex number.\n Kernels of precision f32 / c32 round it to their own type; real kernels ignore `im`."]
 #[repr(C)]
 #[derive(Debug, Default, Copy, Clone, PartialEq)]

@@ -573,7 +573,8 @@ impl<S: Scalar> MultiGpuCsr<S> {
         values: &[S],
     ) -> Result<Self> {
         scalar::check::<S>()?;
-        validate_csr(nrows, ncols, row_ptr, col_idx)?;
+        let max_row = validate_csr(nrows, ncols, row_ptr, col_idx)?;
+        let lanes = crate::csr::auto_lanes(nrows, col_idx.len(), max_row);
         check_dim("CSR values length (nnz)", col_idx.len(), values.len())?;
         if let Some(k) = values.par_iter().position_first(|v| !v.finite()) {
             return Err(Error::NonFinite {
@@ -592,7 +593,7 @@ impl<S: Scalar> MultiGpuCsr<S> {
                 .chain(std::iter::once(&row_ptr[r.end]))
                 .map(|p| I::from_usize(p.to_usize() - a).unwrap_or(*p))
                 .collect();
-            let st = CsrStructure::upload(dev, r.len(), ncols, &local, &col_idx[a..b])?;
+            let st = CsrStructure::upload(dev, r.len(), ncols, &local, &col_idx[a..b], lanes)?;
             let mut vals = DeviceBuffer::uninit(dev, (b - a) * std::mem::size_of::<S>())?;
             vals.upload(scalar::as_bytes(&values[a..b]))?;
             blocks.push(Block { st, values: vals });
@@ -604,7 +605,7 @@ impl<S: Scalar> MultiGpuCsr<S> {
             ncols,
             nnz: col_idx.len(),
             kernel: SpmvKernel::Auto,
-            auto_lanes: crate::csr::auto_lanes(nrows, col_idx.len()),
+            auto_lanes: lanes,
             disc_box: gershgorin_box(nrows, row_ptr, col_idx, Some(values)),
             hermitian: false,
             _s: std::marker::PhantomData,
