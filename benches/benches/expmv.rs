@@ -1,2 +1,619 @@
-//! Benchmark suite `expmv` (written together with its crate).
-fn main() {}
+//! Benchmark suite `expmv`: w = e^{tA}v by every method of `matexp-integrators` on the runs
+//! of seed 000 (the 2011 GPU thesis), with matvecs, requested tolerance, error against an
+//! exact or independent reference, and time; SciPy's `expm_multiply` on the same matrix as
+//! a peer when `python3 -c "import scipy"` works.
+//!
+//! Problems (tol 1e−5, the thesis's):
+//! * `spin_bath_L{L}_t20`: e^{−20iH}ψ₀ for two spins in a spin bath (c64, stored zeros kept
+//!   as in the thesis). The thesis marches with h = 0.1 to t = 20. Reference: Chebyshev
+//!   expansion with Bessel coefficients to 1e−13 (independent of every method measured).
+//! * `laplace3d_N{N}_h{h}`: e^{hA}u₀, u₀ = sin(2πx), 3D Dirichlet Laplacian (f64), h = 0.1
+//!   and 0.01, T = h (the thesis computes the one matrix function e^{−hA}u₀ of its positive
+//!   definite A). Reference: the exact separable solution (sine series of the 1D factor).
+//!
+//! Methods: `leja-imag` (spin; imaginary focal interval), `leja-real` (Laplace), `seed-fixed`
+//! (the thesis's Algorithm 10: 200 steps of 0.1 for the spin bath, one step for Laplace,
+//! plain divided-difference recurrence, ≤ 500 points), `lanczos`, `arnoldi`, `taylor`. Each
+//! timed call builds a fresh solver (allocation and divided differences included); the
+//! process-wide Leja radius cache is warm after the first call. A method that fails (the
+//! thesis's recurrence breaks down for large h·γ) is reported on stderr and not recorded.
+//!
+//! SciPy (`backend = "scipy"`): `expm_multiply(t·A, v)` on the MatrixMarket copy of the same
+//! matrix and vector, median of 5 runs after a warm-up, single-threaded SpMV, at its fixed
+//! double-precision tolerance (it takes none); our rows carry
+//! `peer_ratio = scipy time / our time`.
+//!
+//! Default: L = 12, N = 32 (about a minute on two cores). `MATEXP_BENCH_FULL=1`: L = 12, 13,
+//! 14 and N = 32, 40, 48.
+
+use matexp_benches::criterion::Criterion;
+use matexp_benches::{Record, Recorder};
+use matexp_core::{CpuBackend, Scalar, c64};
+use matexp_integrators::{
+    Arnoldi, ArnoldiOptions, Lanczos, LanczosOptions, Leja, LejaOptions, Taylor, TaylorOptions,
+    Tolerance,
+};
+use matexp_sparse::CsrMatrix;
+use matexp_sparse::generators::{SpinBath, StoredZeros, laplacian_3d, laplacian_eigenvalue};
+use matexp_sparse::matrix_market::{Symmetry, read_dense_file, write_csr_file, write_dense_file};
+use serde_json::Value;
+use std::f64::consts::PI;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const SUITE: &str = "expmv";
+const TOL: f64 = 1e-5;
+
+fn full() -> bool {
+    std::env::var("MATEXP_BENCH_FULL").is_ok_and(|v| v == "1")
+}
+
+/// What one run of a method produced.
+struct Run<S> {
+    w: Vec<S>,
+    matvecs: usize,
+    substeps: usize,
+    degree: usize,
+}
+
+fn rel_err<S: Scalar>(a: &[S], b: &[S]) -> f64 {
+    let norm = |x: &mut dyn Iterator<Item = c64>| -> f64 {
+        let v: Vec<c64> = x.collect();
+        let m = v.iter().map(|z| z.norm()).fold(0.0, f64::max);
+        if m == 0.0 {
+            return 0.0;
+        }
+        m * v.iter().map(|z| (z / m).norm_sqr()).sum::<f64>().sqrt()
+    };
+    norm(&mut a.iter().zip(b).map(|(x, y)| x.to_c64() - y.to_c64()))
+        / norm(&mut b.iter().map(|y| y.to_c64()))
+}
+
+// ---------------------------------------------------------------------------------------
+// References
+
+/// J_0(x), …, J_K(x) by Miller's backward recurrence, normalised by J₀ + 2ΣJ_{2k} = 1.
+fn bessel_j(x: f64, kmax: usize) -> Vec<f64> {
+    let start = kmax + 40 + (x.sqrt() as usize) * 4;
+    let mut j = vec![0.0f64; start + 2];
+    j[start] = 1e-300;
+    for k in (1..=start).rev() {
+        j[k - 1] = 2.0 * k as f64 / x * j[k] - j[k + 1];
+        if j[k - 1].abs() > 1e250 {
+            j.iter_mut().for_each(|v| *v *= 1e-250);
+        }
+    }
+    let norm = j[0] + 2.0 * j.iter().skip(2).step_by(2).sum::<f64>();
+    j.truncate(kmax + 1);
+    j.iter().map(|v| v / norm).collect()
+}
+
+/// e^{−itH}ψ by the Chebyshev expansion on the Gershgorin interval of H.
+fn chebyshev_propagate(h: &CsrMatrix<c64, u32>, t: f64, psi: &[c64]) -> Vec<c64> {
+    let b = h.gershgorin().expect("square Hermitian matrix");
+    let (c, r) = ((b.re_min + b.re_max) / 2.0, (b.re_max - b.re_min) / 2.0);
+    let x = t * r;
+    let kmax = (x + 30.0 * x.cbrt() + 60.0) as usize;
+    let jk = bessel_j(x, kmax);
+    let n = psi.len();
+    let scaled = |v: &[c64], out: &mut [c64]| {
+        out.iter_mut().zip(v).for_each(|(o, x)| *o = -x * (c / r));
+        h.spmv(c64::new(1.0 / r, 0.0), v, c64::new(1.0, 0.0), out)
+            .unwrap();
+    };
+    let mut t_prev = psi.to_vec();
+    let mut t_cur = vec![c64::new(0.0, 0.0); n];
+    scaled(&t_prev, &mut t_cur);
+    let mi = c64::new(0.0, -1.0);
+    let mut sum: Vec<c64> = t_prev.iter().map(|v| v * jk[0]).collect();
+    let mut phase = mi;
+    let mut t_next = vec![c64::new(0.0, 0.0); n];
+    for k in 1..=kmax {
+        let coef = phase * (2.0 * jk[k]);
+        sum.iter_mut().zip(&t_cur).for_each(|(s, v)| *s += coef * v);
+        scaled(&t_cur, &mut t_next);
+        t_next
+            .iter_mut()
+            .zip(&t_prev)
+            .for_each(|(a, p)| *a = 2.0 * *a - p);
+        std::mem::swap(&mut t_prev, &mut t_cur);
+        std::mem::swap(&mut t_cur, &mut t_next);
+        phase *= mi;
+    }
+    let rot = c64::new(0.0, -t * c).exp();
+    sum.iter().map(|s| s * rot).collect()
+}
+
+fn laplace_initial(n: usize) -> Vec<f64> {
+    let h = 1.0 / (n + 1) as f64;
+    (0..n * n * n)
+        .map(|i| (2.0 * PI * ((i % n) + 1) as f64 * h).sin())
+        .collect()
+}
+
+/// e^{hA}(s ⊗ 1 ⊗ 1) = (e^{hλ₂}s) ⊗ (e^{hA₁}1) ⊗ (e^{hA₁}1), exactly.
+fn laplace_reference(n: usize, h: f64) -> Vec<f64> {
+    let dx = 1.0 / (n + 1) as f64;
+    let s: Vec<f64> = (1..=n).map(|i| (2.0 * PI * i as f64 * dx).sin()).collect();
+    let decay2 = (h * laplacian_eigenvalue(n, &[2])).exp();
+    let mut g = vec![0.0; n];
+    for k in 1..=n {
+        let mode: Vec<f64> = (1..=n).map(|i| (PI * (k * i) as f64 * dx).sin()).collect();
+        let ck = 2.0 * dx * mode.iter().sum::<f64>();
+        let w = ck * (h * laplacian_eigenvalue(n, &[k])).exp();
+        g.iter_mut().zip(&mode).for_each(|(gi, m)| *gi += w * m);
+    }
+    (0..n * n * n)
+        .map(|i| decay2 * s[i % n] * g[(i / n) % n] * g[i / (n * n)])
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// SciPy peer
+
+const SCIPY_SCRIPT: &str = r#"
+import json, sys, time
+import numpy as np, scipy, scipy.io, scipy.sparse as sp
+from scipy.sparse.linalg import expm_multiply
+a = sp.csr_matrix(scipy.io.mmread(sys.argv[1]))
+v = np.asarray(scipy.io.mmread(sys.argv[2])).ravel()
+t = complex(sys.argv[3])
+t = t.real if t.imag == 0 else t
+reps = int(sys.argv[4])
+m = (t * a).tocsr()
+times = []
+for _ in range(reps + 1):
+    t0 = time.perf_counter()
+    w = expm_multiply(m, v)
+    times.append(time.perf_counter() - t0)
+times = sorted(times[1:])
+scipy.io.mmwrite(sys.argv[5], np.asarray(w).reshape(-1, 1))
+print(json.dumps({"time_s": times[len(times) // 2], "reps": reps, "scipy": scipy.__version__}))
+"#;
+
+fn scipy_available() -> bool {
+    std::process::Command::new("python3")
+        .args(["-c", "import scipy"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn scratch_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("matexp-bench-expmv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    dir
+}
+
+/// SciPy's median time and result for `e^{t·A}v` (`t` given as Python complex literal).
+fn scipy_expm_multiply<S: Scalar>(
+    dir: &Path,
+    a: &CsrMatrix<S, u32>,
+    v: &[S],
+    t: &str,
+    reps: usize,
+) -> Option<(f64, Vec<S>, String)> {
+    let (ma, mv, mw, script) = (
+        dir.join("a.mtx"),
+        dir.join("v.mtx"),
+        dir.join("w.mtx"),
+        dir.join("expm_multiply.py"),
+    );
+    write_csr_file(&ma, a, Symmetry::General, &["expmv benchmark matrix"]).ok()?;
+    write_dense_file(&mv, v.len(), 1, v, &["expmv benchmark vector"]).ok()?;
+    std::fs::write(&script, SCIPY_SCRIPT).ok()?;
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .args([&ma, &mv])
+        .arg(t)
+        .arg(reps.to_string())
+        .arg(&mw)
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        eprintln!(
+            "expmv: SciPy failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        return None;
+    }
+    let info: Value = serde_json::from_slice(&out.stdout).ok()?;
+    let w = read_dense_file::<S>(&mw).ok()?.into_vector().ok()?;
+    Some((
+        info["time_s"].as_f64()?,
+        w,
+        info["scipy"].as_str().unwrap_or("?").to_string(),
+    ))
+}
+
+/// Criterion's median for group/id (where `Recorder::finish` reads it too).
+fn criterion_median(group: &str, id: &str) -> Option<f64> {
+    let home = std::env::var("CRITERION_HOME")
+        .map(PathBuf::from)
+        .or_else(|_| std::env::var("CARGO_TARGET_DIR").map(|t| Path::new(&t).join("criterion")))
+        .unwrap_or_else(|_| {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .parent()
+                .map(|p| p.join("target").join("criterion"))
+                .unwrap_or_default()
+        });
+    let safe = |s: &str| -> String {
+        s.chars()
+            .map(|c| match c {
+                '?' | '"' | '/' | '\\' | '*' | '<' | '>' | ':' | '|' | '^' => '_',
+                c => c,
+            })
+            .collect()
+    };
+    let path = home
+        .join(safe(group))
+        .join(safe(id))
+        .join("new")
+        .join("estimates.json");
+    let est: Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+    Some(est["median"]["point_estimate"].as_f64()? * 1e-9)
+}
+
+// ---------------------------------------------------------------------------------------
+// Driver
+
+type Method<'m, S> = (&'static str, Box<dyn Fn() -> Result<Run<S>, String> + 'm>);
+
+/// Runs, checks, times and records every method on one problem.
+#[allow(clippy::too_many_arguments)]
+fn bench_problem<S: Scalar>(
+    c: &mut Criterion,
+    rec: &mut Recorder,
+    problem: &str,
+    size: &[(&str, Value)],
+    a: &CsrMatrix<S, u32>,
+    v: &[S],
+    scipy_t: &str,
+    reference: &[S],
+    methods: Vec<Method<'_, S>>,
+    scipy: Option<&Path>,
+) {
+    let base = |case: &str, backend: &str| {
+        let mut r = Record::new(SUITE, &format!("{problem}/{case}"), backend, S::NAME).tol(TOL);
+        for (k, val) in size {
+            r = r.size(k, val.clone());
+        }
+        r
+    };
+    let peer = scipy.and_then(|dir| scipy_expm_multiply(dir, a, v, scipy_t, 5));
+    if let Some((time, w, version)) = &peer {
+        let mut r = base("scipy-expm_multiply", "scipy")
+            .error(rel_err(w, reference))
+            .extra("scipy", version.clone())
+            .extra("tolerance", "fixed 2^-53 (expm_multiply takes none)");
+        r.tol = None;
+        r.time_s = *time;
+        r.reps = 5;
+        rec.add_timed(r);
+    }
+    let group_name = format!("expmv_{problem}");
+    for (name, run) in methods {
+        let first = match run() {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("expmv: {problem}/{name} failed: {e}");
+                continue;
+            }
+        };
+        let error = rel_err(&first.w, reference);
+        eprintln!(
+            "expmv: {problem}/{name}: {} products, {} substeps, max degree {}, error {error:.2e}",
+            first.matvecs, first.substeps, first.degree
+        );
+        let mut group = c.benchmark_group(&group_name);
+        group.bench_function(name, |b| b.iter(|| run().expect("ran once already")));
+        group.finish();
+        let mut record = base(name, "cpu")
+            .matvecs(first.matvecs as u64)
+            .error(error)
+            .extra("substeps", first.substeps)
+            .extra("max_degree", first.degree);
+        if let (Some((peer_time, ..)), Some(ours)) = (&peer, criterion_median(&group_name, name)) {
+            record.peer_ratio = Some(peer_time / ours);
+        }
+        rec.add(&group_name, name, record, None);
+    }
+}
+
+fn spin_bath(c: &mut Criterion, rec: &mut Recorder, spins: usize, scipy: Option<&Path>) {
+    let cpu = CpuBackend::new();
+    let model = SpinBath::seed000(spins, 2011).expect("spin bath");
+    let h = model
+        .hamiltonian::<c64, u32>(StoredZeros::Keep)
+        .expect("Hamiltonian");
+    let n = h.nrows();
+    let psi = model.initial_state::<c64>(1).expect("initial state");
+    let t = 20.0;
+    let reference = chebyshev_propagate(&h, t, &psi);
+    let tol = Tolerance::relative(TOL);
+    let mi = c64::new(0.0, -t);
+    let zero = c64::new(0.0, 0.0);
+    let (hr, pr, cpur) = (&h, &psi, &cpu);
+    let methods: Vec<Method<'_, c64>> = vec![
+        (
+            "leja-imag",
+            Box::new(move || {
+                let mut s =
+                    Leja::new(cpur, n, LejaOptions::with_rtol(TOL)).map_err(|e| e.to_string())?;
+                let mut w = vec![zero; n];
+                let r = s
+                    .schrodinger(hr, t, pr, &mut w)
+                    .map_err(|e| e.to_string())?;
+                Ok(Run {
+                    w,
+                    matvecs: r.matvecs,
+                    substeps: r.substeps,
+                    degree: r.max_degree,
+                })
+            }),
+        ),
+        (
+            "seed-fixed",
+            Box::new(move || {
+                let mut s = Leja::new(cpur, n, LejaOptions::seed_fixed(200, TOL))
+                    .map_err(|e| e.to_string())?;
+                let mut w = vec![zero; n];
+                let r = s
+                    .schrodinger(hr, t, pr, &mut w)
+                    .map_err(|e| e.to_string())?;
+                Ok(Run {
+                    w,
+                    matvecs: r.matvecs,
+                    substeps: r.substeps,
+                    degree: r.max_degree,
+                })
+            }),
+        ),
+        (
+            "lanczos",
+            Box::new(move || {
+                let mut s = Lanczos::new(
+                    cpur,
+                    n,
+                    LanczosOptions {
+                        tol,
+                        ..Default::default()
+                    },
+                )
+                .map_err(|e| e.to_string())?;
+                let mut w = vec![zero; n];
+                let r = s.expmv(hr, mi, pr, &mut w).map_err(|e| e.to_string())?;
+                Ok(Run {
+                    w,
+                    matvecs: r.matvecs,
+                    substeps: r.substeps,
+                    degree: r.krylov_dim,
+                })
+            }),
+        ),
+        (
+            "arnoldi",
+            Box::new(move || {
+                let mut s = Arnoldi::new(
+                    cpur,
+                    n,
+                    ArnoldiOptions {
+                        tol,
+                        ..Default::default()
+                    },
+                )
+                .map_err(|e| e.to_string())?;
+                let mut w = vec![zero; n];
+                let r = s.expmv(hr, mi, pr, &mut w).map_err(|e| e.to_string())?;
+                Ok(Run {
+                    w,
+                    matvecs: r.matvecs,
+                    substeps: r.substeps,
+                    degree: r.krylov_dim,
+                })
+            }),
+        ),
+        (
+            "taylor",
+            Box::new(move || {
+                let mut s = Taylor::new(
+                    cpur,
+                    n,
+                    TaylorOptions {
+                        tol,
+                        ..Default::default()
+                    },
+                )
+                .map_err(|e| e.to_string())?;
+                let mut w = vec![zero; n];
+                let r = s.expmv(hr, mi, pr, &mut w).map_err(|e| e.to_string())?;
+                Ok(Run {
+                    w,
+                    matvecs: r.matvecs,
+                    substeps: r.substeps,
+                    degree: r.krylov_dim,
+                })
+            }),
+        ),
+    ];
+    let size = [
+        ("n", Value::from(n)),
+        ("nnz", Value::from(h.nnz())),
+        ("spins", Value::from(spins)),
+        ("t", Value::from(t)),
+    ];
+    bench_problem(
+        c,
+        rec,
+        &format!("spin_bath_L{spins}_t20"),
+        &size,
+        &h,
+        &psi,
+        "-20j",
+        &reference,
+        methods,
+        scipy,
+    );
+}
+
+fn laplace(c: &mut Criterion, rec: &mut Recorder, grid: usize, step: f64, scipy: Option<&Path>) {
+    let cpu = CpuBackend::new();
+    let a = laplacian_3d::<f64, u32>(grid).expect("Laplacian");
+    let n = a.nrows();
+    let u0 = laplace_initial(grid);
+    let reference = laplace_reference(grid, step);
+    let tol = Tolerance::relative(TOL);
+    let (ar, ur, cpur) = (&a, &u0, &cpu);
+    let methods: Vec<Method<'_, f64>> = vec![
+        (
+            "leja-real",
+            Box::new(move || {
+                let mut s =
+                    Leja::new(cpur, n, LejaOptions::with_rtol(TOL)).map_err(|e| e.to_string())?;
+                let mut w = vec![0.0; n];
+                let r = s.expmv(ar, step, ur, &mut w).map_err(|e| e.to_string())?;
+                Ok(Run {
+                    w,
+                    matvecs: r.matvecs,
+                    substeps: r.substeps,
+                    degree: r.max_degree,
+                })
+            }),
+        ),
+        (
+            "seed-fixed",
+            Box::new(move || {
+                let mut s = Leja::new(cpur, n, LejaOptions::seed_fixed(1, TOL))
+                    .map_err(|e| e.to_string())?;
+                let mut w = vec![0.0; n];
+                let r = s.expmv(ar, step, ur, &mut w).map_err(|e| e.to_string())?;
+                Ok(Run {
+                    w,
+                    matvecs: r.matvecs,
+                    substeps: r.substeps,
+                    degree: r.max_degree,
+                })
+            }),
+        ),
+        (
+            "lanczos",
+            Box::new(move || {
+                let mut s = Lanczos::new(
+                    cpur,
+                    n,
+                    LanczosOptions {
+                        tol,
+                        ..Default::default()
+                    },
+                )
+                .map_err(|e| e.to_string())?;
+                let mut w = vec![0.0; n];
+                let r = s.expmv(ar, step, ur, &mut w).map_err(|e| e.to_string())?;
+                Ok(Run {
+                    w,
+                    matvecs: r.matvecs,
+                    substeps: r.substeps,
+                    degree: r.krylov_dim,
+                })
+            }),
+        ),
+        (
+            "arnoldi",
+            Box::new(move || {
+                let mut s = Arnoldi::new(
+                    cpur,
+                    n,
+                    ArnoldiOptions {
+                        tol,
+                        ..Default::default()
+                    },
+                )
+                .map_err(|e| e.to_string())?;
+                let mut w = vec![0.0; n];
+                let r = s.expmv(ar, step, ur, &mut w).map_err(|e| e.to_string())?;
+                Ok(Run {
+                    w,
+                    matvecs: r.matvecs,
+                    substeps: r.substeps,
+                    degree: r.krylov_dim,
+                })
+            }),
+        ),
+        (
+            "taylor",
+            Box::new(move || {
+                let mut s = Taylor::new(
+                    cpur,
+                    n,
+                    TaylorOptions {
+                        tol,
+                        ..Default::default()
+                    },
+                )
+                .map_err(|e| e.to_string())?;
+                let mut w = vec![0.0; n];
+                let r = s.expmv(ar, step, ur, &mut w).map_err(|e| e.to_string())?;
+                Ok(Run {
+                    w,
+                    matvecs: r.matvecs,
+                    substeps: r.substeps,
+                    degree: r.krylov_dim,
+                })
+            }),
+        ),
+    ];
+    let size = [
+        ("n", Value::from(n)),
+        ("nnz", Value::from(a.nnz())),
+        ("grid", Value::from(grid)),
+        ("h", Value::from(step)),
+    ];
+    bench_problem(
+        c,
+        rec,
+        &format!("laplace3d_N{grid}_h{step}"),
+        &size,
+        &a,
+        &u0,
+        &format!("{step}"),
+        &reference,
+        methods,
+        scipy,
+    );
+}
+
+fn main() {
+    let mut c = Criterion::default()
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(200))
+        .measurement_time(Duration::from_secs(1))
+        .configure_from_args();
+    let mut rec = Recorder::new(SUITE);
+    let dir = scipy_available().then(scratch_dir);
+    if dir.is_none() {
+        eprintln!("expmv: python3 with SciPy not found; no peer rows");
+    }
+    let (spins, grids): (Vec<usize>, Vec<usize>) = if full() {
+        (vec![12, 13, 14], vec![32, 40, 48])
+    } else {
+        (vec![12], vec![32])
+    };
+    for l in spins {
+        spin_bath(&mut c, &mut rec, l, dir.as_deref());
+    }
+    for g in grids {
+        for h in [0.1, 0.01] {
+            laplace(&mut c, &mut rec, g, h, dir.as_deref());
+        }
+    }
+    if let Some(d) = &dir {
+        let _ = std::fs::remove_dir_all(d);
+    }
+    c.final_summary();
+    match rec.finish() {
+        Ok(records) => eprintln!("matexp-benches: wrote {} `{SUITE}` records", records.len()),
+        Err(e) => {
+            eprintln!("matexp-benches: could not write `{SUITE}` records: {e}");
+            std::process::exit(1);
+        }
+    }
+}

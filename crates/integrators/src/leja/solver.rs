@@ -2,7 +2,7 @@
 //! output times.
 
 use super::focal::{Focal, check_bounds};
-use super::model::{max_radius, model_degree, node_products};
+use super::model::{max_radius, model_degree, node_products, tail_degree};
 use super::newton::{Augmented, Rule, substep};
 use super::options::{LejaMethod, LejaOptions};
 use super::report::LejaReport;
@@ -518,36 +518,43 @@ fn bits(z: c64) -> (u64, u64) {
     (z.re.to_bits(), z.im.to_bits())
 }
 
-/// The Newton coefficients of `e^{α + βξ}`, `α = τ·center`, `β = τ·scale`, at `nodes`.
-fn newton_coefficients<S: Scalar>(
+/// The Newton coefficients of `e^{α + βξ}`, `α = τ·center`, `β = τ·scale`, at `nodes`, in
+/// double precision, with `(α, β)`.
+fn newton_coefficients(
     focal: &Focal,
     tau: c64,
     nodes: &[f64],
     method: Method,
-) -> Result<Vec<S>> {
+    complex: bool,
+) -> Result<(Vec<c64>, c64, c64)> {
     let alpha = tau * focal.center;
     let beta = tau * focal.scale;
-    if alpha.im == 0.0 && beta.im == 0.0 {
-        Ok(
-            divided_differences(Function::Exp, Affine::new(alpha.re, beta.re), nodes, method)?
-                .into_iter()
-                .map(S::from_f64)
-                .collect(),
-        )
+    let values = if alpha.im == 0.0 && beta.im == 0.0 {
+        divided_differences(Function::Exp, Affine::new(alpha.re, beta.re), nodes, method)?
+            .into_iter()
+            .map(|d| c64::new(d, 0.0))
+            .collect()
     } else {
-        if !S::IS_COMPLEX {
+        if !complex {
             return Err(Error::Unsupported(format!(
-                "complex interpolation coefficients (α = {alpha}, β = {beta}) with real scalars {}",
-                S::NAME
+                "complex interpolation coefficients (α = {alpha}, β = {beta}) with real scalars"
             )));
         }
-        Ok(
-            divided_differences(Function::Exp, Affine::new(alpha, beta), nodes, method)?
-                .into_iter()
-                .map(S::from_c64)
-                .collect(),
-        )
-    }
+        divided_differences(Function::Exp, Affine::new(alpha, beta), nodes, method)?
+    };
+    Ok((values, alpha, beta))
+}
+
+/// The model degree read off actual coefficients `d` of `e^{α+βξ}`: terms `|d_k|·W_k`
+/// relative to `max_{[−2,2]}|g| = e^{Re α + 2|Re β|}`.
+fn degree_of(d: &[c64], alpha: c64, beta: c64, w: &[f64], tol: f64) -> Option<usize> {
+    let log_max = alpha.re + 2.0 * beta.re.abs();
+    let logs: Vec<f64> = d
+        .iter()
+        .zip(w)
+        .map(|(dk, wk)| (dk.norm() * wk).ln() - log_max)
+        .collect();
+    tail_degree(&logs, tol)
 }
 
 /// z_i(t) = t^{p−1−i}/(p−1−i)! for i = 0..p, the tail of e^{tJ}e_p.
@@ -657,15 +664,22 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
                 } else {
                     Method::Stable
                 };
-                let values = newton_coefficients::<S>(&focal, tau, nodes, method)?;
+                let (d, alpha, beta) =
+                    newton_coefficients(&focal, tau, nodes, method, S::IS_COMPLEX)?;
                 let floor = if seed {
                     0
                 } else {
                     let w = node_products(nodes);
-                    let beta = c64::from_polar(r_eff, theta);
-                    let m = model_degree(beta, tol_loc, nodes, &w)?.unwrap_or(opts.max_degree);
-                    (DEGREE_FLOOR * m as f64).ceil() as usize
+                    // On a segment the model is the substep's own function; with an ellipse
+                    // it is e^{βξ} with |β| the ellipse's capacity·|τ| in the model direction.
+                    let m = if focal.across == 0.0 {
+                        degree_of(&d, alpha, beta, &w, tol_loc)
+                    } else {
+                        model_degree(c64::from_polar(r_eff, theta), tol_loc, nodes, &w)?
+                    };
+                    (DEGREE_FLOOR * m.unwrap_or(opts.max_degree) as f64).ceil() as usize
                 };
+                let values = d.into_iter().map(S::from_c64).collect();
                 Ok(Coefficients { values, floor })
             })?;
             let rule = if seed {
