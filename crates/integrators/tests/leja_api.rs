@@ -234,3 +234,28 @@ fn seed_fixed_method_reproduces_algorithm_10() {
         "absolute error {abs_err:.2e}"
     );
 }
+
+#[test]
+fn imaginary_focal_interval_of_h_beats_the_generators_box() {
+    // e^{−itH}ψ two ways: the imaginary focal interval −it·[λ_min, λ_max] from H's real
+    // Gershgorin interval, and expmv of the generator G = −iH itself, whose Gershgorin box
+    // (real half-width = the off-diagonal row sums) makes the focal segment an ellipse's.
+    // Same results, and the first needs far fewer products (measured ≈ 2.6× at L = 10).
+    let cpu = CpuBackend::new();
+    let model = SpinBath::seed000(9, 2011).unwrap();
+    let h = model.hamiltonian::<c64, u32>(StoredZeros::Keep).unwrap();
+    let g = h.map_values(|z| z * c64::new(0.0, -1.0)).unwrap();
+    let n = h.nrows();
+    let psi = model.initial_state::<c64>(1).unwrap();
+    let mut leja = Leja::new(&cpu, n, LejaOptions::with_rtol(1e-8)).unwrap();
+    let (mut a, mut b) = (vec![c64::new(0.0, 0.0); n], vec![c64::new(0.0, 0.0); n]);
+    let ri = leja.schrodinger(&h, 20.0, &psi, &mut a).unwrap();
+    let rg = leja.expmv(&g, c64::new(20.0, 0.0), &psi, &mut b).unwrap();
+    assert!(rel_err(&a, &b) <= 1e-7);
+    assert!(
+        2 * ri.matvecs < rg.matvecs,
+        "imaginary interval {} products, generator box {}",
+        ri.matvecs,
+        rg.matvecs
+    );
+}

@@ -34,22 +34,33 @@ pub fn dense_expmv<S: Scalar>(a: &[S], n: usize, t: S, v: &[S]) -> Vec<S> {
     expm(&m).unwrap().matvec(v).unwrap()
 }
 
-/// e^{−itH}v for real symmetric `H` (row-major) from its eigendecomposition.
-pub fn hermitian_propagate(h: &[f64], n: usize, t: f64, v: &[c64]) -> Vec<c64> {
-    let m = Matrix::from_row_major(n, n, h).unwrap();
-    let (lam, q) = eigh(&m).unwrap();
-    // w = Q e^{−itΛ} Qᵀ v.
-    let mut c = vec![c64::new(0.0, 0.0); n];
-    for k in 0..n {
-        let mut s = c64::new(0.0, 0.0);
-        for i in 0..n {
-            s += v[i] * q[(i, k)];
-        }
-        c[k] = s * c64::new(0.0, -t * lam[k]).exp();
+/// e^{−itH}v for real symmetric `H` from its eigendecomposition, computed once.
+pub struct HermitianPropagator {
+    n: usize,
+    lambda: Vec<f64>,
+    q: Matrix<f64>,
+}
+
+impl HermitianPropagator {
+    /// Diagonalises the row-major real symmetric `h` (LAPACK `dsyevd`).
+    pub fn new(h: &[f64], n: usize) -> Self {
+        let (lambda, q) = eigh(&Matrix::from_row_major(n, n, h).unwrap()).unwrap();
+        HermitianPropagator { n, lambda, q }
     }
-    (0..n)
-        .map(|i| (0..n).map(|k| c[k] * q[(i, k)]).sum())
-        .collect()
+
+    /// Q·e^{−itΛ}·Qᵀ·v.
+    pub fn apply(&self, t: f64, v: &[c64]) -> Vec<c64> {
+        let (n, q) = (self.n, &self.q);
+        let c: Vec<c64> = (0..n)
+            .map(|k| {
+                let s: c64 = (0..n).map(|i| v[i] * q[(i, k)]).sum();
+                s * c64::new(0.0, -t * self.lambda[k]).exp()
+            })
+            .collect();
+        (0..n)
+            .map(|i| (0..n).map(|k| c[k] * q[(i, k)]).sum())
+            .collect()
+    }
 }
 
 /// A reproducible vector with entries in [−1, 1) (SplitMix64).
