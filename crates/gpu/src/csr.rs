@@ -100,7 +100,7 @@ impl fmt::Display for SpmvKernel {
 /// power-law graphs), which balances the long rows against the short ones.
 ///
 /// Measured on an H200 (bench `gpu_spmv`): the 3D Laplacian (7 per row) runs fastest with one
-/// thread per row, the spin bath as stored in the thesis (34 per row) with 8 lanes, a
+/// thread per row, the spin bath as stored in the thesis (34–40 per row) with 8 lanes, a
 /// Barabási–Albert graph (mean 20, hubs of thousands) with 32.
 pub fn auto_lanes(nrows: usize, nnz: usize, max_row: usize) -> u32 {
     if nrows == 0 {
