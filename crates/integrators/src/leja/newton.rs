@@ -21,8 +21,8 @@ pub(crate) enum Rule {
 /// `[y; tail]`, with the `p` tail entries on the host.
 #[derive(Debug)]
 pub(crate) struct Augmented<'w, B: Backend, S: Scalar> {
-    /// Columns of `W`.
-    pub cols: &'w [&'w B::Vector<S>],
+    /// Columns of `W` (`None`: a zero column, skipped).
+    pub cols: &'w [Option<&'w B::Vector<S>>],
     /// `1/η`.
     pub inv_eta: S,
     /// The tail of `y_0` (already scaled by `η`).
@@ -112,7 +112,7 @@ pub(crate) fn substep<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
                 op.leja_step(be, &bare, prev, next, p)?;
                 // tail_a holds the tail of y_{m−1}, tail_b receives that of y_m.
                 for (col, &z) in a.cols.iter().zip(&a.tail_a) {
-                    if z != S::zero() {
+                    if let (Some(col), true) = (col, z != S::zero()) {
                         be.axpby(step.inv_gamma * z * a.inv_eta, col, S::one(), next)?;
                     }
                 }

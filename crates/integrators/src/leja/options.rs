@@ -38,7 +38,8 @@ pub struct LejaOptions {
     pub target_fraction: f64,
     /// Most substeps (accepted plus rejected) per call before giving up; default 100 000.
     pub max_substeps: usize,
-    /// Most halvings of a substep that did not converge; default 12.
+    /// Most substep reductions per call (a halving after a substep did not converge within
+    /// `max_degree` points, or one cut after rounding limited it); default 12.
     pub max_halvings: usize,
     /// Bounds of the spectrum to use instead of [`matexp_core::LinearOperator::spectral_bounds`]
     /// or an estimate (pass them when calling repeatedly with an operator that has none:

@@ -58,7 +58,7 @@ struct Resolved {
 /// The φ part of a call: `W`'s columns (`b_p, …, b_1`), their largest norm, and `k` for
 /// `φ_k` (divide by `t^k` at the end) or `None` for a combination.
 struct PhiPart<'w, B: Backend, S: Scalar> {
-    cols: &'w [&'w B::Vector<S>],
+    cols: &'w [Option<&'w B::Vector<S>>],
     max_norm: f64,
 }
 
@@ -240,13 +240,9 @@ impl<'a, B: Backend, S: Scalar> Leja<'a, B, S> {
                 format!("t^{k} is outside the floating-point range; use phi_combination"),
             ));
         }
-        // W = [v, 0, …, 0] (b_k = v is the first column).
-        let mut cols: Vec<&B::Vector<S>> = vec![v];
-        let zero;
-        if k > 1 {
-            zero = self.backend.zeros::<S>(n)?;
-            cols.extend(std::iter::repeat_n(&zero, k - 1));
-        }
+        // W = [v, 0, …, 0] (b_k = v is the first column; zero columns cost nothing).
+        let mut cols: Vec<Option<&B::Vector<S>>> = vec![None; k];
+        cols[0] = Some(v);
         let res = self.resolve(op, true)?;
         let phi = PhiPart {
             cols: &cols,
@@ -307,7 +303,7 @@ impl<'a, B: Backend, S: Scalar> Leja<'a, B, S> {
         if p == 0 {
             return self.integrate(op, &res, scale, times, Some((bs[0], norms[0])), None, out);
         }
-        let cols: Vec<&B::Vector<S>> = (0..p).map(|i| bs[p - i]).collect();
+        let cols: Vec<Option<&B::Vector<S>>> = (0..p).map(|i| Some(bs[p - i])).collect();
         let phi = PhiPart {
             cols: &cols,
             max_norm: norms[1..].iter().cloned().fold(0.0, f64::max),
@@ -746,7 +742,7 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
                 report.degrees.push(outcome.degree);
                 report.max_degree = report.max_degree.max(outcome.degree);
                 report.error_estimate += outcome.estimate;
-                report.converged &= outcome.converged;
+                report.converged &= outcome.converged && !rounding_limited;
                 k += 1;
                 t_cur = if k == s {
                     t_j
@@ -780,10 +776,12 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
                     method: "leja",
                     detail: format!(
                         "substep τ = {tau} at t = {t_cur} of {t_last} reached degree {} with \
-                         estimate {:.3e} > threshold {:.3e}{} after {} halvings ({} products); \
-                         the spectral bounds may not enclose the spectrum",
+                         estimate {:.3e} and rounding {:.3e} vs threshold {:.3e}{} after {} \
+                         halvings ({} products); the spectral bounds may not enclose the \
+                         spectrum, or the tolerance is below what rounding allows",
                         outcome.degree,
                         outcome.estimate,
+                        eps * outcome.term_sum,
                         outcome.threshold,
                         if outcome.overflow {
                             " (basis overflow)"

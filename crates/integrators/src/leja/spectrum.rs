@@ -168,11 +168,12 @@ fn power<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
         be.scale(S::from_f64(1.0 / r), v)?;
     }
     let r = (1.0 + POWER_MARGIN) * radius;
+    // Every eigenvalue has modulus ≤ ρ̂: the disc, enclosed in a box.
     let b = SpectralBounds {
         re_min: -r,
         re_max: r,
-        im_min: if S::IS_COMPLEX || r > 0.0 { -r } else { 0.0 },
-        im_max: if S::IS_COMPLEX || r > 0.0 { r } else { 0.0 },
+        im_min: -r,
+        im_max: r,
     };
     Ok((b, matvecs))
 }
