@@ -259,3 +259,41 @@ fn imaginary_focal_interval_of_h_beats_the_generators_box() {
         rg.matvecs
     );
 }
+
+#[test]
+fn single_precision_complex_schrodinger_follows_double() {
+    let cpu = CpuBackend::new();
+    let model = SpinBath::seed000(8, 5).unwrap();
+    let h64 = model.hamiltonian::<c64, u32>(StoredZeros::Drop).unwrap();
+    let h32 = model
+        .hamiltonian::<matexp_core::c32, u32>(StoredZeros::Drop)
+        .unwrap();
+    let n = h64.nrows();
+    let psi64 = model.initial_state::<c64>(3).unwrap();
+    let psi32: Vec<matexp_core::c32> = psi64
+        .iter()
+        .map(|z| matexp_core::c32::new(z.re as f32, z.im as f32))
+        .collect();
+    let mut w64 = vec![c64::new(0.0, 0.0); n];
+    let mut w32 = vec![matexp_core::c32::new(0.0, 0.0); n];
+    Leja::new(&cpu, n, LejaOptions::with_rtol(1e-12))
+        .unwrap()
+        .schrodinger(&h64, 10.0, &psi64, &mut w64)
+        .unwrap();
+    let r = Leja::new(&cpu, n, LejaOptions::with_rtol(1e-5))
+        .unwrap()
+        .schrodinger(&h32, 10.0, &psi32, &mut w32)
+        .unwrap();
+    assert!(r.converged);
+    let widened: Vec<c64> = w32
+        .iter()
+        .map(|z| c64::new(z.re as f64, z.im as f64))
+        .collect();
+    let err = rel_err(&widened, &w64);
+    // The tolerance plus single-precision rounding over the products (κ = 1: unitary).
+    assert!(
+        err <= 1e-4,
+        "c32 vs c64: {err:.2e} ({} products)",
+        r.matvecs
+    );
+}
