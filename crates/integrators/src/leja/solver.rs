@@ -113,7 +113,7 @@ impl<'a, B: Backend, S: Scalar> Leja<'a, B, S> {
         self.expmv_times(op, t, &[1.0], v, std::slice::from_mut(w))
     }
 
-    /// out[i] ← e^{tᵢ·scale·A}v for non-decreasing tᵢ ≥ 0, marching from one time to the
+    /// `out[i]` ← e^{tᵢ·scale·A}v for non-decreasing tᵢ ≥ 0, marching from one time to the
     /// next (each output costs only the substeps from the previous one).
     pub fn expmv_times<O: LinearOperator<B, S> + ?Sized>(
         &mut self,
@@ -135,7 +135,7 @@ impl<'a, B: Backend, S: Scalar> Leja<'a, B, S> {
         self.integrate(op, &res, scale, times, Some((v, vnorm)), None, out)
     }
 
-    /// ws[j] ← e^{tA}·vs[j], one vector after another, sharing the spectral bounds and the
+    /// `ws[j]` ← e^{tA}·`vs[j]`, one vector after another, sharing the spectral bounds and the
     /// cached coefficients.
     pub fn expmv_block<O: LinearOperator<B, S> + ?Sized>(
         &mut self,
@@ -195,7 +195,7 @@ impl<'a, B: Backend, S: Scalar> Leja<'a, B, S> {
         self.expmv(op, minus_i::<S>()? * S::from_f64(t), v, w)
     }
 
-    /// out[i] ← e^{−itᵢH}v for non-decreasing tᵢ ≥ 0 (see [`Leja::schrodinger`]).
+    /// `out[i]` ← e^{−itᵢH}v for non-decreasing tᵢ ≥ 0 (see [`Leja::schrodinger`]).
     pub fn schrodinger_times<O: LinearOperator<B, S> + ?Sized>(
         &mut self,
         op: &O,
@@ -274,7 +274,7 @@ impl<'a, B: Backend, S: Scalar> Leja<'a, B, S> {
         self.phi_combination_times(op, t, &[1.0], bs, std::slice::from_mut(w))
     }
 
-    /// out[i] ← Σ_j (tᵢ·scale)^j·φ_j(tᵢ·scale·A)·b_j for non-decreasing tᵢ ≥ 0.
+    /// `out[i]` ← Σ_j (tᵢ·scale)^j·φ_j(tᵢ·scale·A)·b_j for non-decreasing tᵢ ≥ 0.
     pub fn phi_combination_times<O: LinearOperator<B, S> + ?Sized>(
         &mut self,
         op: &O,
