@@ -68,11 +68,12 @@ pub fn nrm2<S: Scalar>(x: &[S]) -> S::Real {
     if m.is_nan() || m == 0.0 || m.is_infinite() {
         return S::Real::from_f64(m);
     }
-    let inv = 1.0 / m;
+    // Divide rather than multiply by 1/m: for m below 1/f64::MAX (deep subnormals) the
+    // reciprocal overflows to infinity.
     let part = |c: &[S]| -> f64 {
         c.iter()
             .map(|v| {
-                let (re, im) = (v.re().as_f64() * inv, v.im().as_f64() * inv);
+                let (re, im) = (v.re().as_f64() / m, v.im().as_f64() / m);
                 re * re + im * im
             })
             .sum()
@@ -197,6 +198,9 @@ mod tests {
     fn nrm2_handles_huge_tiny_nan_inf_and_long_vectors() {
         assert!((nrm2(&[3e200f64, 4e200]) / 5e200 - 1.0).abs() < 1e-15);
         assert!((nrm2(&[3e-200f64, 4e-200]) / 5e-200 - 1.0).abs() < 1e-15);
+        let sub = [3e-310f64, -4e-310];
+        assert!((nrm2(&sub) / 5e-310 - 1.0).abs() < 1e-4, "{}", nrm2(&sub));
+        assert_eq!(nrm2(&[f64::from_bits(1)]), f64::from_bits(1));
         assert!(nrm2(&[1.0, f64::NAN]).is_nan());
         assert_eq!(nrm2(&[1.0, f64::INFINITY]), f64::INFINITY);
         assert_eq!(nrm2::<f64>(&[]), 0.0);
