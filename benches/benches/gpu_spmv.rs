@@ -636,6 +636,14 @@ fn spmv_case<S: Scalar>(
     })
     .map_err(err)?;
     drop(pend);
+    // The same with each norm's result dropped unread as soon as it is queued: its reduction
+    // slot returns to the pool at once, so this isolates what holding hundreds of pending
+    // norms costs the host (one slot allocation per step when the pool is empty).
+    let t_fused_dropped = timed(&dev, ctx.reps, || {
+        op.leja_step_deferred(&g, &step, &x, &mut yn, &mut p)
+            .map(drop)
+    })
+    .map_err(err)?;
     let mut pend = Vec::new();
     let t_unfused = timed(&dev, ctx.reps, || {
         g.copy(&x, &mut yn)?;
@@ -650,7 +658,9 @@ fn spmv_case<S: Scalar>(
     let r = ctx
         .record("leja_step_gpu", case, "gpu", S::NAME)
         .extra("fused", true)
-        .extra("unfused_s", median(&t_unfused));
+        .extra("unfused_s", median(&t_unfused))
+        .extra("pending_dropped_s", median(&t_fused_dropped))
+        .extra("spmv_s", best.0);
     ctx.push(r, &t_fused, fused_bytes, n, nnz, None, "leja fused");
     let r = ctx
         .record("leja_step_gpu", &format!("{case}/unfused"), "gpu", S::NAME)
@@ -1123,13 +1133,38 @@ fn multi_case<S: Scalar>(ctx: &mut Ctx, case: &str, a: &CsrMatrix<S, u32>) -> Re
     }
     let b = std::mem::size_of::<S>();
     let bytes = a.nnz() * (4 + b) + (n + 1) * 4 + 2 * n * b;
+    // Where the time goes: the local products alone (x stays gathered, so no copies) and
+    // the gather alone (x marked scattered before each, so every call copies).
+    op.apply(&m, alpha, &x, S::zero(), &mut y).map_err(err)?;
+    let t_local = timed(&dev0, ctx.reps, || {
+        op.apply(&m, alpha, &x, S::zero(), &mut y)?;
+        m.join_on_first()
+    })
+    .map_err(err)?;
+    let t_gather = timed(&dev0, ctx.reps, || {
+        x.mark_scattered();
+        m.gather(&x)?;
+        m.join_on_first()
+    })
+    .map_err(err)?;
+    let gather_bytes = (n - n / count) * b;
     let label = format!("{count} GPUs, gather incl.");
     let r = ctx
         .record("spmv_gpu", case, &format!("gpu×{count}"), S::NAME)
         .error(e)
         .extra("devices", count)
-        .extra("gather_bytes_per_device", (n - n / count) * b);
+        .extra("gather_bytes_per_device", gather_bytes)
+        .extra("local_spmv_s", median(&t_local))
+        .extra("gather_s", median(&t_gather));
     ctx.push(r, &times, bytes, n, a.nnz(), None, &label);
+    println!(
+        "  {case} {} on {count} GPUs: product {:.1} µs = local SpMV alone {:.1} µs, gather alone {:.1} µs ({:.0} GB/s per device)",
+        S::NAME,
+        median(&times) * 1e6,
+        median(&t_local) * 1e6,
+        median(&t_gather) * 1e6,
+        gather_bytes as f64 / median(&t_gather) / 1e9
+    );
 
     // The fused Leja step on all GPUs (gather of y_prev included).
     let step = LejaStep {
@@ -1151,10 +1186,21 @@ fn multi_case<S: Scalar>(ctx: &mut Ctx, case: &str, a: &CsrMatrix<S, u32>) -> Re
     })
     .map_err(err)?;
     drop(pend);
+    let t_dropped = timed(&dev0, ctx.reps, || {
+        if flip {
+            drop(op.leja_step_deferred(&m, &step, &y, &mut x, &mut p)?);
+        } else {
+            drop(op.leja_step_deferred(&m, &step, &x, &mut y, &mut p)?);
+        }
+        flip = !flip;
+        m.join_on_first()
+    })
+    .map_err(err)?;
     let r = ctx
         .record("leja_step_gpu", case, &format!("gpu×{count}"), S::NAME)
         .extra("fused", true)
-        .extra("devices", count);
+        .extra("devices", count)
+        .extra("pending_dropped_s", median(&t_dropped));
     ctx.push(
         r,
         &times,

@@ -141,7 +141,10 @@ impl<S: Scalar> MultiVector<S> {
         &self.parts[d]
     }
 
-    fn mark_scattered(&self) {
+    /// Forgets that the vector is gathered, so that the next product (or
+    /// [`MultiGpuBackend::gather`]) copies the other devices' blocks again. Every write
+    /// through this crate does this itself; it is public for timing a gather on its own.
+    pub fn mark_scattered(&self) {
         self.gathered.store(false, Ordering::Release);
     }
 }
