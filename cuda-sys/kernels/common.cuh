@@ -30,11 +30,6 @@ template <> __device__ __forceinline__ double2 make<double2>(MxScalar s) {
     return make_double2(s.re, s.im);
 }
 
-// Whether T is a complex type (float2 / double2).
-template <typename T> struct is_complex { static constexpr bool value = false; };
-template <> struct is_complex<float2> { static constexpr bool value = true; };
-template <> struct is_complex<double2> { static constexpr bool value = true; };
-
 __device__ __forceinline__ bool is_zero(MxScalar s) { return s.re == 0.0 && s.im == 0.0; }
 
 __device__ __forceinline__ float add(float a, float b) { return a + b; }
@@ -207,12 +202,6 @@ __device__ __forceinline__ void block_store_ssq(MxSsqPartial s, MxSsqPartial *ou
         out->medium = v[1];
         out->big = v[2];
     }
-}
-
-// Asks the memory system to bring the line holding `*p` into L2 without waiting for it and
-// without a register: a later load of it then waits for L2, not device memory.
-template <typename T> __device__ __forceinline__ void prefetch_l2(const T *p) {
-    asm volatile("prefetch.global.L2 [%0];" : : "l"(p));
 }
 
 // Global index and stride of a grid-stride loop, in 64 bits.

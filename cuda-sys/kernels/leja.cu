@@ -10,21 +10,8 @@
 // matrix (multi-GPU) uses the same kernel with offset pointers. With one device,
 // x_rows == x.
 //
-// Grid-stride over row groups with a grid that just fills the device (the host launches
-// as many blocks as can be resident at once, at most MX_MAX_PARTIALS): every block stays
-// busy to the end, and the norm's finish combines one partial per resident block (about a
-// thousand) instead of one per row group, which a single finish block would read serially
-// after the step (tens of microseconds at 16384 partials). lanes_log2 = 0 gives one thread
-// per row.
-//
-// Latency: the row's own operands x_rows[row] and acc[row], loaded after the group sum,
-// would add a dependent round trip to device memory per row group, a phase in which the
-// warp has little else in flight. Real scalars load them into registers before the gather
-// through the row (one coalesced warp instruction each when lanes = 1); complex scalars
-// would need 8 more registers and fall below full occupancy, so with several lanes per row
-// the owning lane only prefetches their lines into L2 (registers free, one request per
-// row), and the later loads wait for L2 instead of device memory. With one lane per row
-// (complex), a prefetch per thread is not coalesced and would cost more than it saves.
+// Grid-stride over row groups with a capped grid (at most MX_MAX_PARTIALS blocks), so the
+// partials array has a fixed bound. lanes_log2 = 0 gives one thread per row.
 #include "common.cuh"
 
 namespace mx {
@@ -40,40 +27,25 @@ __device__ void leja_step(MxLejaParams p, const I *__restrict__ row_ptr,
     const uint64_t rows_per_block = blockDim.x >> p.lanes_log2;
     const T inv_gamma = make<T>(p.inv_gamma), shift = make<T>(p.shift), coeff = make<T>(p.coeff);
     MxSsqPartial ssq = ssq_zero();
-    // Early register loads of the row's own operands for real scalars (see the top).
-    constexpr bool kEarlyLoads = !is_complex<T>::value;
     // `base` is the same for the whole block, so every lane runs the same number of
     // iterations and the shuffles inside group_sum see full warps.
     for (uint64_t base = blockIdx.x * rows_per_block; base < p.nrows;
          base += (uint64_t)gridDim.x * rows_per_block) {
         const uint64_t row = base + (threadIdx.x >> p.lanes_log2);
-        const bool owner = lane == 0 && row < p.nrows;
-        T s = zero<T>(), xr = zero<T>(), ac = zero<T>();
-        if (kEarlyLoads) {
-            if (owner) {
-                xr = x_rows[row];
-                ac = acc[row];
-            }
-        } else if (p.lanes_log2 > 0 && owner) {
-            prefetch_l2(x_rows + row);
-            prefetch_l2(acc + row);
-        }
+        T s = zero<T>();
+        const I *rp = row_ptr;
         if (row < p.nrows) {
-            const I end = row_ptr[row + 1];
-            for (I j = row_ptr[row] + lane; j < end; j += lanes) {
+            const I end = rp[row + 1];
+            for (I j = rp[row] + lane; j < end; j += lanes) {
                 const T xv = x[col_idx[j]];
                 s = VALUES ? mad(values[j], xv, s) : add(s, xv);
             }
         }
         s = group_sum(s, lanes);
-        if (owner) {
-            if (!kEarlyLoads) {
-                xr = x_rows[row];
-                ac = acc[row];
-            }
-            const T yn = mad(inv_gamma, s, mul(shift, xr));
+        if (lane == 0 && row < p.nrows) {
+            const T yn = mad(inv_gamma, s, mul(shift, x_rows[row]));
             y_next[row] = yn;
-            acc[row] = mad(coeff, yn, ac);
+            acc[row] = mad(coeff, yn, acc[row]);
             ssq_add(ssq, yn);
         }
     }
@@ -83,14 +55,14 @@ __device__ void leja_step(MxLejaParams p, const I *__restrict__ row_ptr,
 } // namespace mx
 
 #define MX_LEJA(name, T, iname, I)                                                               \
-    extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS, 8)                            \
+    extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
         leja_csr_##name##_##iname(MxLejaParams p, const I *row_ptr, const I *col_idx,            \
                                   const T *values, const T *x, const T *x_rows, T *y_next,       \
                                   T *acc, MxSsqPartial *partials) {                              \
         mx::leja_step<T, I, true>(p, row_ptr, col_idx, values, x, x_rows, y_next, acc,           \
                                   partials);                                                     \
     }                                                                                            \
-    extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS, 8)                            \
+    extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
         leja_pattern_##name##_##iname(MxLejaParams p, const I *row_ptr, const I *col_idx,        \
                                       const T *x, const T *x_rows, T *y_next, T *acc,            \
                                       MxSsqPartial *partials) {                                  \

@@ -440,15 +440,11 @@ impl CsrStructure {
         acc: u64,
     ) -> Result<PendingSlot> {
         let rows_per_block = (MX_REDUCE_THREADS >> log2) as usize;
-        let name = self.kernel_name::<S>("leja", values.is_some(), Mapping::Vector(log2));
-        // One resident wave of blocks striding over the rows: as fast as one block per row
-        // group, with about a thousand partials for the finish instead of up to 16384.
-        let resident = self.device.resident_grid(&name, MX_REDUCE_THREADS)? as usize;
         let grid = self
             .nrows
             .div_ceil(rows_per_block)
-            .min(resident)
             .clamp(1, MX_MAX_PARTIALS as usize) as u32;
+        let name = self.kernel_name::<S>("leja", values.is_some(), Mapping::Vector(log2));
         let mut p = MxLejaParams {
             nrows: self.nrows as u64,
             lanes_log2: log2,

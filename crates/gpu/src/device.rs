@@ -113,8 +113,6 @@ pub struct Device {
     stream: sys::CUstream,
     modules: Vec<OnceLock<std::result::Result<Module, String>>>,
     functions: Mutex<HashMap<String, Function>>,
-    /// Blocks of MX_REDUCE_THREADS threads of a kernel that fit on one multiprocessor.
-    occupancy: Mutex<HashMap<String, u32>>,
     /// Per-block partials of the reduction being queued; the lock is held from the partial
     /// launch to its finish launch, so concurrent callers cannot interleave the two.
     partials: Mutex<RawAlloc>,
@@ -233,7 +231,6 @@ impl Device {
             stream,
             modules: MODULES.iter().map(|_| OnceLock::new()).collect(),
             functions: Mutex::new(HashMap::new()),
-            occupancy: Mutex::new(HashMap::new()),
             partials: Mutex::new(RawAlloc { ptr: partials }),
             slots: Mutex::new(Vec::new()),
             cusparse: OnceLock::new(),
@@ -428,47 +425,6 @@ impl Device {
                 )
             },
         )
-    }
-
-    /// Blocks of `block` threads of kernel `name` that are resident on the whole device at
-    /// once (the driver's occupancy calculation for the JIT-compiled kernel, times the
-    /// multiprocessors; at least one per multiprocessor). A grid of this size keeps every
-    /// block busy to the end of a grid-stride loop, with no partly filled last wave.
-    pub(crate) fn resident_grid(&self, name: &str, block: u32) -> Result<u32> {
-        let key = format!("{name}/{block}");
-        let cached = self
-            .occupancy
-            .lock()
-            .map_err(|_| Error::Device("occupancy table poisoned".into()))?
-            .get(&key)
-            .copied();
-        let per_sm = match cached {
-            Some(v) => v,
-            None => {
-                let f = self.function(name)?;
-                self.bind()?;
-                let mut blocks: std::ffi::c_int = 0;
-                // SAFETY: valid function handle in the bound context; writes one int.
-                check_raw(
-                    &format!("gpu:{}: occupancy of {name}", self.ordinal()),
-                    unsafe {
-                        sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(
-                            &mut blocks,
-                            f.0,
-                            block as std::ffi::c_int,
-                            0,
-                        )
-                    },
-                )?;
-                let v = u32::try_from(blocks).unwrap_or(0).max(1);
-                self.occupancy
-                    .lock()
-                    .map_err(|_| Error::Device("occupancy table poisoned".into()))?
-                    .insert(key, v);
-                v
-            }
-        };
-        Ok(per_sm.saturating_mul(self.info.multiprocessors))
     }
 
     /// Blocks for a grid-stride loop over `n` items: enough to fill the device (8 blocks of
