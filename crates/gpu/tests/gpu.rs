@@ -12,6 +12,8 @@ use matexp_gpu::{
     device_count,
 };
 use rand::{Rng, SeedableRng};
+
+mod gpu_solvers;
 use rand_chacha::ChaCha8Rng;
 
 const NEEDS_GPU: &str = "needs a CUDA GPU; run by the GPU bundle";
