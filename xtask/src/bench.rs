@@ -244,6 +244,17 @@ pub fn rel(root: &Path, path: &Path) -> String {
         .to_string()
 }
 
+/// Whether this machine has the CUDA driver library, so that GPU suites can run at all.
+/// Without it they are skipped rather than failed: a CPU-only laptop still runs the main job.
+fn has_cuda_driver() -> bool {
+    let listed = std::process::Command::new("ldconfig")
+        .arg("-p")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).contains("libcuda.so.1"))
+        .unwrap_or(false);
+    listed || std::path::Path::new("/dev/nvidia0").exists()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -323,15 +334,4 @@ name = 'spmv'
         assert!(b.ends_with("20261122T000000Z-2"));
         std::fs::remove_dir_all(&base).unwrap();
     }
-}
-
-/// Whether this machine has the CUDA driver library, so that GPU suites can run at all.
-/// Without it they are skipped rather than failed: a CPU-only laptop still runs the main job.
-fn has_cuda_driver() -> bool {
-    let listed = std::process::Command::new("ldconfig")
-        .arg("-p")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).contains("libcuda.so.1"))
-        .unwrap_or(false);
-    listed || std::path::Path::new("/dev/nvidia0").exists()
 }
