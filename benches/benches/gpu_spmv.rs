@@ -17,7 +17,7 @@
 //! `bench-results/<device>/`. A summary table is printed last. Exit status 3 means no GPU.
 
 use matexp_benches::Record;
-use matexp_core::{Backend, LejaStep, LinearOperator, Scalar, c32, c64};
+use matexp_core::{Backend, LinearOperator, Scalar, ShiftedStep, c32, c64};
 use matexp_gpu::{
     DeviceBuffer, GpuBackend, GpuCsr, GpuPattern, MultiGpuBackend, MultiGpuCsr, SpmvKernel, median,
     time_runs,
@@ -622,8 +622,8 @@ fn spmv_case<S: Scalar>(
     );
 
     // The fused Leja step against the same step unfused (copy, SpMV, axpby, norm).
-    let step = LejaStep {
-        inv_gamma: S::from_f64(0.05),
+    let step = ShiftedStep {
+        alpha: S::from_f64(0.05),
         shift: S::from_f64(0.3),
         coeff: S::from_f64(1e-3),
     };
@@ -647,7 +647,7 @@ fn spmv_case<S: Scalar>(
     let mut pend = Vec::new();
     let t_unfused = timed(&dev, ctx.reps, || {
         g.copy(&x, &mut yn)?;
-        op.apply(&g, step.inv_gamma, &x, step.shift, &mut yn)?;
+        op.apply(&g, step.alpha, &x, step.shift, &mut yn)?;
         g.axpby(step.coeff, &yn, S::one(), &mut p)?;
         pend.push(g.nrm2_deferred(&yn)?);
         Ok(())
@@ -1167,8 +1167,8 @@ fn multi_case<S: Scalar>(ctx: &mut Ctx, case: &str, a: &CsrMatrix<S, u32>) -> Re
     );
 
     // The fused Leja step on all GPUs (gather of y_prev included).
-    let step = LejaStep {
-        inv_gamma: S::from_f64(0.5 / bound),
+    let step = ShiftedStep {
+        alpha: S::from_f64(0.5 / bound),
         shift: S::from_f64(0.3),
         coeff: S::from_f64(1e-3),
     };

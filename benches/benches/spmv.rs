@@ -17,7 +17,7 @@
 
 use criterion::Criterion;
 use matexp_benches::{Floor, Record, Recorder, copy_bandwidth};
-use matexp_core::{LejaStep, Scalar, c64};
+use matexp_core::{Scalar, ShiftedStep, c64};
 use matexp_sparse::generators::{SpinBath, StoredZeros, barabasi_albert, laplacian_3d};
 use matexp_sparse::{CsrIndex, CsrMatrix, PatternCsr};
 use std::hint::black_box;
@@ -103,8 +103,8 @@ fn bench_leja(
     let y_prev: Vec<f64> = (0..n).map(|i| ((i % 11) as f64 - 5.0) * 1e-3).collect();
     let mut y_next = vec![0.0; n];
     let mut p = vec![0.0; n];
-    let step = LejaStep {
-        inv_gamma: 1.0 / 3.0e4,
+    let step = ShiftedStep {
+        alpha: 1.0 / 3.0e4,
         shift: 0.5,
         coeff: 1e-3,
     };

@@ -8,7 +8,7 @@ use std::fmt::Debug;
 /// Algorithms (Leja, Lanczos, Arnoldi, Taylor, integrators) are generic over a backend, so
 /// they are written once and run on the CPU ([`crate::CpuBackend`]), one GPU or several.
 /// Reductions return host scalars; backends whose reductions cost a round trip (GPUs) also
-/// offer fused operator steps (see [`crate::LinearOperator::leja_step`]) so that hot loops
+/// offer fused operator steps (see [`crate::LinearOperator::shifted_step`]) so that hot loops
 /// synchronize rarely.
 pub trait Backend: Send + Sync + Debug {
     /// A vector of `S` owned by this backend.

@@ -19,16 +19,20 @@
 //! ```
 
 mod backend;
+mod combinators;
 mod cpu;
 mod error;
 pub mod norms;
 mod operator;
 mod scalar;
+mod time_dependent;
 
 pub use backend::Backend;
+pub use combinators::{Scaled, Shifted, Sum};
 pub use cpu::CpuBackend;
 pub use error::{Error, Result, check_dim};
-pub use operator::{DenseMatrixOperator, LejaStep, LinearOperator, SpectralBounds};
+pub use operator::{DenseMatrixOperator, LinearOperator, ShiftedStep, SpectralBounds};
 pub use scalar::{RealScalar, Scalar, c32, c64};
+pub use time_dependent::{AtTime, Autonomous, TimeDependentOperator};
 
 pub use num_complex::Complex;

@@ -63,14 +63,20 @@ impl SpectralBounds {
     }
 }
 
-/// Coefficients of one Newton–Leja step (see [`LinearOperator::leja_step`]).
+/// Coefficients of one fused shifted-product step (see [`LinearOperator::shifted_step`]):
+/// `y ← alpha·A·x + shift·x`, `acc ← acc + coeff·y`, returning ‖y‖₂.
+///
+/// This is the inner step of every polynomial method on an operator. Newton interpolation at
+/// Leja points uses `alpha = 1/γ`, `shift = −c/γ − ξ_{m−1}`, `coeff = d_m` (the new basis
+/// vector ω_m(A)v and its divided difference); a Taylor series uses `alpha = t/k`,
+/// `shift = 0`, `coeff = 1` (the next term `(tA)^k v / k!` added to the sum).
 #[derive(Debug, Clone, Copy)]
-pub struct LejaStep<S: Scalar> {
-    /// 1/γ, the inverse of the interval's half-capacity scaling.
-    pub inv_gamma: S,
-    /// −c/γ − ξ_{m−1}: the shift that makes the new basis vector ω_m(A)v.
+pub struct ShiftedStep<S: Scalar> {
+    /// Multiplier of the product `A·x`.
+    pub alpha: S,
+    /// Multiplier of `x` added to the product.
     pub shift: S,
-    /// d_m, the divided difference multiplying the new basis vector.
+    /// Multiplier of the new vector `y` accumulated into `acc`.
     pub coeff: S,
 }
 
@@ -103,20 +109,28 @@ pub trait LinearOperator<B: Backend, S: Scalar>: Send + Sync {
         false
     }
 
-    /// One Newton–Leja step, fused where a backend can:
-    /// `y_next ← inv_gamma·A·y_prev + shift·y_prev`, `p ← p + coeff·y_next`, returns
+    /// An upper bound on ‖A‖₂ if the operator knows one cheaply (for example `max_i Σ_j |a_ij|`
+    /// for a symmetric matrix, or the analytic norm of a stencil); `None` asks the caller to
+    /// estimate. Methods that need a norm (Taylor's degree selection) use it before
+    /// estimating one with products.
+    fn norm_bound(&self) -> Option<f64> {
+        None
+    }
+
+    /// One fused shifted-product step ([`ShiftedStep`]):
+    /// `y_next ← alpha·A·y_prev + shift·y_prev`, `p ← p + coeff·y_next`, returns
     /// ‖y_next‖₂. The default runs the four operations one after another; GPU operators
     /// override it with a single pass over memory.
-    fn leja_step(
+    fn shifted_step(
         &self,
         backend: &B,
-        step: &LejaStep<S>,
+        step: &ShiftedStep<S>,
         y_prev: &B::Vector<S>,
         y_next: &mut B::Vector<S>,
         p: &mut B::Vector<S>,
     ) -> Result<S::Real> {
         backend.copy(y_prev, y_next)?;
-        self.apply(backend, step.inv_gamma, y_prev, step.shift, y_next)?;
+        self.apply(backend, step.alpha, y_prev, step.shift, y_next)?;
         backend.axpby(step.coeff, y_next, S::one(), p)?;
         backend.nrm2(y_next)
     }
@@ -225,13 +239,13 @@ mod tests {
         let y_prev = vec![1.0, -1.0];
         let mut y_next = vec![7.0, 7.0];
         let mut p = vec![0.5, 0.5];
-        let step = LejaStep {
-            inv_gamma: 0.5,
+        let step = ShiftedStep {
+            alpha: 0.5,
             shift: 2.0,
             coeff: 3.0,
         };
         let norm: f64 = a
-            .leja_step(&cpu, &step, &y_prev, &mut y_next, &mut p)
+            .shifted_step(&cpu, &step, &y_prev, &mut y_next, &mut p)
             .unwrap();
         // A·y = [-1, -1]; y_next = 0.5·[-1,-1] + 2·[1,-1] = [1.5, -2.5]
         assert_eq!(y_next, vec![1.5, -2.5]);

@@ -22,7 +22,7 @@ use crate::device::{Device, PendingSlot, arg};
 use crate::memory::{DeviceBuffer, DeviceElement};
 use crate::reduce::{self, Pending};
 use crate::{cusparse, scalar};
-use matexp_core::{Error, LejaStep, LinearOperator, Result, Scalar, SpectralBounds, check_dim};
+use matexp_core::{Error, LinearOperator, Result, Scalar, ShiftedStep, SpectralBounds, check_dim};
 use matexp_cuda_sys::{MX_MAX_PARTIALS, MX_REDUCE_THREADS, MxLejaParams, MxSpmvParams};
 use rayon::prelude::*;
 use std::fmt;
@@ -433,7 +433,7 @@ impl CsrStructure {
         &self,
         values: Option<u64>,
         log2: u32,
-        step: &LejaStep<S>,
+        step: &ShiftedStep<S>,
         x: u64,
         x_rows: u64,
         y_next: u64,
@@ -449,7 +449,7 @@ impl CsrStructure {
             nrows: self.nrows as u64,
             lanes_log2: log2,
             reserved: 0,
-            inv_gamma: mx_scalar(step.inv_gamma),
+            inv_gamma: mx_scalar(step.alpha),
             shift: mx_scalar(step.shift),
             coeff: mx_scalar(step.coeff),
         };
@@ -746,12 +746,12 @@ impl<S: Scalar> GpuCsr<S> {
     }
 
     /// The fused Leja step with its norm left on the way to the host (see
-    /// [`LinearOperator::leja_step`] for the math): one kernel over A, y_prev, y_next, p and
+    /// [`LinearOperator::shifted_step`] for the math): one kernel over A, y_prev, y_next, p and
     /// one finish launch; the caller waits when (and if) it needs the norm.
     pub fn leja_step_deferred(
         &self,
         backend: &GpuBackend,
-        step: &LejaStep<S>,
+        step: &ShiftedStep<S>,
         y_prev: &GpuVector<S>,
         y_next: &mut GpuVector<S>,
         p: &mut GpuVector<S>,
@@ -819,10 +819,10 @@ impl<S: Scalar> LinearOperator<GpuBackend, S> for GpuCsr<S> {
     fn is_hermitian(&self) -> bool {
         self.hermitian
     }
-    fn leja_step(
+    fn shifted_step(
         &self,
         backend: &GpuBackend,
-        step: &LejaStep<S>,
+        step: &ShiftedStep<S>,
         y_prev: &GpuVector<S>,
         y_next: &mut GpuVector<S>,
         p: &mut GpuVector<S>,
@@ -956,7 +956,7 @@ impl GpuPattern {
     pub fn leja_step_deferred<S: Scalar>(
         &self,
         backend: &GpuBackend,
-        step: &LejaStep<S>,
+        step: &ShiftedStep<S>,
         y_prev: &GpuVector<S>,
         y_next: &mut GpuVector<S>,
         p: &mut GpuVector<S>,
@@ -1005,10 +1005,10 @@ impl<S: Scalar> LinearOperator<GpuBackend, S> for GpuPattern {
     fn is_hermitian(&self) -> bool {
         self.symmetric
     }
-    fn leja_step(
+    fn shifted_step(
         &self,
         backend: &GpuBackend,
-        step: &LejaStep<S>,
+        step: &ShiftedStep<S>,
         y_prev: &GpuVector<S>,
         y_next: &mut GpuVector<S>,
         p: &mut GpuVector<S>,

@@ -22,7 +22,7 @@ use crate::reduce::{self, Pending};
 use crate::{blas, scalar};
 use cudarc::driver::result;
 use matexp_core::{
-    Backend, Error, LejaStep, LinearOperator, Result, Scalar, SpectralBounds, check_dim,
+    Backend, Error, LinearOperator, Result, Scalar, ShiftedStep, SpectralBounds, check_dim,
 };
 use rayon::prelude::*;
 use std::fmt;
@@ -665,7 +665,7 @@ impl<S: Scalar> MultiGpuCsr<S> {
     pub fn leja_step_deferred(
         &self,
         backend: &MultiGpuBackend,
-        step: &LejaStep<S>,
+        step: &ShiftedStep<S>,
         y_prev: &MultiVector<S>,
         y_next: &mut MultiVector<S>,
         p: &mut MultiVector<S>,
@@ -752,10 +752,10 @@ impl<S: Scalar> LinearOperator<MultiGpuBackend, S> for MultiGpuCsr<S> {
     fn is_hermitian(&self) -> bool {
         self.hermitian
     }
-    fn leja_step(
+    fn shifted_step(
         &self,
         backend: &MultiGpuBackend,
-        step: &LejaStep<S>,
+        step: &ShiftedStep<S>,
         y_prev: &MultiVector<S>,
         y_next: &mut MultiVector<S>,
         p: &mut MultiVector<S>,

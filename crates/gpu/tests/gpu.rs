@@ -6,7 +6,7 @@
 //! and errors are judged relative to the precision of the type under test. Outputs are
 //! poisoned with NaN before each kernel so that an unwritten entry cannot pass.
 
-use matexp_core::{Backend, CpuBackend, LejaStep, LinearOperator, Scalar, c32, c64, norms};
+use matexp_core::{Backend, CpuBackend, LinearOperator, Scalar, ShiftedStep, c32, c64, norms};
 use matexp_gpu::{
     GpuBackend, GpuCsr, GpuIndex, GpuPattern, GpuVector, MultiGpuBackend, MultiGpuCsr, SpmvKernel,
     device_count,
@@ -507,12 +507,12 @@ fn pattern_spmv_matches_cpu() {
 fn leja_reference<S: Scalar>(
     a: &Csr,
     pattern: bool,
-    step: &LejaStep<S>,
+    step: &ShiftedStep<S>,
     y_prev: &[c64],
     p: &[c64],
 ) -> (Vec<c64>, Vec<c64>, f64) {
     let (ig, sh, co) = (
-        step.inv_gamma.to_c64(),
+        step.alpha.to_c64(),
         step.shift.to_c64(),
         step.coeff.to_c64(),
     );
@@ -536,8 +536,8 @@ fn leja_reference<S: Scalar>(
 fn leja_case<S: Scalar>(g: &GpuBackend, r: &mut impl Rng, a: &Csr) {
     let (rp, ci) = a.indices::<u32>();
     let csr = GpuCsr::from_parts(g, a.n, a.n, &rp, &ci, &a.values::<S>()).unwrap();
-    let step = LejaStep {
-        inv_gamma: rand_scalar::<S>(r),
+    let step = ShiftedStep {
+        alpha: rand_scalar::<S>(r),
         shift: rand_scalar::<S>(r),
         coeff: rand_scalar::<S>(r),
     };
@@ -559,9 +559,9 @@ fn leja_case<S: Scalar>(g: &GpuBackend, r: &mut impl Rng, a: &Csr) {
                     .unwrap()
                     .with_kernel(k)
                     .unwrap();
-                op.leja_step(g, &step, &gy, &mut gyn, &mut gp).unwrap()
+                op.shifted_step(g, &step, &gy, &mut gyn, &mut gp).unwrap()
             } else if k == SpmvKernel::Auto {
-                csr.leja_step(g, &step, &gy, &mut gyn, &mut gp).unwrap()
+                csr.shifted_step(g, &step, &gy, &mut gyn, &mut gp).unwrap()
             } else {
                 let op = GpuCsr::from_parts(g, a.n, a.n, &rp, &ci, &a.values::<S>())
                     .unwrap()
@@ -694,15 +694,15 @@ fn multi_case<S: Scalar>(m: &MultiGpuBackend, r: &mut impl Rng, a: &Csr) {
     assert!((am / norms::amax(&xu) - 1.0).abs() < 2.0 * eps::<S>() + 1e-13);
 
     // The fused Leja step across devices.
-    let step = LejaStep {
-        inv_gamma: rand_scalar::<S>(r),
+    let step = ShiftedStep {
+        alpha: rand_scalar::<S>(r),
         shift: rand_scalar::<S>(r),
         coeff: rand_scalar::<S>(r),
     };
     let mut gyn = m.upload(&vec![poison::<S>(); a.n]).unwrap();
     let mut gp = m.upload(&y).unwrap();
     let got = op
-        .leja_step(m, &step, &gw, &mut gyn, &mut gp)
+        .shifted_step(m, &step, &gw, &mut gyn, &mut gp)
         .unwrap()
         .to_c64()
         .re;

@@ -10,7 +10,7 @@
 //! capacity `|scale| = γ = (b − a)/4`.
 
 use crate::table;
-use matexp_core::{Error, LejaStep, Result, Scalar, SpectralBounds, c64};
+use matexp_core::{Error, Result, Scalar, ShiftedStep, SpectralBounds, c64};
 
 /// The line of the complex plane an [`Interval`] lies on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -299,14 +299,14 @@ impl Interval {
     }
 
     /// Coefficients of one Newton–Leja step `y_m = ((A − center)/scale − ξ_{m−1}) y_{m−1}`
-    /// for [`matexp_core::LinearOperator::leja_step`]: `inv_gamma = 1/scale` and
+    /// for [`matexp_core::LinearOperator::shifted_step`]: `inv_gamma = 1/scale` and
     /// `shift = −center/scale − ξ_{m−1}` (`1/γ` and `−c/γ − ξ` for a real interval,
     /// `−i/γ` and `−c/γ − ξ` for an imaginary one).
     ///
     /// # Errors
     /// [`Error::Unsupported`] for an imaginary interval with a real scalar type (the scaled
     /// operator is complex); [`Error::InvalidArgument`] if `xi_prev` is not finite.
-    pub fn leja_step<S: Scalar>(&self, xi_prev: f64, coeff: S) -> Result<LejaStep<S>> {
+    pub fn shifted_step<S: Scalar>(&self, xi_prev: f64, coeff: S) -> Result<ShiftedStep<S>> {
         if !xi_prev.is_finite() {
             return Err(Error::invalid("xi_prev", xi_prev, "must be finite"));
         }
@@ -324,8 +324,8 @@ impl Interval {
                 )));
             }
         };
-        Ok(LejaStep {
-            inv_gamma,
+        Ok(ShiftedStep {
+            alpha: inv_gamma,
             shift: S::from_f64(shift),
             coeff,
         })

@@ -90,14 +90,14 @@ fn spectral_bounds_that_are_not_an_interval() {
 fn leja_step_needs_complex_scalars_on_imaginary_intervals() {
     let k = Interval::imaginary(-1.0, 1.0).unwrap();
     assert!(matches!(
-        k.leja_step::<f64>(0.0, 1.0),
+        k.shifted_step::<f64>(0.0, 1.0),
         Err(Error::Unsupported(m)) if m.contains("complex scalar")
     ));
-    let s = k.leja_step::<c64>(2.0, c64::new(1.0, 0.0)).unwrap();
-    assert_eq!(s.inv_gamma, c64::new(0.0, -2.0));
+    let s = k.shifted_step::<c64>(2.0, c64::new(1.0, 0.0)).unwrap();
+    assert_eq!(s.alpha, c64::new(0.0, -2.0));
     assert_eq!(s.shift, c64::new(-2.0, 0.0));
     invalid_names(
-        k.leja_step::<c64>(f64::NAN, c64::new(1.0, 0.0)),
+        k.shifted_step::<c64>(f64::NAN, c64::new(1.0, 0.0)),
         "xi_prev",
         "finite",
     );

@@ -19,7 +19,7 @@
 use crate::parallel::{map_row_chunks, map_row_chunks2};
 use crate::{CsrIndex, CsrMatrix, PatternCsr};
 use matexp_core::{
-    CpuBackend, LejaStep, LinearOperator, RealScalar, Result, Scalar, SpectralBounds, check_dim,
+    CpuBackend, LinearOperator, RealScalar, Result, Scalar, ShiftedStep, SpectralBounds, check_dim,
     norms,
 };
 
@@ -114,7 +114,7 @@ fn abs2_f64<S: Scalar>(v: S) -> f64 {
 /// The fused Newton–Leja step over any row kernel `row(r) = (A·y_prev)_r`.
 fn fused_leja<I, S, F>(
     row_ptr: &[I],
-    step: &LejaStep<S>,
+    step: &ShiftedStep<S>,
     y_prev: &[S],
     y_next: &mut [S],
     p: &mut [S],
@@ -125,8 +125,8 @@ where
     S: Scalar,
     F: Fn(usize) -> S + Sync,
 {
-    let LejaStep {
-        inv_gamma,
+    let ShiftedStep {
+        alpha: inv_gamma,
         shift,
         coeff,
     } = *step;
@@ -165,13 +165,13 @@ impl<S: Scalar, I: CsrIndex> CsrMatrix<S, I> {
     }
 
     /// One Newton–Leja step in a single pass over A and the vectors:
-    /// `y_next ← inv_gamma·A·y_prev + shift·y_prev`, `p ← p + coeff·y_next`, returning
+    /// `y_next ← alpha·A·y_prev + shift·y_prev`, `p ← p + coeff·y_next`, returning
     /// ‖y_next‖₂ (sums of squares in `f64` per chunk; the overflow-safe
     /// [`matexp_core::norms::nrm2`] only if that over- or underflows). Rounding is identical
     /// to the unfused sequence except that the norm's summation order differs.
     pub fn leja_step_fused(
         &self,
-        step: &LejaStep<S>,
+        step: &ShiftedStep<S>,
         y_prev: &[S],
         y_next: &mut [S],
         p: &mut [S],
@@ -207,7 +207,7 @@ impl<I: CsrIndex> PatternCsr<I> {
     /// The fused Newton–Leja step of [`CsrMatrix::leja_step_fused`] for the 0/1 matrix.
     pub fn leja_step_fused<S: Scalar>(
         &self,
-        step: &LejaStep<S>,
+        step: &ShiftedStep<S>,
         y_prev: &[S],
         y_next: &mut [S],
         p: &mut [S],
@@ -242,10 +242,10 @@ impl<S: Scalar, I: CsrIndex> LinearOperator<CpuBackend, S> for CsrMatrix<S, I> {
     fn is_hermitian(&self) -> bool {
         CsrMatrix::is_hermitian(self)
     }
-    fn leja_step(
+    fn shifted_step(
         &self,
         _: &CpuBackend,
-        step: &LejaStep<S>,
+        step: &ShiftedStep<S>,
         y_prev: &Vec<S>,
         y_next: &mut Vec<S>,
         p: &mut Vec<S>,
@@ -270,10 +270,10 @@ impl<S: Scalar, I: CsrIndex> LinearOperator<CpuBackend, S> for PatternCsr<I> {
     fn is_hermitian(&self) -> bool {
         self.is_symmetric()
     }
-    fn leja_step(
+    fn shifted_step(
         &self,
         _: &CpuBackend,
-        step: &LejaStep<S>,
+        step: &ShiftedStep<S>,
         y_prev: &Vec<S>,
         y_next: &mut Vec<S>,
         p: &mut Vec<S>,

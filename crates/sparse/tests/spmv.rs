@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use matexp_core::{Backend, CpuBackend, LejaStep, LinearOperator, Scalar, c32, c64};
+use matexp_core::{Backend, CpuBackend, LinearOperator, Scalar, ShiftedStep, c32, c64};
 use matexp_sparse::{CsrIndex, CsrMatrix, PatternCsr};
 use proptest::prelude::*;
 
@@ -119,8 +119,8 @@ fn fused_equals_unfused<S: Scalar, I: CsrIndex>(seed: u64, n: usize, density: f6
     let mut r = rng(seed);
     let t = triplets::<S>(&mut r, n, n, density);
     let a = CsrMatrix::<S, I>::from_triplets(n, n, &t).unwrap();
-    let step = LejaStep {
-        inv_gamma: scalar::<S>(&mut r),
+    let step = ShiftedStep {
+        alpha: scalar::<S>(&mut r),
         shift: scalar::<S>(&mut r),
         coeff: scalar::<S>(&mut r),
     };
@@ -129,11 +129,13 @@ fn fused_equals_unfused<S: Scalar, I: CsrIndex>(seed: u64, n: usize, density: f6
     let (mut y1, mut p1) = (vec![S::from_f64(f64::NAN); n], p0.clone());
     let (mut y2, mut p2) = (vec![S::from_f64(f64::NAN); n], p0.clone());
     let cpu = CpuBackend;
-    let n1 = a.leja_step(&cpu, &step, &y_prev, &mut y1, &mut p1).unwrap();
-    let n2 = Unfused(&a)
-        .leja_step(&cpu, &step, &y_prev, &mut y2, &mut p2)
+    let n1 = a
+        .shifted_step(&cpu, &step, &y_prev, &mut y1, &mut p1)
         .unwrap();
-    // Same arithmetic per entry: y = inv_gamma·(Ay) + shift·y_prev, p += coeff·y.
+    let n2 = Unfused(&a)
+        .shifted_step(&cpu, &step, &y_prev, &mut y2, &mut p2)
+        .unwrap();
+    // Same arithmetic per entry: y = alpha·(Ay) + shift·y_prev, p += coeff·y.
     assert_eq!(y1, y2, "{}/{} y_next", S::NAME, I::NAME);
     assert_eq!(p1, p2, "{}/{} p", S::NAME, I::NAME);
     let eps = <S::Real as RealScalar>::EPS.as_f64();
@@ -172,8 +174,8 @@ fn large_matrices_take_the_parallel_path_and_agree() {
         assert_close(&y, &want, &bound, "large spmv");
     }
     // The fused step on the parallel path: compare with its definition.
-    let step = LejaStep {
-        inv_gamma: c64::new(0.25, 0.0),
+    let step = ShiftedStep {
+        alpha: c64::new(0.25, 0.0),
         shift: c64::new(-0.1, 0.0),
         coeff: c64::new(2.0, 1.0),
     };
@@ -185,7 +187,7 @@ fn large_matrices_take_the_parallel_path_and_agree() {
     a.spmv(c64::new(1.0, 0.0), &x, c64::new(0.0, 0.0), &mut ay)
         .unwrap();
     for i in 0..n {
-        let want = step.inv_gamma * ay[i] + step.shift * x[i];
+        let want = step.alpha * ay[i] + step.shift * x[i];
         assert_eq!(y_next[i], want);
         assert_eq!(p[i], p0[i] + step.coeff * want);
     }
@@ -201,8 +203,8 @@ fn fused_norm_survives_overflow_and_underflow() {
         let y_prev = vec![scale; n];
         let mut y_next = vec![0.0; n];
         let mut p = vec![0.0; n];
-        let step = LejaStep {
-            inv_gamma: 1.0,
+        let step = ShiftedStep {
+            alpha: 1.0,
             shift: 0.0,
             coeff: 1.0,
         };
@@ -231,8 +233,8 @@ fn alpha_zero_scales_y_and_wrong_lengths_are_errors() {
         a.spmv(1.0, &[1.0; 3], 0.0, &mut [0.0; 3]),
         Err(matexp_core::Error::DimensionMismatch { .. })
     ));
-    let step = LejaStep {
-        inv_gamma: 1.0,
+    let step = ShiftedStep {
+        alpha: 1.0,
         shift: 0.0,
         coeff: 1.0,
     };

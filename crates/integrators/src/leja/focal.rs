@@ -10,7 +10,7 @@
 //! points converges on that ellipse, at the rate of a segment whose capacity is the
 //! ellipse's, `(A + B)/2` for semi-axes `A ≥ B`; substeps are sized with that capacity.
 
-use matexp_core::{Error, LejaStep, Result, Scalar, SpectralBounds, c64};
+use matexp_core::{Error, Result, Scalar, ShiftedStep, SpectralBounds, c64};
 use matexp_leja::{Axis, Interval};
 
 /// The focal segment `center + scale·[−2, 2]` and the ellipse around the spectrum.
@@ -118,11 +118,11 @@ impl Focal {
 
     /// Coefficients of the Newton step `y_m = ((A − center)/scale − ξ_{m−1}) y_{m−1}`,
     /// `p += coeff·y_m`: `inv_gamma = 1/scale`, `shift = −center/scale − ξ_{m−1}` (what
-    /// [`Interval::leja_step`] gives on the axes, with the off-axis center included).
-    pub(crate) fn step<S: Scalar>(&self, xi_prev: f64, coeff: S) -> LejaStep<S> {
+    /// [`Interval::shifted_step`] gives on the axes, with the off-axis center included).
+    pub(crate) fn step<S: Scalar>(&self, xi_prev: f64, coeff: S) -> ShiftedStep<S> {
         let inv = c64::new(1.0, 0.0) / self.scale;
-        LejaStep {
-            inv_gamma: S::from_c64(inv),
+        ShiftedStep {
+            alpha: S::from_c64(inv),
             shift: S::from_c64(-self.center * inv - xi_prev),
             coeff,
         }
@@ -155,7 +155,7 @@ mod tests {
         assert_eq!(f.scale, c64::new(2.0, 0.0));
         assert_eq!(f.capacity, 2.0);
         let s = f.step::<f64>(2.0, 1.0);
-        assert_eq!((s.inv_gamma, s.shift), (0.5, 0.0));
+        assert_eq!((s.alpha, s.shift), (0.5, 0.0));
     }
 
     #[test]
@@ -164,11 +164,11 @@ mod tests {
         let f = Focal::new(&b, false, true).unwrap();
         assert_eq!(f.center, c64::new(0.0, 1.0));
         assert_eq!(f.scale, c64::new(0.0, 2.0));
-        // Same step as Interval::leja_step on the imaginary axis.
+        // Same step as Interval::shifted_step on the imaginary axis.
         let k = Interval::imaginary(-3.0, 5.0).unwrap();
-        let want = k.leja_step::<c64>(0.5, c64::new(1.0, 0.0)).unwrap();
+        let want = k.shifted_step::<c64>(0.5, c64::new(1.0, 0.0)).unwrap();
         let got = f.step::<c64>(0.5, c64::new(1.0, 0.0));
-        assert!((want.inv_gamma - got.inv_gamma).norm() < 1e-15);
+        assert!((want.alpha - got.alpha).norm() < 1e-15);
         assert!((want.shift - got.shift).norm() < 1e-15);
         // Real scalars keep a real segment around the imaginary spectrum.
         let r = Focal::new(&b, false, false).unwrap();

@@ -1,12 +1,12 @@
 //! One substep: the Newton form of the Leja interpolant applied to a vector.
 //!
 //! `p = Σ_{m≤M} d_m y_m`, `y_0 = u`, `y_m = ((A − c)/s − ξ_{m−1}) y_{m−1}`, one fused
-//! [`LinearOperator::leja_step`] per term, so the loop never touches vector entries on the
+//! [`LinearOperator::shifted_step`] per term, so the loop never touches vector entries on the
 //! host: per term it reads back one norm (the one the fused step returns), and the norm of
 //! `p` only when the cheap upper bound says the test may pass.
 
 use super::focal::Focal;
-use matexp_core::{Backend, LejaStep, LinearOperator, RealScalar, Result, Scalar};
+use matexp_core::{Backend, LinearOperator, RealScalar, Result, Scalar, ShiftedStep};
 
 /// When to stop adding terms.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -101,19 +101,19 @@ pub(crate) fn substep<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
             (&*yb, &mut *ya)
         };
         let ny = match aug.as_deref_mut() {
-            None => op.leja_step(be, &step, prev, next, p)?.as_f64(),
+            None => op.shifted_step(be, &step, prev, next, p)?.as_f64(),
             Some(a) => {
                 // The top block needs A·y + W·tail/η: the fused step without the p update,
                 // then the rank-p correction, then p and the norm.
-                let bare = LejaStep {
+                let bare = ShiftedStep {
                     coeff: S::zero(),
                     ..step
                 };
-                op.leja_step(be, &bare, prev, next, p)?;
+                op.shifted_step(be, &bare, prev, next, p)?;
                 // tail_a holds the tail of y_{m−1}, tail_b receives that of y_m.
                 for (col, &z) in a.cols.iter().zip(&a.tail_a) {
                     if let (Some(col), true) = (col, z != S::zero()) {
-                        be.axpby(step.inv_gamma * z * a.inv_eta, col, S::one(), next)?;
+                        be.axpby(step.alpha * z * a.inv_eta, col, S::one(), next)?;
                     }
                 }
                 let len = a.tail_a.len();
@@ -123,7 +123,7 @@ pub(crate) fn substep<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
                     } else {
                         S::zero()
                     };
-                    a.tail_b[i] = step.inv_gamma * shifted + step.shift * a.tail_a[i];
+                    a.tail_b[i] = step.alpha * shifted + step.shift * a.tail_a[i];
                 }
                 std::mem::swap(&mut a.tail_a, &mut a.tail_b);
                 be.axpby(dm, next, S::one(), p)?;
