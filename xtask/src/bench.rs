@@ -16,7 +16,8 @@ the records into bench-results/<device>/<suite>.json and regenerates bench-resul
 
   --full          paper-size cases (MATEXP_BENCH_FULL=1); the default is a quick laptop run
   --suite NAME    run only this suite (repeatable); see --list
-  --device NAME   device name in the records and the results folder (default cpu-<cores>core)
+  --device NAME   device name in the records and the results folder (default
+                  cpu-<model>-<cores>core, the model from /proc/cpuinfo)
   --list          list the suites and exit
   -- ARGS         passed to every suite's criterion binary (e.g. a benchmark name filter)";
 
@@ -96,12 +97,66 @@ pub fn suites() -> Result<Vec<String>, String> {
     Ok(names)
 }
 
-/// `cpu-<cores>core`, the device name of a CPU run.
+/// The device name of a CPU run: `cpu-<model>-<cores>core`, with the model from
+/// `/proc/cpuinfo` (see [`cpu_device_name`]); `cpu-<cores>core` where that file is absent.
 pub fn default_device() -> String {
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
-    format!("cpu-{cores}core")
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    cpu_device_name(&cpuinfo, cores)
+}
+
+/// `cpu-<model>-<cores>core` from the text of `/proc/cpuinfo`: the first `model name`
+/// without trademarks, clock, core count and filler words, lower-cased with `-` between
+/// words (`AMD EPYC 7B13 64-Core Processor` → `cpu-amd-epyc-7b13-2core`). A generic name
+/// with no model number in it (virtual machines report `Intel(R) Xeon(R) Processor`) gets the
+/// `cpu family` and `model` numbers (`cpu-intel-xeon-f6m167-2core`), which tell processor
+/// generations apart. Without a model name, `cpu-<cores>core`.
+pub fn cpu_device_name(cpuinfo: &str, cores: usize) -> String {
+    let field = |name: &str| {
+        cpuinfo.lines().find_map(|line| {
+            let (k, v) = line.split_once(':')?;
+            (k.trim() == name).then(|| v.trim().to_string())
+        })
+    };
+    let Some(model_name) = field("model name").filter(|m| !m.is_empty()) else {
+        return format!("cpu-{cores}core");
+    };
+    const FILLER: [&str; 5] = ["cpu", "processor", "with", "radeon", "graphics"];
+    let cleaned = model_name
+        .replace("(R)", " ")
+        .replace("(TM)", " ")
+        .replace("(tm)", " ");
+    let mut words: Vec<String> = Vec::new();
+    for word in cleaned.split_whitespace() {
+        let lower = word.to_ascii_lowercase();
+        // The clock (`@ 2.20GHz`) and what follows it say nothing about the model.
+        if lower == "@" || lower.ends_with("ghz") {
+            break;
+        }
+        // `64-Core`, `Eight-Core`: the socket's core count, not the cores this run had.
+        if FILLER.contains(&lower.as_str()) || lower.ends_with("-core") {
+            continue;
+        }
+        let slug: String = lower
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        let slug = slug.trim_matches('-').to_string();
+        if !slug.is_empty() {
+            words.push(slug);
+        }
+    }
+    if !words.iter().any(|w| w.chars().any(|c| c.is_ascii_digit())) {
+        if let (Some(family), Some(model)) = (field("cpu family"), field("model")) {
+            words.push(format!("f{family}m{model}"));
+        }
+    }
+    if words.is_empty() {
+        return format!("cpu-{cores}core");
+    }
+    format!("cpu-{}-{cores}core", words.join("-"))
 }
 
 /// A new, empty folder `<base>/<stamp>` (with `-2`, `-3`, … when that exists).
@@ -323,6 +378,25 @@ name = 'spmv'
                 .unwrap_err()
                 .contains("`--fast`")
         );
+    }
+
+    #[test]
+    fn cpu_devices_are_named_by_model_and_cores() {
+        let epyc = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 1\n\
+                    model name\t: AMD EPYC 7B13 64-Core Processor\n";
+        assert_eq!(cpu_device_name(epyc, 2), "cpu-amd-epyc-7b13-2core");
+        let xeon = "model name\t: Intel(R) Xeon(R) CPU @ 2.20GHz\ncpu family\t: 6\nmodel\t\t: 79\n";
+        assert_eq!(cpu_device_name(xeon, 2), "cpu-intel-xeon-f6m79-2core");
+        let vm = "cpu family\t: 6\nmodel\t\t: 167\nmodel name\t: Intel(R) Xeon(R) Processor\n";
+        assert_eq!(cpu_device_name(vm, 4), "cpu-intel-xeon-f6m167-4core");
+        let laptop = "model name\t: 13th Gen Intel(R) Core(TM) i7-1365U\n";
+        assert_eq!(
+            cpu_device_name(laptop, 12),
+            "cpu-13th-gen-intel-core-i7-1365u-12core"
+        );
+        assert_eq!(cpu_device_name("", 2), "cpu-2core");
+        // Two machines with the same core count but different processors stay apart.
+        assert_ne!(cpu_device_name(epyc, 2), cpu_device_name(vm, 2));
     }
 
     #[test]

@@ -14,9 +14,37 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// The fields that identify a measurement; a newer record with the same values replaces an
-/// older one.
+/// The fields every record must carry as non-empty strings; they also lead the sort order.
 pub const KEY_FIELDS: [&str; 5] = ["suite", "case", "backend", "precision", "device"];
+
+/// The fields that hold what a run measured (or when), as opposed to what it measured: every
+/// other field (the [`KEY_FIELDS`], `size`, `tol`, and any field added later) defines the
+/// measurement and is part of its [`MeasurementKey`]. An unknown field counts as defining, so
+/// that a record format grown by a new dimension can never make two measurements collide.
+pub const RESULT_FIELDS: [&str; 10] = [
+    "time_s",
+    "reps",
+    "matvecs",
+    "error",
+    "floor_ratio",
+    "vendor_ratio",
+    "peer_ratio",
+    "extra",
+    "commit",
+    "date",
+];
+
+/// Ratios to another implementation timed in the same run. A run that could not time the
+/// other implementation (SciPy missing, no GPU vendor library) writes its own record without
+/// the ratio; the merge then keeps the stored ratio and notes in `extra.<ratio>_from` the
+/// commit and date of the run that measured it.
+pub const PEER_RATIOS: [&str; 2] = ["peer_ratio", "vendor_ratio"];
+
+/// What identifies a measurement: every defining field (see [`RESULT_FIELDS`]) with its
+/// value as canonical JSON (object keys sorted), in a fixed order. Two records with equal
+/// keys measured the same thing, and the newer replaces the older.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct MeasurementKey(Vec<(String, String)>);
 
 /// One benchmark record: a JSON object whose identifying fields are strings.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,9 +102,64 @@ impl Record {
         self.get("extra").and_then(Value::as_object)
     }
 
-    /// The identifying fields, in [`KEY_FIELDS`] order.
+    /// The leading identifying fields, in [`KEY_FIELDS`] order.
     pub fn key(&self) -> [&str; 5] {
         KEY_FIELDS.map(|f| self.text(f))
+    }
+
+    /// Everything that defines the measurement: the [`KEY_FIELDS`] first, then the other
+    /// defining fields (`size`, `tol`, …) by name. `null` counts as absent.
+    pub fn measurement_key(&self) -> MeasurementKey {
+        let mut fields: Vec<(String, String)> = KEY_FIELDS
+            .iter()
+            .map(|f| (f.to_string(), self.text(f).to_string()))
+            .collect();
+        // serde_json's map is ordered by key (no `preserve_order`), so `to_string` is
+        // canonical: equal values give equal text whatever order a writer used.
+        fields.extend(
+            self.0
+                .iter()
+                .filter(|(k, v)| {
+                    !v.is_null()
+                        && !KEY_FIELDS.contains(&k.as_str())
+                        && !RESULT_FIELDS.contains(&k.as_str())
+                })
+                .map(|(k, v)| (k.clone(), v.to_string())),
+        );
+        MeasurementKey(fields)
+    }
+
+    /// Keeps the [`PEER_RATIOS`] that `self` lacks and `older` (the stored record of the same
+    /// measurement) has, with where they came from in `extra.<ratio>_from`.
+    fn carry_peer_ratios(&mut self, older: &Record) {
+        for ratio in PEER_RATIOS {
+            let Some(value) = older.get(ratio) else {
+                continue;
+            };
+            if self.get(ratio).is_some() {
+                continue;
+            }
+            let from_field = format!("{ratio}_from");
+            let from = older
+                .extra()
+                .and_then(|e| e.get(&from_field))
+                .filter(|v| !v.is_null())
+                .cloned()
+                .unwrap_or_else(|| {
+                    Value::String(format!("{} {}", older.text("commit"), older.text("date")))
+                });
+            self.0.insert(ratio.to_string(), value.clone());
+            let extra = self
+                .0
+                .entry("extra")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if !extra.is_object() {
+                *extra = Value::Object(Map::new());
+            }
+            if let Value::Object(extra) = extra {
+                extra.insert(from_field, from);
+            }
+        }
     }
 
     /// The record as JSON.
@@ -134,24 +217,52 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
     }
 }
 
-/// The order of records in files and tables: suite, case, backend, precision, device, each
-/// compared naturally.
+/// The order of records in files and tables: suite, case, backend, precision, device, then
+/// the other defining fields (`size` before the rest), each compared naturally, so that
+/// `{"n":64}` sorts before `{"n":128}`.
 pub fn record_order(a: &Record, b: &Record) -> Ordering {
-    a.key()
+    fn defining(r: &Record) -> Vec<(String, String)> {
+        let mut rest = r.measurement_key().0.split_off(KEY_FIELDS.len());
+        // `size` is what a reader scans a table by; it leads the remaining fields.
+        rest.sort_by_key(|(k, _)| (k != "size", k.clone()));
+        rest
+    }
+    let leading = a
+        .key()
         .iter()
         .zip(b.key().iter())
         .map(|(x, y)| natural_cmp(x, y))
+        .find(|o| *o != Ordering::Equal);
+    if let Some(o) = leading {
+        return o;
+    }
+    let (da, db) = (defining(a), defining(b));
+    da.iter()
+        .zip(&db)
+        .map(|((ka, va), (kb, vb))| natural_cmp(ka, kb).then_with(|| natural_cmp(va, vb)))
         .find(|o| *o != Ordering::Equal)
-        .unwrap_or(Ordering::Equal)
+        .unwrap_or_else(|| da.len().cmp(&db.len()))
 }
 
-/// Merges `incoming` into `existing`: an incoming record replaces every existing record with
-/// the same [`KEY_FIELDS`]; among incoming records with the same key the last wins. The
-/// result is sorted by [`record_order`] so that files diff stably.
+/// Merges `incoming` into `existing`: an incoming record replaces the existing record with
+/// the same [`MeasurementKey`] (so size variants of one case, or runs at two tolerances, are
+/// separate records); among incoming records with the same key the last wins. A replaced
+/// record's [`PEER_RATIOS`] survive when the new record has none (the peer was not timed this
+/// run), and peer rows themselves (`backend = "scipy"`, …) are separate records that a run
+/// without the peer leaves alone. The result is sorted by [`record_order`] so that files diff
+/// stably.
 pub fn merge(existing: Vec<Record>, incoming: Vec<Record>) -> Vec<Record> {
-    let mut by_key: BTreeMap<[String; 5], Record> = BTreeMap::new();
-    for r in existing.into_iter().chain(incoming) {
-        by_key.insert(r.key().map(str::to_string), r);
+    let mut by_key: BTreeMap<MeasurementKey, Record> = BTreeMap::new();
+    for r in existing {
+        by_key.insert(r.measurement_key(), r);
+    }
+    let stored = by_key.clone();
+    for mut r in incoming {
+        let key = r.measurement_key();
+        if let Some(older) = stored.get(&key) {
+            r.carry_peer_ratios(older);
+        }
+        by_key.insert(key, r);
     }
     let mut out: Vec<Record> = by_key.into_values().collect();
     out.sort_by(record_order);
@@ -418,6 +529,104 @@ pub(crate) mod tests {
         single.0.insert("precision".into(), json!("f32"));
         let merged = merge(vec![single], vec![rec("spmv", "n=200", "cpu", "d", 2.0)]);
         assert_eq!(merged.len(), 2);
+    }
+
+    /// `rec` with another `size` object (and `tol` when given).
+    fn sized(case: &str, backend: &str, size: Value, tol: Option<f64>, time: f64) -> Record {
+        let mut r = rec("divdiff", case, backend, "cpu-x-2core", time);
+        r.0.insert("size".into(), size);
+        if let Some(tol) = tol {
+            r.0.insert("tol".into(), json!(tol));
+        }
+        r
+    }
+
+    #[test]
+    fn size_and_tolerance_variants_of_one_case_are_kept_apart() {
+        // A suite that measures one case name at two sizes and two tolerances: four records.
+        let run = |t: f64| {
+            vec![
+                sized("exp", "cpu", json!({"n": 64}), None, t),
+                sized("exp", "cpu", json!({"n": 128}), None, 2.0 * t),
+                sized("phi", "cpu", json!({"n": 64}), Some(1e-8), t),
+                sized("phi", "cpu", json!({"n": 64}), Some(1e-12), 3.0 * t),
+            ]
+        };
+        let first = merge(vec![], run(1.0));
+        assert_eq!(first.len(), 4);
+        let second = merge(first, run(0.5));
+        assert_eq!(second.len(), 4, "a second run replaces, never drops");
+        let times: Vec<f64> = second.iter().map(|r| r.number("time_s").unwrap()).collect();
+        // Sorted by case, then size naturally (n = 64 before 128), then tolerance.
+        assert_eq!(times, [0.5, 1.0, 0.5, 1.5]);
+        // The size object is compared as a value, not as the text a writer produced.
+        let reordered = sized("exp", "cpu", json!({"nnz": 5, "n": 64}), None, 9.0);
+        let same = sized("exp", "cpu", json!({"n": 64, "nnz": 5}), None, 8.0);
+        assert_eq!(reordered.measurement_key(), same.measurement_key());
+        assert_ne!(
+            same.measurement_key(),
+            sized("exp", "cpu", json!({"n": 64}), None, 8.0).measurement_key()
+        );
+    }
+
+    #[test]
+    fn results_do_not_define_the_measurement() {
+        let mut a = sized("exp", "cpu", json!({"n": 64}), Some(1e-8), 1.0);
+        let b = sized("exp", "cpu", json!({"n": 64}), Some(1e-8), 2.0);
+        for (field, value) in [
+            ("matvecs", json!(40)),
+            ("error", json!(1e-9)),
+            ("extra", json!({"substeps": 3})),
+            ("commit", json!("ffffffffffff")),
+        ] {
+            a.0.insert(field.into(), value);
+        }
+        assert_eq!(a.measurement_key(), b.measurement_key());
+        // A field the format does not know yet defines the measurement.
+        a.0.insert("threads".into(), json!(2));
+        assert_ne!(a.measurement_key(), b.measurement_key());
+    }
+
+    #[test]
+    fn a_run_without_the_peer_keeps_its_rows_and_ratios() {
+        let mut ours = sized("laplace", "cpu", json!({"n": 1024}), Some(1e-8), 0.010);
+        ours.0.insert("peer_ratio".into(), json!(4.0));
+        ours.0.insert("commit".into(), json!("aaaaaaaaaaaa"));
+        ours.0.insert("date".into(), json!("2026-11-01"));
+        let peer = sized("laplace", "scipy", json!({"n": 1024}), Some(1e-8), 0.040);
+        let stored = merge(vec![], vec![ours, peer.clone()]);
+
+        // SciPy missing: only our own record comes in, without a ratio (serialized as null).
+        let mut rerun = sized("laplace", "cpu", json!({"n": 1024}), Some(1e-8), 0.008);
+        rerun.0.insert("peer_ratio".into(), Value::Null);
+        let merged = merge(stored, vec![rerun]);
+        assert_eq!(merged.len(), 2);
+        assert!(merged.contains(&peer), "the committed peer row stays");
+        let ours = merged.iter().find(|r| r.text("backend") == "cpu").unwrap();
+        assert_eq!(ours.number("time_s"), Some(0.008));
+        assert_eq!(ours.number("peer_ratio"), Some(4.0));
+        let from = ours.extra().unwrap()["peer_ratio_from"].clone();
+        assert_eq!(from, json!("aaaaaaaaaaaa 2026-11-01"));
+
+        // Carried twice, the ratio keeps naming the run that measured it.
+        let again = merge(
+            merged,
+            vec![sized(
+                "laplace",
+                "cpu",
+                json!({"n": 1024}),
+                Some(1e-8),
+                0.009,
+            )],
+        );
+        let ours = again.iter().find(|r| r.text("backend") == "cpu").unwrap();
+        assert_eq!(ours.extra().unwrap()["peer_ratio_from"], from);
+
+        // A run that did time the peer replaces the ratio and carries nothing.
+        let mut fresh = sized("laplace", "cpu", json!({"n": 1024}), Some(1e-8), 0.009);
+        fresh.0.insert("peer_ratio".into(), json!(5.0));
+        let last = merge(again, vec![fresh.clone()]);
+        assert!(last.contains(&fresh));
     }
 
     #[test]

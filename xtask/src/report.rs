@@ -301,7 +301,8 @@ pub fn render_markdown(records: &[Record]) -> String {
          bandwidth (or rate) measured in the same run, so 1 is at the hardware floor; \
          *vendor ratio* and *peer ratio* are the vendor library's (cuSPARSE, cuBLAS) or a \
          peer's (SciPy, …) time divided by ours in the same run, so above 1 means ours is \
-         faster; *tol* is the requested tolerance and *error* the achieved error against an \
+         faster (a ratio kept from an earlier run that could time the peer names that run in \
+         *extra* as `peer_ratio_from` or `vendor_ratio_from`); *tol* is the requested tolerance and *error* the achieved error against an \
          independent reference; *GB/s* is the effective bandwidth. Only columns with values \
          appear.\n",
     );
