@@ -64,6 +64,7 @@ mod krylov;
 pub mod leja;
 mod options;
 mod report;
+pub mod rk;
 mod taylor;
 
 pub use krylov::arnoldi::{Arnoldi, arnoldi_expmv, arnoldi_phimv};
