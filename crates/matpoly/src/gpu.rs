@@ -1,0 +1,616 @@
+//! The cuBLAS dense backend (feature `gpu`): one GPU, one stream, one cuBLAS handle.
+//!
+//! Products are `cublas?gemm_v2`, axpy and scaling `cublas?axpy_v2` / `cublas?scal_v2` on the
+//! matrix as one vector, copies and zeroing stream-ordered driver copies. Two operations
+//! have no BLAS form and are two small kernels compiled once per backend by NVRTC: adding a
+//! multiple of the identity's column block (one thread per diagonal entry) and the column
+//! absolute sums of the 1-norm (one block per column, double-precision sums; the host takes
+//! the maximum of the `n` sums).
+//!
+//! Accuracy: the handle runs in `CUBLAS_DEFAULT_MATH`, which keeps TF32 off for `f32`/`c32`
+//! (unless the process sets `NVIDIA_TF32_OVERRIDE=1`) and lets `f64` use the FP64 tensor
+//! cores of Ampere and later, which round like IEEE double: results agree with the CPU
+//! backend to the rounding of the respective precision (tested in `tests/gpu_matpoly.rs`).
+//!
+//! cudarc loads the driver, cuBLAS and NVRTC at run time, so this builds without CUDA; on a
+//! machine without a GPU [`CublasDense::new`] returns [`Error::Device`].
+
+use crate::backend::DenseBackend;
+use cudarc::cublas::CudaBlas;
+use cudarc::cublas::sys as cb;
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
+    LaunchConfig, PushKernelArg, ValidAsZeroBits,
+};
+use matexp_core::{Error, Result, Scalar, c32, c64, check_dim};
+use matexp_dense::Matrix;
+use std::ffi::c_int;
+use std::sync::Arc;
+
+fn dev<E: std::fmt::Debug>(what: &str) -> impl FnOnce(E) -> Error + '_ {
+    move |e| Error::Device(format!("{what}: {e:?}"))
+}
+
+fn to_int(what: &'static str, v: usize) -> Result<c_int> {
+    c_int::try_from(v).map_err(|_| Error::invalid(what, v, "exceeds the cuBLAS 32-bit range"))
+}
+
+/// A scalar cuBLAS computes with: the real element type stored on the device and the BLAS
+/// calls of its precision. Implemented for `f32`, `f64`, `c32`, `c64`.
+pub trait GpuScalar: Scalar {
+    /// Device element: `f32` or `f64` (complex numbers are stored as two of them).
+    type Elem: DeviceRepr + ValidAsZeroBits + Copy + Default + Send + Sync + 'static;
+    /// Reals per scalar: 1 or 2.
+    const WIDTH: usize;
+    /// Kernel-name suffix.
+    const SUFFIX: &'static str;
+    /// Real and imaginary parts as device elements.
+    fn parts(self) -> (Self::Elem, Self::Elem);
+    /// `C ← αAB + βC`.
+    ///
+    /// # Safety
+    /// Pointers must address device arrays of the stated column-major shapes on the
+    /// handle's context.
+    unsafe fn gemm(
+        h: cb::cublasHandle_t,
+        m: c_int,
+        n: c_int,
+        k: c_int,
+        alpha: Self,
+        a: u64,
+        b: u64,
+        beta: Self,
+        c: u64,
+    ) -> cb::cublasStatus_t;
+    /// `y ← αx + y` on `len` scalars.
+    ///
+    /// # Safety
+    /// As [`GpuScalar::gemm`].
+    unsafe fn axpy(
+        h: cb::cublasHandle_t,
+        len: c_int,
+        alpha: Self,
+        x: u64,
+        y: u64,
+    ) -> cb::cublasStatus_t;
+    /// `x ← αx` on `len` scalars.
+    ///
+    /// # Safety
+    /// As [`GpuScalar::gemm`].
+    unsafe fn scal(h: cb::cublasHandle_t, len: c_int, alpha: Self, x: u64) -> cb::cublasStatus_t;
+}
+
+const NT: cb::cublasOperation_t = cb::cublasOperation_t::CUBLAS_OP_N;
+
+macro_rules! real_gpu {
+    ($t:ty, $suffix:literal, $gemm:ident, $axpy:ident, $scal:ident) => {
+        impl GpuScalar for $t {
+            type Elem = $t;
+            const WIDTH: usize = 1;
+            const SUFFIX: &'static str = $suffix;
+            fn parts(self) -> ($t, $t) {
+                (self, 0.0)
+            }
+            unsafe fn gemm(
+                h: cb::cublasHandle_t,
+                m: c_int,
+                n: c_int,
+                k: c_int,
+                alpha: Self,
+                a: u64,
+                b: u64,
+                beta: Self,
+                c: u64,
+            ) -> cb::cublasStatus_t {
+                // SAFETY: forwarded from the caller's contract.
+                unsafe {
+                    cb::$gemm(
+                        h,
+                        NT,
+                        NT,
+                        m,
+                        n,
+                        k,
+                        &alpha,
+                        a as *const $t,
+                        m.max(1),
+                        b as *const $t,
+                        k.max(1),
+                        &beta,
+                        c as *mut $t,
+                        m.max(1),
+                    )
+                }
+            }
+            unsafe fn axpy(
+                h: cb::cublasHandle_t,
+                len: c_int,
+                alpha: Self,
+                x: u64,
+                y: u64,
+            ) -> cb::cublasStatus_t {
+                // SAFETY: forwarded from the caller's contract.
+                unsafe { cb::$axpy(h, len, &alpha, x as *const $t, 1, y as *mut $t, 1) }
+            }
+            unsafe fn scal(
+                h: cb::cublasHandle_t,
+                len: c_int,
+                alpha: Self,
+                x: u64,
+            ) -> cb::cublasStatus_t {
+                // SAFETY: forwarded from the caller's contract.
+                unsafe { cb::$scal(h, len, &alpha, x as *mut $t, 1) }
+            }
+        }
+    };
+}
+real_gpu!(f32, "f32", cublasSgemm_v2, cublasSaxpy_v2, cublasSscal_v2);
+real_gpu!(f64, "f64", cublasDgemm_v2, cublasDaxpy_v2, cublasDscal_v2);
+
+macro_rules! complex_gpu {
+    ($t:ty, $r:ty, $ct:ty, $suffix:literal, $gemm:ident, $axpy:ident, $scal:ident) => {
+        impl GpuScalar for $t {
+            type Elem = $r;
+            const WIDTH: usize = 2;
+            const SUFFIX: &'static str = $suffix;
+            fn parts(self) -> ($r, $r) {
+                (self.re, self.im)
+            }
+            unsafe fn gemm(
+                h: cb::cublasHandle_t,
+                m: c_int,
+                n: c_int,
+                k: c_int,
+                alpha: Self,
+                a: u64,
+                b: u64,
+                beta: Self,
+                c: u64,
+            ) -> cb::cublasStatus_t {
+                // SAFETY: forwarded from the caller's contract; Complex<T> is #[repr(C)]
+                // {re, im}, the layout of cuBLAS's float2 / double2.
+                unsafe {
+                    cb::$gemm(
+                        h,
+                        NT,
+                        NT,
+                        m,
+                        n,
+                        k,
+                        (&alpha as *const $t).cast::<$ct>(),
+                        a as *const $ct,
+                        m.max(1),
+                        b as *const $ct,
+                        k.max(1),
+                        (&beta as *const $t).cast::<$ct>(),
+                        c as *mut $ct,
+                        m.max(1),
+                    )
+                }
+            }
+            unsafe fn axpy(
+                h: cb::cublasHandle_t,
+                len: c_int,
+                alpha: Self,
+                x: u64,
+                y: u64,
+            ) -> cb::cublasStatus_t {
+                // SAFETY: as above.
+                unsafe {
+                    cb::$axpy(
+                        h,
+                        len,
+                        (&alpha as *const $t).cast::<$ct>(),
+                        x as *const $ct,
+                        1,
+                        y as *mut $ct,
+                        1,
+                    )
+                }
+            }
+            unsafe fn scal(
+                h: cb::cublasHandle_t,
+                len: c_int,
+                alpha: Self,
+                x: u64,
+            ) -> cb::cublasStatus_t {
+                // SAFETY: as above.
+                unsafe {
+                    cb::$scal(
+                        h,
+                        len,
+                        (&alpha as *const $t).cast::<$ct>(),
+                        x as *mut $ct,
+                        1,
+                    )
+                }
+            }
+        }
+    };
+}
+complex_gpu!(
+    c32,
+    f32,
+    cb::cuComplex,
+    "c32",
+    cublasCgemm_v2,
+    cublasCaxpy_v2,
+    cublasCscal_v2
+);
+complex_gpu!(
+    c64,
+    f64,
+    cb::cuDoubleComplex,
+    "c64",
+    cublasZgemm_v2,
+    cublasZaxpy_v2,
+    cublasZscal_v2
+);
+
+/// A dense column-major matrix in GPU memory (`WIDTH` reals per entry).
+#[derive(Debug)]
+pub struct GpuMatrix<S: GpuScalar> {
+    data: CudaSlice<S::Elem>,
+    nrows: usize,
+    ncols: usize,
+}
+
+impl<S: GpuScalar> GpuMatrix<S> {
+    /// Number of rows.
+    pub fn nrows(&self) -> usize {
+        self.nrows
+    }
+    /// Number of columns.
+    pub fn ncols(&self) -> usize {
+        self.ncols
+    }
+}
+
+const KERNELS: &str = r#"
+template <typename T, int W>
+__device__ void add_diag(T* a, long long nrows, long long col0, long long count, T ar, T ai) {
+    long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < count) {
+        long long idx = (col0 + j) + j * nrows;
+        a[W * idx] += ar;
+        if (W == 2) a[W * idx + 1] += ai;
+    }
+}
+template <typename T, int W>
+__device__ void col_abs_sum(const T* a, long long nrows, double* out) {
+    __shared__ double sh[256];
+    const T* c = a + (long long)W * blockIdx.x * nrows;
+    double s = 0.0;
+    for (long long i = threadIdx.x; i < nrows; i += blockDim.x) {
+        if (W == 1) s += fabs((double)c[i]);
+        else s += hypot((double)c[2 * i], (double)c[2 * i + 1]);
+    }
+    sh[threadIdx.x] = s;
+    __syncthreads();
+    for (int k = 128; k > 0; k >>= 1) {
+        if (threadIdx.x < k) sh[threadIdx.x] += sh[threadIdx.x + k];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) out[blockIdx.x] = sh[0];
+}
+#define INST(T, W, S) \
+extern "C" __global__ void matpoly_add_diag_##S(T* a, long long n, long long c0, long long cnt, T ar, T ai) \
+    { add_diag<T, W>(a, n, c0, cnt, ar, ai); } \
+extern "C" __global__ void matpoly_col_abs_sum_##S(const T* a, long long n, double* out) \
+    { col_abs_sum<T, W>(a, n, out); }
+INST(float, 1, f32)
+INST(double, 1, f64)
+INST(float, 2, c32)
+INST(double, 2, c64)
+"#;
+
+/// One GPU as a [`DenseBackend`]: a context, its own stream, a cuBLAS handle on it, and
+/// the two NVRTC kernels (module docs).
+///
+/// ```no_run
+/// use matexp_matpoly::{CublasDense, Evaluator};
+/// use matexp_dense::Matrix;
+/// let a = Matrix::<f64>::from_fn(512, 512, |i, j| ((i * 31 + j * 17) % 13) as f64 / 100.0);
+/// let mut ev = Evaluator::new(CublasDense::new(0)?);
+/// let (e, report) = ev.expm(&a)?;
+/// println!("degree {}, {} squarings, e[0,0] = {}", report.degree, report.squarings, e[(0, 0)]);
+/// # Ok::<(), matexp_core::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct CublasDense {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    blas: CudaBlas,
+    add_diag: [CudaFunction; 4],
+    col_abs_sum: [CudaFunction; 4],
+}
+
+fn kernel_index(suffix: &str) -> usize {
+    match suffix {
+        "f32" => 0,
+        "f64" => 1,
+        "c32" => 2,
+        _ => 3,
+    }
+}
+
+impl CublasDense {
+    /// A backend on GPU `ordinal` with a new stream of the primary context.
+    ///
+    /// # Errors
+    /// [`Error::Device`] when there is no driver or GPU, cuBLAS or NVRTC cannot be loaded,
+    /// or the kernels fail to compile.
+    pub fn new(ordinal: usize) -> Result<Self> {
+        let ctx = std::panic::catch_unwind(|| CudaContext::new(ordinal))
+            .map_err(|_| Error::Device("the CUDA driver library could not be loaded".into()))?
+            .map_err(dev("creating the CUDA context"))?;
+        let stream = ctx.new_stream().map_err(dev("creating a stream"))?;
+        Self::on_stream(stream)
+    }
+
+    /// A backend on an existing stream (for example one owned by the GPU runtime).
+    ///
+    /// # Errors
+    /// As [`CublasDense::new`].
+    pub fn on_stream(stream: Arc<CudaStream>) -> Result<Self> {
+        let ctx = stream.context().clone();
+        let blas = std::panic::catch_unwind(|| CudaBlas::new(stream.clone()))
+            .map_err(|_| Error::Device("the cuBLAS library could not be loaded".into()))?
+            .map_err(dev("creating the cuBLAS handle"))?;
+        // SAFETY: the handle is valid; DEFAULT_MATH keeps TF32 off (module docs).
+        unsafe { cb::cublasSetMathMode(*blas.handle(), cb::cublasMath_t::CUBLAS_DEFAULT_MATH) }
+            .result()
+            .map_err(dev("cublasSetMathMode"))?;
+        let ptx = std::panic::catch_unwind(|| cudarc::nvrtc::compile_ptx(KERNELS))
+            .map_err(|_| Error::Device("the NVRTC library could not be loaded".into()))?
+            .map_err(dev("compiling the matpoly kernels with NVRTC"))?;
+        let module = ctx
+            .load_module(ptx)
+            .map_err(dev("loading the matpoly kernels"))?;
+        let load = |name: String| {
+            module
+                .load_function(&name)
+                .map_err(dev("looking up a matpoly kernel"))
+        };
+        let sfx = ["f32", "f64", "c32", "c64"];
+        let add_diag = [
+            load(format!("matpoly_add_diag_{}", sfx[0]))?,
+            load(format!("matpoly_add_diag_{}", sfx[1]))?,
+            load(format!("matpoly_add_diag_{}", sfx[2]))?,
+            load(format!("matpoly_add_diag_{}", sfx[3]))?,
+        ];
+        let col_abs_sum = [
+            load(format!("matpoly_col_abs_sum_{}", sfx[0]))?,
+            load(format!("matpoly_col_abs_sum_{}", sfx[1]))?,
+            load(format!("matpoly_col_abs_sum_{}", sfx[2]))?,
+            load(format!("matpoly_col_abs_sum_{}", sfx[3]))?,
+        ];
+        Ok(CublasDense {
+            ctx,
+            stream,
+            blas,
+            add_diag,
+            col_abs_sum,
+        })
+    }
+
+    /// The stream all work is queued on.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// The device name, for reports.
+    pub fn device_name(&self) -> String {
+        self.ctx.name().unwrap_or_else(|_| "unknown GPU".into())
+    }
+
+    fn bind(&self) -> Result<()> {
+        // Backends move between host threads (the multi-device splits).
+        self.ctx
+            .bind_to_thread()
+            .map_err(dev("binding the context"))
+    }
+
+    fn status(&self, what: &str, s: cb::cublasStatus_t) -> Result<()> {
+        s.result().map_err(dev(what))
+    }
+}
+
+fn same_shape<S: GpuScalar>(what: &str, a: &GpuMatrix<S>, b: &GpuMatrix<S>) -> Result<()> {
+    check_dim(&format!("{what}: rows"), a.nrows, b.nrows)?;
+    check_dim(&format!("{what}: columns"), a.ncols, b.ncols)
+}
+
+fn host_as_elems<S: GpuScalar>(s: &[S]) -> &[S::Elem] {
+    // SAFETY: S is f32/f64 (Elem = S) or Complex<f32/f64> (#[repr(C)] {re, im} of Elem),
+    // so the bytes of s are exactly WIDTH·len properly aligned Elems.
+    unsafe { std::slice::from_raw_parts(s.as_ptr().cast(), s.len() * S::WIDTH) }
+}
+
+impl<S: GpuScalar> DenseBackend<S> for CublasDense {
+    type Mat = GpuMatrix<S>;
+
+    fn name(&self) -> String {
+        "cublas".into()
+    }
+
+    fn zeros(&mut self, nrows: usize, ncols: usize) -> Result<GpuMatrix<S>> {
+        self.bind()?;
+        let data = self
+            .stream
+            .alloc_zeros::<S::Elem>((nrows * ncols * S::WIDTH).max(1))
+            .map_err(dev("allocating a matrix"))?;
+        Ok(GpuMatrix { data, nrows, ncols })
+    }
+
+    fn upload(&mut self, m: &Matrix<S>) -> Result<GpuMatrix<S>> {
+        let mut g = <Self as DenseBackend<S>>::zeros(self, m.nrows(), m.ncols())?;
+        if !m.as_slice().is_empty() {
+            self.stream
+                .memcpy_htod(host_as_elems(m.as_slice()), &mut g.data)
+                .map_err(dev("uploading a matrix"))?;
+        }
+        Ok(g)
+    }
+
+    fn download(&mut self, a: &GpuMatrix<S>) -> Result<Matrix<S>> {
+        self.bind()?;
+        let len = a.nrows * a.ncols;
+        let mut host = vec![S::zero(); len];
+        if len > 0 {
+            // SAFETY: as host_as_elems, mutable.
+            let elems: &mut [S::Elem] =
+                unsafe { std::slice::from_raw_parts_mut(host.as_mut_ptr().cast(), len * S::WIDTH) };
+            let view = a.data.slice(0..len * S::WIDTH);
+            self.stream
+                .memcpy_dtoh(&view, elems)
+                .map_err(dev("downloading a matrix"))?;
+            self.stream.synchronize().map_err(dev("synchronizing"))?;
+        }
+        Matrix::from_col_major(a.nrows, a.ncols, host)
+    }
+
+    fn shape(&self, a: &GpuMatrix<S>) -> (usize, usize) {
+        (a.nrows, a.ncols)
+    }
+
+    fn gemm(
+        &mut self,
+        alpha: S,
+        a: &GpuMatrix<S>,
+        b: &GpuMatrix<S>,
+        beta: S,
+        c: &mut GpuMatrix<S>,
+    ) -> Result<()> {
+        check_dim("gemm: inner dimension", a.ncols, b.nrows)?;
+        check_dim("gemm: rows of C", a.nrows, c.nrows)?;
+        check_dim("gemm: columns of C", b.ncols, c.ncols)?;
+        if c.nrows == 0 || c.ncols == 0 {
+            return Ok(());
+        }
+        let (m, n, k) = (
+            to_int("rows", a.nrows)?,
+            to_int("columns", b.ncols)?,
+            to_int("inner dimension", a.ncols)?,
+        );
+        self.bind()?;
+        let (pa, _ga) = a.data.device_ptr(&self.stream);
+        let (pb, _gb) = b.data.device_ptr(&self.stream);
+        let (pc, _gc) = c.data.device_ptr_mut(&self.stream);
+        // SAFETY: shapes checked above; the buffers hold rows·cols scalars each and C does
+        // not alias A or B (Rust borrows).
+        let s = unsafe { S::gemm(*self.blas.handle(), m, n, k, alpha, pa, pb, beta, pc) };
+        self.status("cublas gemm", s)
+    }
+
+    fn axpy(&mut self, alpha: S, x: &GpuMatrix<S>, y: &mut GpuMatrix<S>) -> Result<()> {
+        same_shape("axpy", x, y)?;
+        let len = to_int("matrix entries", x.nrows * x.ncols)?;
+        if len == 0 {
+            return Ok(());
+        }
+        self.bind()?;
+        let (px, _gx) = x.data.device_ptr(&self.stream);
+        let (py, _gy) = y.data.device_ptr_mut(&self.stream);
+        // SAFETY: same shapes, len scalars each.
+        let s = unsafe { S::axpy(*self.blas.handle(), len, alpha, px, py) };
+        self.status("cublas axpy", s)
+    }
+
+    fn add_identity(&mut self, alpha: S, a: &mut GpuMatrix<S>, col0: usize) -> Result<()> {
+        let count = a.ncols.min(a.nrows.saturating_sub(col0));
+        if count == 0 || alpha == S::zero() {
+            return Ok(());
+        }
+        self.bind()?;
+        let (ar, ai) = alpha.parts();
+        let (n, c0, cnt) = (a.nrows as i64, col0 as i64, count as i64);
+        let f = &self.add_diag[kernel_index(S::SUFFIX)];
+        let cfg = LaunchConfig {
+            grid_dim: (count.div_ceil(256) as u32, 1, 1),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut launch = self.stream.launch_builder(f);
+        launch
+            .arg(&mut a.data)
+            .arg(&n)
+            .arg(&c0)
+            .arg(&cnt)
+            .arg(&ar)
+            .arg(&ai);
+        // SAFETY: the kernel writes entries (col0 + j, j), j < count ≤ min(ncols, nrows −
+        // col0), all inside the buffer; argument types match its signature.
+        unsafe { launch.launch(cfg) }
+            .map(|_| ())
+            .map_err(dev("launching matpoly_add_diag"))
+    }
+
+    fn scale(&mut self, alpha: S, a: &mut GpuMatrix<S>) -> Result<()> {
+        let len = to_int("matrix entries", a.nrows * a.ncols)?;
+        if len == 0 {
+            return Ok(());
+        }
+        self.bind()?;
+        let (pa, _ga) = a.data.device_ptr_mut(&self.stream);
+        // SAFETY: len scalars.
+        let s = unsafe { S::scal(*self.blas.handle(), len, alpha, pa) };
+        self.status("cublas scal", s)
+    }
+
+    fn set_zero(&mut self, a: &mut GpuMatrix<S>) -> Result<()> {
+        self.bind()?;
+        self.stream
+            .memset_zeros(&mut a.data)
+            .map_err(dev("zeroing a matrix"))
+    }
+
+    fn copy(&mut self, src: &GpuMatrix<S>, dst: &mut GpuMatrix<S>) -> Result<()> {
+        same_shape("copy", src, dst)?;
+        self.bind()?;
+        self.stream
+            .memcpy_dtod(&src.data, &mut dst.data)
+            .map_err(dev("copying a matrix"))
+    }
+
+    fn norm_one(&mut self, a: &GpuMatrix<S>) -> Result<f64> {
+        if a.nrows == 0 || a.ncols == 0 {
+            return Ok(0.0);
+        }
+        self.bind()?;
+        let mut sums = self
+            .stream
+            .alloc_zeros::<f64>(a.ncols)
+            .map_err(dev("allocating column sums"))?;
+        let n = a.nrows as i64;
+        let f = &self.col_abs_sum[kernel_index(S::SUFFIX)];
+        let cfg = LaunchConfig {
+            grid_dim: (a.ncols as u32, 1, 1),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut launch = self.stream.launch_builder(f);
+        launch.arg(&a.data).arg(&n).arg(&mut sums);
+        // SAFETY: one block per column reads that column's nrows entries and writes one
+        // double; the kernel's shared array matches the block size of 256.
+        unsafe { launch.launch(cfg) }.map_err(dev("launching matpoly_col_abs_sum"))?;
+        let host = self
+            .stream
+            .clone_dtoh(&sums)
+            .map_err(dev("downloading column sums"))?;
+        self.stream.synchronize().map_err(dev("synchronizing"))?;
+        let mut best = 0.0f64;
+        for s in host {
+            if s.is_nan() {
+                return Ok(f64::NAN);
+            }
+            best = best.max(s);
+        }
+        Ok(best)
+    }
+
+    fn synchronize(&mut self) -> Result<()> {
+        self.bind()?;
+        self.stream.synchronize().map_err(dev("synchronizing"))
+    }
+}
