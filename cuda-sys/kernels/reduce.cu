@@ -8,6 +8,7 @@
 //   dot:  2 doubles (re, im) of sum conj(x_i) y_i
 //   nrm2: MxSsqPartial (3 doubles), overflow-safe sums of squares
 //   amax: 1 double, max |x_i| (NaN if any |x_i| is NaN)
+//   sum:  2 doubles (re, im) of sum x_i
 #include "common.cuh"
 
 namespace mx {
@@ -69,6 +70,30 @@ __device__ void amax_partial(uint64_t n, const T *__restrict__ x, double *__rest
     if (threadIdx.x == 0) partials[blockIdx.x] = m;
 }
 
+template <typename T>
+__device__ void sum_partial(uint64_t n, const T *__restrict__ x, double *__restrict__ partials) {
+    double2 s = make_double2(0.0, 0.0);
+    const uint64_t g = grid_threads();
+    uint64_t i = global_thread();
+    for (; i + 3 * g < n; i += 4 * g) {
+        const T x0 = x[i], x1 = x[i + g], x2 = x[i + 2 * g], x3 = x[i + 3 * g];
+        const double2 a = widen(x0), b = widen(x1), c = widen(x2), d = widen(x3);
+        s.x += (a.x + b.x) + (c.x + d.x);
+        s.y += (a.y + b.y) + (c.y + d.y);
+    }
+    for (; i < n; i += g) {
+        const double2 a = widen(x[i]);
+        s.x += a.x;
+        s.y += a.y;
+    }
+    double v[2] = {s.x, s.y};
+    block_sum<2>(v);
+    if (threadIdx.x == 0) {
+        partials[2 * blockIdx.x] = v[0];
+        partials[2 * blockIdx.x + 1] = v[1];
+    }
+}
+
 } // namespace mx
 
 #define MX_REDUCE(name, T)                                                                       \
@@ -83,6 +108,10 @@ __device__ void amax_partial(uint64_t n, const T *__restrict__ x, double *__rest
     extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
         amax_partial_##name(uint64_t n, const T *x, double *partials) {                          \
         mx::amax_partial<T>(n, x, partials);                                                     \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
+        sum_partial_##name(uint64_t n, const T *x, double *partials) {                           \
+        mx::sum_partial<T>(n, x, partials);                                                      \
     }
 
 MX_FOR_EACH_SCALAR(MX_REDUCE)

@@ -14,11 +14,12 @@
 //! `<kernel>_<scalar>_<index>` for sparse ones, with scalar ∈ {`f32`, `f64`, `c32`, `c64`}
 //! (complex as `float2` / `double2`, real part first) and index ∈ {`u32`, `u64`}.
 //!
+//! This crate only carries the text; `matexp-gpu` loads it (`matexp_gpu::kernels`), and
+//! other crates ship PTX of their own the same way (see `crates/gpu/README.md`).
+//!
 //! ```
-//! use matexp_cuda_sys::{module_of, MODULES};
-//! let m = module_of("spmv_csr_vector_c64_u32").unwrap();
-//! assert_eq!(m.name, "spmv");
-//! assert!(m.entries().any(|e| e == "spmv_csr_vector_c64_u32"));
+//! use matexp_cuda_sys::{MODULES, SPMV};
+//! assert!(SPMV.entries().any(|e| e == "spmv_csr_vector_c64_u32"));
 //! assert_eq!(MODULES.len(), 4);
 //! ```
 
@@ -34,8 +35,6 @@ pub struct PtxModule {
     pub name: &'static str,
     /// PTX text (ISA version 9.0, target `sm_80`), NUL-free.
     pub ptx: &'static str,
-    /// Name prefixes of the kernels this module defines.
-    pub prefixes: &'static [&'static str],
 }
 
 impl PtxModule {
@@ -52,40 +51,29 @@ impl PtxModule {
 pub const BLAS1: PtxModule = PtxModule {
     name: "blas1",
     ptx: include_str!("../ptx/blas1.ptx"),
-    prefixes: &["fill_", "scale_", "axpby_"],
 };
 
-/// Reductions: `dot_partial_S`, `nrm2_partial_S`, `amax_partial_S`, `finish_sum`,
-/// `finish_max`.
+/// Reductions: `dot_partial_S`, `nrm2_partial_S`, `amax_partial_S`, `sum_partial_S`,
+/// `finish_sum`, `finish_max`.
 pub const REDUCE: PtxModule = PtxModule {
     name: "reduce",
     ptx: include_str!("../ptx/reduce.ptx"),
-    prefixes: &["dot_partial_", "nrm2_partial_", "amax_partial_", "finish_"],
 };
 
 /// CSR SpMV: `spmv_{csr,pattern}_{scalar,vector}_S_I`.
 pub const SPMV: PtxModule = PtxModule {
     name: "spmv",
     ptx: include_str!("../ptx/spmv.ptx"),
-    prefixes: &["spmv_"],
 };
 
 /// Fused Newton–Leja steps: `leja_{csr,pattern}_S_I`.
 pub const LEJA: PtxModule = PtxModule {
     name: "leja",
     ptx: include_str!("../ptx/leja.ptx"),
-    prefixes: &["leja_"],
 };
 
 /// Every module, in a fixed order (the order `cargo xtask cuda` compiles them in).
 pub const MODULES: [PtxModule; 4] = [BLAS1, REDUCE, SPMV, LEJA];
-
-/// The module that defines `kernel`, judged by its name prefix.
-pub fn module_of(kernel: &str) -> Option<&'static PtxModule> {
-    MODULES
-        .iter()
-        .find(|m| m.prefixes.iter().any(|p| kernel.starts_with(p)))
-}
 
 /// `2^e` for the exponents of [`MxSsqPartial`]'s thresholds (exact).
 pub fn pow2(e: i32) -> f64 {
@@ -109,6 +97,7 @@ mod tests {
                 "dot_partial",
                 "nrm2_partial",
                 "amax_partial",
+                "sum_partial",
             ] {
                 v.push(format!("{k}_{s}"));
             }
@@ -129,12 +118,12 @@ mod tests {
     }
 
     #[test]
-    fn every_kernel_is_in_the_module_its_prefix_names() {
+    fn every_kernel_is_defined_exactly_once() {
         let all: Vec<&str> = MODULES.iter().flat_map(|m| m.entries()).collect();
         let expected = expected_kernels();
         for k in &expected {
-            let m = module_of(k).unwrap_or_else(|| panic!("no module for {k}"));
-            assert!(m.entries().any(|e| e == k), "{k} missing from {}", m.name);
+            let n = all.iter().filter(|e| *e == k).count();
+            assert_eq!(n, 1, "{k} is defined {n} times");
         }
         assert_eq!(
             all.len(),

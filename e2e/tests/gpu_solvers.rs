@@ -1,6 +1,6 @@
 //! The matrix-function solvers of `matexp-integrators`, written once over `Backend`, run on
-//! the GPU backend and compared with the same solvers on the CPU backend. Included by
-//! `gpu.rs` (the GPU bundle's test binary); every test needs a CUDA GPU.
+//! the GPU backend and compared with the same solvers on the CPU backend. Every test needs a
+//! CUDA GPU (the GPU bundle runs them).
 
 use matexp_core::{Backend, CpuBackend, Scalar, c32, c64, norms};
 use matexp_gpu::{GpuBackend, GpuCsr};
@@ -87,7 +87,7 @@ fn real_solvers_agree_with_the_cpu_backend_on_the_3d_laplacian() {
     // Both backends do the same arithmetic in a different order: agreement to well inside tol.
     let bound = 10.0 * tol;
 
-    let lo = LejaOptions::with_rtol(tol);
+    let lo = LejaOptions::default().with_rtol(tol);
     same_on_both(
         "leja expmv",
         bound,
@@ -192,7 +192,7 @@ fn imaginary_leja_agrees_with_the_cpu_backend_on_the_spin_bath() {
     let hg = GpuCsr::from_csr(&g, &h).unwrap();
     let psig = g.upload(&psi).unwrap();
     let tol = 1e-8;
-    let lo = LejaOptions::with_rtol(tol);
+    let lo = LejaOptions::default().with_rtol(tol);
     same_on_both(
         "leja e^{-itH}, t = 5",
         10.0 * tol,
@@ -214,7 +214,7 @@ fn imaginary_leja_agrees_with_the_cpu_backend_on_the_spin_bath() {
         &h32g,
         5.0,
         &g.upload(&psi32).unwrap(),
-        &LejaOptions::with_rtol(1e-5),
+        &LejaOptions::default().with_rtol(1e-5),
     )
     .unwrap();
     let (w64, _) = leja_schrodinger(&cpu, &h, 5.0, &psi, &lo).unwrap();

@@ -1,15 +1,25 @@
 //! `cargo xtask bundle [--out DIR]`: the self-contained GPU bundle.
 //!
-//! Builds on this (CPU) machine, in release mode, the GPU integration tests of matexp-gpu
-//! (`crates/gpu/tests/gpu.rs`, ignored elsewhere) and the GPU benchmark
-//! (`benches/benches/gpu_spmv.rs`), strips them, checks that they need no shared library
-//! beyond glibc's, libgcc_s, LAPACKE and OpenBLAS (CUDA is loaded at run time), and gathers
-//! them with `run.sh` into one folder (default `bundle/`, at most 64 MiB). On a GPU host:
+//! Builds on this (CPU) machine, in release mode, every GPU test binary and GPU benchmark of
+//! the workspace, found by convention (no list to edit when a crate adds one):
+//!
+//! * every integration test file `tests/gpu*.rs` of any crate (folders at the root or under
+//!   `crates/` with a `Cargo.toml`): its tests are `#[ignore]`d elsewhere and run here with
+//!   `--include-ignored`;
+//! * every benchmark suite `benches/benches/gpu_*.rs` of `matexp-benches`.
+//!
+//! It strips them, checks that they need no shared library beyond glibc's, libgcc_s, LAPACKE
+//! and OpenBLAS (CUDA is loaded at run time), and gathers them with `run.sh` into one folder
+//! (default `bundle/`, at most 64 MiB): test binaries under `tests/<package>--<file>`,
+//! benchmarks under `bench/<suite>`. On a GPU host:
 //!
 //! ```text
-//! bundle/run.sh OUTDIR        # tests, then benchmarks; summary table last
-//! cargo xtask ingest OUTDIR   # back here: merge OUTDIR/records into bench-results/
+//! bundle/run.sh OUTDIR [FILTER...]   # tests, then benchmarks; summary table last
+//! cargo xtask ingest OUTDIR          # back here: merge OUTDIR/records into bench-results/
 //! ```
+//!
+//! A FILTER (a shell pattern such as `*e2e*` or `gpu_spmv`) runs only the binaries whose
+//! name matches; `MATEXP_TEST_ARGS` passes test-name filters to the test binaries.
 
 use crate::util::{cargo, ensure_system_packages, git_commit, workspace_root};
 use std::path::{Path, PathBuf};
@@ -18,12 +28,14 @@ use std::process::{Command, Stdio};
 const USAGE: &str = "\
 usage: cargo xtask bundle [--out DIR]
 
-Builds the GPU test and benchmark binaries (release, stripped) and gathers them with run.sh
-into DIR (default: bundle/ in the workspace root; replaced if present). Copy DIR to a GPU host
-and run `DIR/run.sh OUTDIR`: it writes tests.log, bench.log, nvidia-smi.txt and
-records/*.jsonl to OUTDIR and prints a summary last. Merge the records here with
-`cargo xtask ingest OUTDIR`. Set MATEXP_BENCH_ARGS (e.g. `--small`, `--reps 100`,
-`--no-multi`) to pass options to the benchmark.";
+Builds every GPU test binary (tests/gpu*.rs of any crate) and GPU benchmark
+(benches/benches/gpu_*.rs) in release mode, strips them, and gathers them with run.sh into
+DIR (default: bundle/ in the workspace root; replaced if present). Copy DIR to a GPU host
+and run `DIR/run.sh OUTDIR [FILTER...]`: it writes tests/*.log, bench/*.log, nvidia-smi.txt
+and records/*.jsonl to OUTDIR and prints a summary last; FILTERs (shell patterns) pick
+binaries by name. Merge the records here with `cargo xtask ingest OUTDIR`. MATEXP_TEST_ARGS
+and MATEXP_BENCH_ARGS pass options to the test and benchmark binaries; MATEXP_TEST_SEED
+replays the random inputs of a logged run.";
 
 /// The bundle may not exceed what one transfer to a GPU host carries.
 const MAX_BYTES: u64 = 64 << 20;
@@ -62,39 +74,68 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     ensure_system_packages()?;
 
-    println!("bundle: building the GPU tests (release)");
-    let tests = build_executable(
-        &[
-            "test",
-            "-p",
-            "matexp-gpu",
-            "--release",
-            "--test",
-            "gpu",
-            "--no-run",
-        ],
-        "gpu",
-        "test",
-    )?;
-    println!("bundle: building the GPU benchmark (bench profile)");
-    let bench = build_executable(
-        &[
-            "bench",
-            "-p",
-            "matexp-benches",
-            "--bench",
-            "gpu_spmv",
-            "--no-run",
-        ],
-        "gpu_spmv",
-        "bench",
-    )?;
+    let tests = gpu_test_files(&root);
+    let suites = gpu_bench_suites(&root);
+    if tests.is_empty() && suites.is_empty() {
+        return Err("no GPU tests (tests/gpu*.rs) or benchmarks (benches/benches/gpu_*.rs)".into());
+    }
+    let mut built: Vec<(PathBuf, String)> = Vec::new();
+    let mut packages: Vec<&str> = tests.iter().map(|t| t.package.as_str()).collect();
+    packages.dedup();
+    for package in packages {
+        let names: Vec<&GpuTest> = tests.iter().filter(|t| t.package == package).collect();
+        let mut args = vec!["test", "-p", package, "--release", "--no-run"];
+        for t in &names {
+            args.extend(["--test", t.file.as_str()]);
+        }
+        println!(
+            "bundle: building the GPU tests of {package} (release): {}",
+            names
+                .iter()
+                .map(|t| t.file.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let exes = build_executables(&args, "test")?;
+        for t in names {
+            let exe = exes
+                .iter()
+                .find(|(n, _)| *n == t.file)
+                .map(|(_, p)| p.clone())
+                .ok_or_else(|| {
+                    format!("cargo built no test executable `{}` of {package}", t.file)
+                })?;
+            built.push((exe, format!("tests/{package}--{}", t.file)));
+        }
+    }
+    if !suites.is_empty() {
+        let mut args = vec!["bench", "-p", "matexp-benches", "--no-run"];
+        for s in &suites {
+            args.extend(["--bench", s.as_str()]);
+        }
+        println!(
+            "bundle: building the GPU benchmarks (bench profile): {}",
+            suites.join(", ")
+        );
+        let exes = build_executables(&args, "bench")?;
+        for s in &suites {
+            let exe = exes
+                .iter()
+                .find(|(n, _)| n == s)
+                .map(|(_, p)| p.clone())
+                .ok_or_else(|| format!("cargo built no bench executable `{s}`"))?;
+            built.push((exe, format!("bench/{s}")));
+        }
+    }
 
     if out.exists() {
         std::fs::remove_dir_all(&out).map_err(|e| format!("remove {}: {e}", out.display()))?;
     }
-    std::fs::create_dir_all(&out).map_err(|e| format!("create {}: {e}", out.display()))?;
-    for (src, name) in [(&tests, "gpu_tests"), (&bench, "gpu_bench")] {
+    for dir in ["tests", "bench"] {
+        std::fs::create_dir_all(out.join(dir))
+            .map_err(|e| format!("create {}: {e}", out.join(dir).display()))?;
+    }
+    for (src, name) in &built {
         let dst = out.join(name);
         std::fs::copy(src, &dst)
             .map_err(|e| format!("copy {} -> {}: {e}", src.display(), dst.display()))?;
@@ -122,9 +163,96 @@ pub fn run(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs `cargo <args> --message-format=json` and returns the executable of the target
-/// `name` of kind `kind`.
-fn build_executable(args: &[&str], name: &str, kind: &str) -> Result<PathBuf, String> {
+/// A GPU integration test file: its package and file stem.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct GpuTest {
+    package: String,
+    file: String,
+}
+
+/// Crate folders of the workspace: the root's subfolders and `crates/*` with a `Cargo.toml`.
+fn crate_dirs(root: &Path) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    for parent in [root.to_path_buf(), root.join("crates")] {
+        if let Ok(rd) = std::fs::read_dir(&parent) {
+            dirs.extend(
+                rd.flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.join("Cargo.toml").is_file()),
+            );
+        }
+    }
+    dirs.sort();
+    dirs
+}
+
+/// The `name` of a manifest's `[package]` section.
+fn package_name(manifest: &str) -> Option<String> {
+    let mut in_package = false;
+    for line in manifest.lines() {
+        let l = line.trim();
+        if l.starts_with('[') {
+            in_package = l == "[package]";
+            continue;
+        }
+        if in_package {
+            if let Some(v) = l.strip_prefix("name") {
+                let v = v.trim_start().strip_prefix('=')?.trim();
+                return Some(v.trim_matches('"').to_string());
+            }
+        }
+    }
+    None
+}
+
+/// Every `tests/gpu*.rs` of every crate, by package then file.
+fn gpu_test_files(root: &Path) -> Vec<GpuTest> {
+    let mut v = Vec::new();
+    for dir in crate_dirs(root) {
+        let Some(package) = std::fs::read_to_string(dir.join("Cargo.toml"))
+            .ok()
+            .and_then(|m| package_name(&m))
+        else {
+            continue;
+        };
+        let Ok(rd) = std::fs::read_dir(dir.join("tests")) else {
+            continue;
+        };
+        let mut files: Vec<String> = rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "rs"))
+            .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+            .filter(|s| s.starts_with("gpu"))
+            .collect();
+        files.sort();
+        v.extend(files.into_iter().map(|file| GpuTest {
+            package: package.clone(),
+            file,
+        }));
+    }
+    v
+}
+
+/// Every benchmark suite `benches/benches/gpu_*.rs`, sorted.
+fn gpu_bench_suites(root: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(root.join("benches").join("benches"))
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+                .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+                .filter(|s| s.starts_with("gpu_"))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// Runs `cargo <args> --message-format=json` and returns (target name, executable) of every
+/// built target of kind `kind`.
+fn build_executables(args: &[&str], kind: &str) -> Result<Vec<(String, PathBuf)>, String> {
     let mut cmd = cargo();
     cmd.args(args)
         .arg("--message-format=json-render-diagnostics")
@@ -141,28 +269,23 @@ fn build_executable(args: &[&str], name: &str, kind: &str) -> Result<PathBuf, St
         ));
     }
     let text = String::from_utf8_lossy(&output.stdout);
-    let mut found = None;
+    let mut found = Vec::new();
     for line in text.lines() {
         let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
             continue;
         };
-        if v["reason"] != "compiler-artifact" || v["target"]["name"] != name {
+        if v["reason"] != "compiler-artifact" {
             continue;
         }
         let kinds = v["target"]["kind"].as_array().cloned().unwrap_or_default();
         if !kinds.iter().any(|k| k == kind) {
             continue;
         }
-        if let Some(exe) = v["executable"].as_str() {
-            found = Some(PathBuf::from(exe));
+        if let (Some(name), Some(exe)) = (v["target"]["name"].as_str(), v["executable"].as_str()) {
+            found.push((name.to_string(), PathBuf::from(exe)));
         }
     }
-    found.ok_or_else(|| {
-        format!(
-            "cargo {} produced no {kind} executable `{name}`",
-            args.join(" ")
-        )
-    })
+    Ok(found)
 }
 
 fn strip(path: &Path) -> Result<(), String> {
@@ -250,70 +373,173 @@ fn folder_size(dir: &Path) -> Result<u64, String> {
 fn readme(commit: &str) -> String {
     format!(
         "matexp GPU bundle (commit {commit})\n\n\
-         gpu_tests  GPU integration tests of matexp-gpu (kernels vs the CPU, every scalar type,\n\
-         \x20          multi-GPU when the host has several GPUs)\n\
-         gpu_bench  SpMV / Leja-step / BLAS-1 benchmarks with CUDA events (matrices generated here)\n\
-         run.sh     run.sh OUTDIR: both, logs and bench records (records/*.jsonl) in OUTDIR,\n\
-         \x20          summary last. MATEXP_BENCH_ARGS passes options to gpu_bench\n\
-         \x20          (--small, --reps N, --no-multi); MATEXP_TEST_ARGS to gpu_tests;\n\
-         \x20          MATEXP_TEST_TIMEOUT / MATEXP_BENCH_TIMEOUT (seconds) stop a hung part.\n\n\
-         Needs: an NVIDIA driver with CUDA >= 13.0 (libcuda, libcusparse are loaded at run time),\n\
-         glibc, liblapacke.so.3 and libopenblas.so.0.\n"
+         tests/<package>--<file>  GPU integration tests (every tests/gpu*.rs of the workspace):\n\
+         \x20                        kernels and solvers against the CPU, every scalar type,\n\
+         \x20                        multi-GPU parts when the host has several GPUs\n\
+         bench/<suite>            GPU benchmarks (benches/benches/gpu_*.rs), CUDA events\n\
+         run.sh                   run.sh OUTDIR [FILTER...]: all of them (or those whose name\n\
+         \x20                        matches a shell pattern FILTER), logs in OUTDIR/tests and\n\
+         \x20                        OUTDIR/bench, records in OUTDIR/records, summary last.\n\n\
+         Environment: MATEXP_TEST_ARGS (test-name filters and harness options), MATEXP_BENCH_ARGS\n\
+         (options of the benchmarks, e.g. --small, --reps N, --no-multi for gpu_spmv),\n\
+         MATEXP_TEST_SEED (replays the random inputs of a logged run: every test prints its\n\
+         seed), MATEXP_TEST_TIMEOUT / MATEXP_BENCH_TIMEOUT (seconds per binary).\n\n\
+         Needs: an NVIDIA driver with CUDA >= 13.0 (libcuda, libcusparse, libcublas are loaded\n\
+         at run time), glibc, liblapacke.so.3 and libopenblas.so.0.\n"
     )
 }
 
 /// The script that runs everything on the GPU host. POSIX sh; keeps going after a failure
-/// so that one run reports every problem; exit status 0 only if both parts passed.
+/// so that one run reports every problem; exit status 0 only if every binary passed.
 const RUN_SH: &str = r#"#!/bin/sh
-# matexp GPU bundle: tests, then benchmarks. Usage: run.sh OUTDIR
+# matexp GPU bundle: tests, then benchmarks. Usage: run.sh OUTDIR [FILTER...]
+# A FILTER is a shell pattern matched against names like tests/matexp-gpu--gpu or
+# bench/gpu_spmv (and their last part); only matching binaries run.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-OUT=${1:?usage: run.sh OUTDIR}
-mkdir -p "$OUT/records"
+OUT=${1:?usage: run.sh OUTDIR [FILTER...]}
+shift
+mkdir -p "$OUT/records" "$OUT/tests" "$OUT/bench"
 OUT=$(cd "$OUT" && pwd)
 # Leave NVLink multicast off (shared hosts); nothing here uses it.
 export NCCL_NVLS_ENABLE=0
 export MATEXP_COMMIT="$(cat "$HERE/COMMIT")"
+export MATEXP_BENCH_RECORDS="$OUT/records"
+export CRITERION_HOME="$OUT/criterion"
 export RUST_BACKTRACE=1
+
+selected() {
+  [ "$#" -gt 1 ] || return 0
+  name=$1; shift
+  for f in "$@"; do
+    case "$name" in $f) return 0 ;; esac
+    case "${name##*/}" in $f) return 0 ;; esac
+  done
+  return 1
+}
 
 nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1 || echo "nvidia-smi not available" > "$OUT/nvidia-smi.txt"
 nvidia-smi topo -m >> "$OUT/nvidia-smi.txt" 2>&1 || true
 
-start=$(date +%s)
-# A hung part is stopped (exit 124) so that the other still runs and the logs come back.
+# A hung binary is stopped (exit 124) so that the others still run and the logs come back.
 limit() { if command -v timeout >/dev/null 2>&1; then timeout "$@"; else shift; "$@"; fi; }
-# cuSPARSE is a third-party library: its test runs in a process of its own, so that a crash
-# there cannot take the other results with it.
-limit "${MATEXP_TEST_TIMEOUT:-900}" "$HERE/gpu_tests" --include-ignored --show-output --skip cusparse ${MATEXP_TEST_ARGS:-} > "$OUT/tests.log" 2>&1
-tests_rc=$?
-echo "==== cuSPARSE tests (separate process) ====" >> "$OUT/tests.log"
-limit "${MATEXP_TEST_TIMEOUT:-900}" "$HERE/gpu_tests" --include-ignored --show-output cusparse ${MATEXP_TEST_ARGS:-} >> "$OUT/tests.log" 2>&1
-cusparse_rc=$?
+status=0
+summary=""
+start=$(date +%s)
+for exe in "$HERE"/tests/*; do
+  [ -x "$exe" ] || continue
+  name=tests/${exe##*/}
+  selected "$name" "$@" || continue
+  log="$OUT/tests/${exe##*/}.log"
+  t0=$(date +%s)
+  # cuSPARSE is a third-party library: its tests run in a process of their own, so that a
+  # crash there cannot take the other results with it.
+  limit "${MATEXP_TEST_TIMEOUT:-900}" "$exe" --include-ignored --show-output --skip cusparse ${MATEXP_TEST_ARGS:-} > "$log" 2>&1
+  rc=$?
+  echo "==== cuSPARSE tests (separate process) ====" >> "$log"
+  limit "${MATEXP_TEST_TIMEOUT:-900}" "$exe" --include-ignored --show-output cusparse ${MATEXP_TEST_ARGS:-} >> "$log" 2>&1
+  rc2=$?
+  [ "$rc" -ne 0 ] && status=1
+  [ "$rc2" -ne 0 ] && status=1
+  summary="$summary
+$name: exit $rc (cuSPARSE part: exit $rc2) in $(( $(date +%s) - t0 )) s"
+done
 mid=$(date +%s)
-limit "${MATEXP_BENCH_TIMEOUT:-1800}" "$HERE/gpu_bench" --out "$OUT/records" ${MATEXP_BENCH_ARGS:-} > "$OUT/bench.log" 2>&1
-bench_rc=$?
+for exe in "$HERE"/bench/*; do
+  [ -x "$exe" ] || continue
+  name=bench/${exe##*/}
+  selected "$name" "$@" || continue
+  log="$OUT/bench/${exe##*/}.log"
+  t0=$(date +%s)
+  limit "${MATEXP_BENCH_TIMEOUT:-1800}" "$exe" --bench ${MATEXP_BENCH_ARGS:-} > "$log" 2>&1
+  rc=$?
+  [ "$rc" -ne 0 ] && status=1
+  summary="$summary
+$name: exit $rc in $(( $(date +%s) - t0 )) s"
+done
 end=$(date +%s)
 
 echo
 echo "=== matexp GPU bundle (commit $MATEXP_COMMIT) ==="
-grep -m1 '^device:' "$OUT/bench.log" || grep -m1 'device: gpu' "$OUT/tests.log" || echo "device: unknown"
-echo "tests: exit $tests_rc (cuSPARSE tests: exit $cusparse_rc) in $((mid - start)) s"
-grep -E '^test result' "$OUT/tests.log" | sed 's/^/  /'
-grep -E '^test .* (FAILED|ok)$' "$OUT/tests.log" | sed 's/^/  /'
-if [ "$tests_rc" -ne 0 ] || [ "$cusparse_rc" -ne 0 ]; then
-  echo "  failures:"; grep -A2 'panicked at' "$OUT/tests.log" | head -40 | sed 's/^/    /'
-fi
-echo "bench: exit $bench_rc in $((end - mid)) s; records: $(ls "$OUT/records" | tr '\n' ' ')"
-if [ "$bench_rc" -ne 0 ]; then
-  tail -5 "$OUT/bench.log" | sed 's/^/    /'
-fi
-sed -n '/^summary on/,$p' "$OUT/bench.log"
-[ "$tests_rc" -eq 0 ] && [ "$cusparse_rc" -eq 0 ] && [ "$bench_rc" -eq 0 ]
+cat "$OUT"/bench/*.log "$OUT"/tests/*.log 2>/dev/null | grep -m1 -E '^device: |device: gpu' || echo "device: unknown"
+echo "tests in $((mid - start)) s, benchmarks in $((end - mid)) s:$summary"
+for log in "$OUT"/tests/*.log; do
+  [ -f "$log" ] || continue
+  echo "-- ${log##*/}"
+  grep -E '^test result' "$log" | sed 's/^/  /'
+  grep -E '^test .* (FAILED|ok)$' "$log" | sed 's/^/  /'
+  if grep -q 'panicked at' "$log"; then
+    echo "  failures:"; grep -A2 'panicked at' "$log" | head -40 | sed 's/^/    /'
+  fi
+done
+echo "records: $(ls "$OUT/records" | tr '\n' ' ')"
+for log in "$OUT"/bench/*.log; do
+  [ -f "$log" ] || continue
+  echo "-- ${log##*/}"
+  sed -n '/^summary on/,$p' "$log"
+done
+exit $status
 "#;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gpu_tests_and_benches_are_found_by_convention() {
+        let root = workspace_root();
+        let tests = gpu_test_files(&root);
+        assert!(tests.contains(&GpuTest {
+            package: "matexp-gpu".into(),
+            file: "gpu".into()
+        }));
+        assert!(tests.iter().all(|t| t.file.starts_with("gpu")));
+        assert!(gpu_bench_suites(&root).contains(&"gpu_spmv".to_string()));
+    }
+
+    #[test]
+    fn package_names_are_read_from_the_package_section() {
+        let m = "[workspace]\nname = \"no\"\n[package]\nname = \"matexp-x\"\n[dependencies]\n";
+        assert_eq!(package_name(m).as_deref(), Some("matexp-x"));
+        assert_eq!(package_name("[lib]\nname = \"y\"\n"), None);
+    }
+
+    #[test]
+    fn run_script_filters_binaries_by_pattern() {
+        let dir = std::env::temp_dir().join(format!("matexp-runsh-f-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("b/tests")).unwrap();
+        std::fs::create_dir_all(dir.join("b/bench")).unwrap();
+        std::fs::write(dir.join("b/COMMIT"), "abc\n").unwrap();
+        std::fs::write(dir.join("b/run.sh"), RUN_SH).unwrap();
+        // Stand-ins that log their name and succeed.
+        for n in [
+            "tests/matexp-gpu--gpu",
+            "tests/matexp-e2e--gpu_own_kernel",
+            "bench/gpu_spmv",
+        ] {
+            let p = dir.join("b").join(n);
+            std::fs::write(&p, format!("#!/bin/sh\necho ran {n}\n")).unwrap();
+            make_executable(&p).unwrap();
+        }
+        let out = dir.join("out");
+        let st = Command::new("sh")
+            .arg(dir.join("b/run.sh"))
+            .arg(&out)
+            .arg("*e2e*")
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(st.success());
+        let logs: Vec<String> = std::fs::read_dir(out.join("tests"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(logs, ["matexp-e2e--gpu_own_kernel.log"]);
+        assert_eq!(std::fs::read_dir(out.join("bench")).unwrap().count(), 0);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn run_script_is_valid_posix_sh() {

@@ -1,11 +1,18 @@
 //! `cargo xtask cuda [--check | --bindgen | --report-only]`: compiles the CUDA kernels of
-//! `cuda-sys/kernels/` with the pinned nvcc.
+//! every crate with the pinned nvcc.
+//!
+//! Kernels are found by convention: every crate folder directly under the workspace root or
+//! under `crates/` that has a `kernels/` folder gets each `kernels/<name>.cu` compiled into
+//! `ptx/<name>.ptx` of the same crate (which embeds it with `include_str!`). Kernels may
+//! include `matexp_params.h` (`cuda-sys/include`), the device helpers of
+//! `cuda-sys/kernels/common.cuh`, and headers of the crate's own `include/` folder.
 //!
 //! * default: PTX for `compute_80` (portable: the driver JIT-compiles it for Ampere, Hopper
-//!   and later) into `cuda-sys/ptx/`, then an `sm_90` cubin pass whose ptxas report
+//!   and later) into each crate's `ptx/`, then an `sm_90` cubin pass whose ptxas report
 //!   (registers, spills, shared memory per kernel) is printed as a table. Warnings are errors.
-//! * `--check`: compiles into a temporary folder and fails if the committed PTX differs
-//!   (stale PTX, or a kernel that no longer compiles). CI runs this.
+//! * `--check`: compiles into a temporary folder and fails if any committed PTX differs
+//!   (stale PTX, or a kernel that no longer compiles), and if `cuda-sys/src/bindings.rs` was
+//!   not generated from the current `cuda-sys/include/matexp_params.h`. CI runs this.
 //! * `--bindgen`: regenerates `cuda-sys/src/bindings.rs` from `cuda-sys/include/*.h`
 //!   (needs libclang: `apt-get install -y libclang-dev`).
 //! * `--report-only`: only the sm_90 resource report.
@@ -49,8 +56,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "-h" | "--help" => {
                 println!(
                     "usage: cargo xtask cuda [--check | --bindgen | --report-only]\n\
-                     \n  (none)         compile cuda-sys/kernels/*.cu to cuda-sys/ptx/*.ptx and print the sm_90 resource report\
-                     \n  --check        recompile into a temporary folder; fail if the committed PTX differs\
+                     \n  (none)         compile <crate>/kernels/*.cu to <crate>/ptx/*.ptx (every crate folder at the root or\
+                     \n                 under crates/) and print the sm_90 resource report\
+                     \n  --check        recompile into a temporary folder; fail if any committed PTX differs or\
+                     \n                 cuda-sys/src/bindings.rs is stale against its header\
                      \n  --bindgen      regenerate cuda-sys/src/bindings.rs from cuda-sys/include (needs libclang-dev)\
                      \n  --report-only  print the sm_90 register / spill report only"
                 );
@@ -63,21 +72,29 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if bindgen {
         return regenerate_bindings();
     }
-    let nvcc = ensure_nvcc(&root)?;
     let sources = kernel_sources(&root)?;
     if check {
-        return check_ptx(&root, &nvcc, &sources);
+        // The header check needs no nvcc: report it even when nvcc cannot be installed.
+        let bindings = check_bindings(&root);
+        let nvcc = ensure_nvcc(&root)?;
+        let ptx = check_ptx(&root, &nvcc, &sources);
+        return match (bindings, ptx) {
+            (Ok(()), Ok(())) => Ok(()),
+            (Err(a), Ok(())) | (Ok(()), Err(a)) => Err(a),
+            (Err(a), Err(b)) => Err(format!("{a}\n{b}")),
+        };
     }
+    let nvcc = ensure_nvcc(&root)?;
     if !report_only {
-        let out = root.join("cuda-sys").join("ptx");
-        std::fs::create_dir_all(&out).map_err(|e| format!("create {}: {e}", out.display()))?;
         for src in &sources {
-            let ptx = out.join(ptx_name(src));
+            let out = src.crate_dir.join("ptx");
+            std::fs::create_dir_all(&out).map_err(|e| format!("create {}: {e}", out.display()))?;
+            let ptx = out.join(ptx_name(&src.path));
             compile_ptx(&root, &nvcc, src, &ptx)?;
             let bytes = std::fs::metadata(&ptx).map(|m| m.len()).unwrap_or(0);
             println!(
                 "cuda: {} -> {} ({} KiB)",
-                rel(&root, src),
+                rel(&root, &src.path),
                 rel(&root, &ptx),
                 bytes / 1024
             );
@@ -140,18 +157,57 @@ fn find_nvcc(venv: &Path) -> Option<PathBuf> {
     })
 }
 
-/// `cuda-sys/kernels/*.cu`, sorted.
-fn kernel_sources(root: &Path) -> Result<Vec<PathBuf>, String> {
-    let dir = root.join("cuda-sys").join("kernels");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map_err(|e| format!("read {}: {e}", dir.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "cu"))
-        .collect();
-    v.sort();
-    if v.is_empty() {
-        return Err(format!("no .cu files in {}", dir.display()));
+/// One kernel source and the crate folder that owns it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Source {
+    /// The crate's folder (absolute).
+    crate_dir: PathBuf,
+    /// `<crate_dir>/kernels/<name>.cu`.
+    path: PathBuf,
+}
+
+/// Crate folders that may hold kernels: the workspace root's subfolders and `crates/*`,
+/// each with a `Cargo.toml`, sorted.
+fn crate_dirs(root: &Path) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    for parent in [root.to_path_buf(), root.join("crates")] {
+        if let Ok(rd) = std::fs::read_dir(&parent) {
+            dirs.extend(
+                rd.flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.join("Cargo.toml").is_file()),
+            );
+        }
+    }
+    dirs.sort();
+    dirs
+}
+
+/// `<crate>/kernels/*.cu` of every crate folder, sorted (cuda-sys first).
+fn kernel_sources(root: &Path) -> Result<Vec<Source>, String> {
+    let mut v = Vec::new();
+    for dir in crate_dirs(root) {
+        let kernels = dir.join("kernels");
+        let Ok(rd) = std::fs::read_dir(&kernels) else {
+            continue;
+        };
+        let mut files: Vec<PathBuf> = rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "cu"))
+            .collect();
+        files.sort();
+        v.extend(files.into_iter().map(|path| Source {
+            crate_dir: dir.clone(),
+            path,
+        }));
+    }
+    v.sort_by_key(|s| (!s.crate_dir.ends_with("cuda-sys"), s.path.clone()));
+    if !v.iter().any(|s| s.crate_dir.ends_with("cuda-sys")) {
+        return Err(format!(
+            "no .cu files in {}",
+            root.join("cuda-sys").join("kernels").display()
+        ));
     }
     Ok(v)
 }
@@ -165,52 +221,108 @@ fn ptx_name(src: &Path) -> String {
     )
 }
 
-fn nvcc_base(root: &Path, nvcc: &Path) -> Command {
+/// nvcc in the source's crate folder, with the shared and the crate's own include paths.
+/// cuda-sys compiles exactly as it always has (`-I include`), so its PTX is unchanged.
+fn nvcc_base(root: &Path, nvcc: &Path, src: &Source) -> Command {
     let mut c = Command::new(nvcc);
-    c.current_dir(root.join("cuda-sys"))
-        .args(COMMON_FLAGS)
-        .arg("-I")
-        .arg("include");
+    c.current_dir(&src.crate_dir).args(COMMON_FLAGS);
+    if !src.crate_dir.ends_with("cuda-sys") {
+        c.arg("-I")
+            .arg(root.join("cuda-sys").join("include"))
+            .arg("-I")
+            .arg(root.join("cuda-sys").join("kernels"));
+    }
+    c.arg("-I").arg("include");
     c
 }
 
-fn compile_ptx(root: &Path, nvcc: &Path, src: &Path, out: &Path) -> Result<(), String> {
+fn kernel_arg(src: &Source) -> PathBuf {
+    Path::new("kernels").join(src.path.file_name().unwrap_or_default())
+}
+
+fn compile_ptx(root: &Path, nvcc: &Path, src: &Source, out: &Path) -> Result<(), String> {
     capture(
-        nvcc_base(root, nvcc)
+        nvcc_base(root, nvcc, src)
             .args(["-arch=compute_80", "-ptx", "-o"])
             .arg(out)
-            .arg(Path::new("kernels").join(src.file_name().unwrap_or_default())),
+            .arg(kernel_arg(src)),
     )
     .map(|_| ())
 }
 
-fn check_ptx(root: &Path, nvcc: &Path, sources: &[PathBuf]) -> Result<(), String> {
+/// 64-bit FNV-1a of a file's bytes: the fingerprint of the header that `bindings.rs` records.
+/// The bindgen example computes the same function.
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The line `bindings.rs` carries for a header with these bytes.
+pub fn header_stamp(header: &[u8]) -> String {
+    format!("// header fnv1a64: {:016x}", fnv1a64(header))
+}
+
+/// Fails when `cuda-sys/src/bindings.rs` was not generated from the current header (its
+/// recorded fingerprint differs), naming the command that regenerates it.
+fn check_bindings(root: &Path) -> Result<(), String> {
+    let sys = root.join("cuda-sys");
+    let header_path = sys.join("include").join("matexp_params.h");
+    let header =
+        std::fs::read(&header_path).map_err(|e| format!("read {}: {e}", header_path.display()))?;
+    let bindings_path = sys.join("src").join("bindings.rs");
+    let bindings = std::fs::read_to_string(&bindings_path)
+        .map_err(|e| format!("read {}: {e}", bindings_path.display()))?;
+    let want = header_stamp(&header);
+    if bindings.lines().any(|l| l.trim() == want) {
+        println!("cuda: cuda-sys/src/bindings.rs matches include/matexp_params.h");
+        Ok(())
+    } else {
+        Err(format!(
+            "stale bindings: cuda-sys/src/bindings.rs was not generated from the current \
+             cuda-sys/include/matexp_params.h (run `cargo xtask cuda --bindgen` and commit it; \
+             expected the line `{want}`)"
+        ))
+    }
+}
+
+fn check_ptx(root: &Path, nvcc: &Path, sources: &[Source]) -> Result<(), String> {
     let tmp = std::env::temp_dir().join(format!("matexp-ptx-check-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).map_err(|e| format!("create {}: {e}", tmp.display()))?;
-    let committed_dir = root.join("cuda-sys").join("ptx");
     let mut stale = Vec::new();
     let result = (|| {
-        for src in sources {
-            let name = ptx_name(src);
-            let fresh = tmp.join(&name);
+        for (i, src) in sources.iter().enumerate() {
+            let name = ptx_name(&src.path);
+            let fresh = tmp.join(format!("{i}-{name}"));
             compile_ptx(root, nvcc, src, &fresh)?;
             let a = std::fs::read(&fresh).map_err(|e| format!("read {}: {e}", fresh.display()))?;
-            match std::fs::read(committed_dir.join(&name)) {
+            let committed = src.crate_dir.join("ptx").join(&name);
+            match std::fs::read(&committed) {
                 Ok(b) if a == b => {}
                 Ok(_) => stale.push(format!(
-                    "cuda-sys/ptx/{name} differs from {}",
-                    rel(root, src)
+                    "{} differs from {}",
+                    rel(root, &committed),
+                    rel(root, &src.path)
                 )),
-                Err(_) => stale.push(format!("cuda-sys/ptx/{name} is missing")),
+                Err(_) => stale.push(format!("{} is missing", rel(root, &committed))),
             }
         }
         // A committed PTX without a source would be loaded but never rebuilt.
-        if let Ok(rd) = std::fs::read_dir(&committed_dir) {
+        for dir in crate_dirs(root) {
+            let Ok(rd) = std::fs::read_dir(dir.join("ptx")) else {
+                continue;
+            };
             for e in rd.flatten() {
                 let n = e.file_name().to_string_lossy().to_string();
-                if n.ends_with(".ptx") && !sources.iter().any(|s| ptx_name(s) == n) {
+                if n.ends_with(".ptx")
+                    && !sources
+                        .iter()
+                        .any(|s| s.crate_dir == dir && ptx_name(&s.path) == n)
+                {
                     stale.push(format!(
-                        "cuda-sys/ptx/{n} has no source in cuda-sys/kernels"
+                        "{} has no source in {}",
+                        rel(root, &e.path()),
+                        rel(root, &dir.join("kernels"))
                     ));
                 }
             }
@@ -227,7 +339,7 @@ fn check_ptx(root: &Path, nvcc: &Path, sources: &[PathBuf]) -> Result<(), String
         Ok(())
     } else {
         Err(format!(
-            "stale PTX (run `cargo xtask cuda` and commit cuda-sys/ptx):\n  {}",
+            "stale PTX (run `cargo xtask cuda` and commit the ptx/ folders):\n  {}",
             stale.join("\n  ")
         ))
     }
@@ -243,17 +355,17 @@ struct Resources {
     smem: u32,
 }
 
-fn resource_report(root: &Path, nvcc: &Path, sources: &[PathBuf]) -> Result<(), String> {
+fn resource_report(root: &Path, nvcc: &Path, sources: &[Source]) -> Result<(), String> {
     let tmp = std::env::temp_dir().join(format!("matexp-cubin-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).map_err(|e| format!("create {}: {e}", tmp.display()))?;
     let mut table: BTreeMap<String, Resources> = BTreeMap::new();
     let result = (|| {
         for src in sources {
             let out = capture(
-                nvcc_base(root, nvcc)
+                nvcc_base(root, nvcc, src)
                     .args(["-arch=sm_90", "-cubin", "-Xptxas", "-v", "-o"])
                     .arg(tmp.join("k.cubin"))
-                    .arg(Path::new("kernels").join(src.file_name().unwrap_or_default())),
+                    .arg(kernel_arg(src)),
             )?;
             parse_ptxas(&String::from_utf8_lossy(&out.stderr), &mut table);
         }
@@ -366,6 +478,33 @@ fn libclang_present() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kernels_are_found_in_every_crate_folder_by_convention() {
+        let root = workspace_root();
+        let sources = kernel_sources(&root).unwrap();
+        assert!(sources[0].crate_dir.ends_with("cuda-sys"));
+        assert!(
+            sources
+                .iter()
+                .any(|s| s.path.ends_with("cuda-sys/kernels/spmv.cu"))
+        );
+        for s in &sources {
+            assert_eq!(s.path.parent(), Some(s.crate_dir.join("kernels").as_path()));
+        }
+    }
+
+    #[test]
+    fn committed_bindings_match_the_header() {
+        check_bindings(&workspace_root()).unwrap();
+    }
+
+    #[test]
+    fn header_stamp_changes_with_any_byte() {
+        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_ne!(header_stamp(b"int x;"), header_stamp(b"int y;"));
+    }
 
     #[test]
     fn ptxas_report_is_parsed_per_kernel() {

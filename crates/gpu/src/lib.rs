@@ -26,27 +26,24 @@
 //! }
 //! ```
 
-mod backend;
-mod blas;
-mod csr;
-mod cusparse;
-mod device;
-mod driver;
-mod event;
-mod memory;
-mod multi;
-mod reduce;
-mod scalar;
+pub mod kernels;
+pub mod ops;
+pub mod rt;
+pub mod vendor;
 
-pub use backend::{GpuBackend, GpuVector};
-pub use csr::{GpuCsr, GpuIndex, GpuPattern, SpmvKernel, auto_lanes, validate_csr};
-pub use device::{Device, DeviceInfo};
-pub use driver::{device_count, driver_version};
-pub use event::{Event, median, time_runs};
-pub use memory::{DeviceBuffer, DeviceElement, PinnedBuffer};
-pub use multi::{MultiGpuBackend, MultiGpuCsr, MultiVector, RowPartition};
-pub use reduce::{Pending, ssq_add, ssq_norm};
-pub use scalar::is_kernel_scalar;
+pub use kernels::reduce::{DeviceReduction, Pending, ssq_add, ssq_norm};
+pub use ops::backend::{GpuBackend, GpuVector};
+pub use ops::csr::{GpuCsr, GpuPattern};
+pub use ops::multi::{MultiGpuBackend, MultiGpuCsr, MultiVector, RowPartition};
+pub use ops::structure::{GpuIndex, SpmvKernel, auto_lanes, validate_csr};
+pub use rt::{
+    Device, DeviceBuffer, DeviceElement, DeviceInfo, DeviceSlice, Event, PinnedBuffer,
+    device_count, driver_version, is_kernel_scalar, median, time_runs,
+};
 
 /// The parameter structs and PTX of the kernels (re-exported from `matexp-cuda-sys`).
 pub use matexp_cuda_sys as sys;
+
+/// cudarc, re-exported so that a crate uses the same version as the runtime (its
+/// `CudaStream` is [`Device::stream`]; cuBLAS is `cudarc::cublas`).
+pub use cudarc;

@@ -13,7 +13,6 @@ use matexp_gpu::{
 };
 use rand::{Rng, SeedableRng};
 
-mod gpu_solvers;
 use rand_chacha::ChaCha8Rng;
 
 const NEEDS_GPU: &str = "needs a CUDA GPU; run by the GPU bundle";

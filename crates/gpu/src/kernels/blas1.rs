@@ -3,7 +3,8 @@
 //! Grid-stride launches sized to fill the device; each is one pass over memory (axpby
 //! reads x and y and writes y; with β = 0 it does not read y, the BLAS convention).
 
-use crate::device::{Device, arg};
+use super::{AXPBY, FILL, SCALE};
+use crate::rt::{Device, LaunchConfig};
 use matexp_core::{Result, Scalar};
 use matexp_cuda_sys::{MX_REDUCE_THREADS, MxBlas1Params, MxScalar};
 
@@ -21,22 +22,24 @@ fn params<S: Scalar>(n: usize, alpha: S, beta: S) -> MxBlas1Params {
     }
 }
 
+fn cfg(device: &Device, n: usize) -> LaunchConfig {
+    LaunchConfig::grid_stride(device, n, MX_REDUCE_THREADS)
+}
+
 /// x[0..n) ← value.
 pub(crate) fn fill<S: Scalar>(device: &Device, n: usize, x: u64, value: S) -> Result<()> {
     if n == 0 {
         return Ok(());
     }
-    let mut p = params(n, value, S::zero());
-    let mut x = x;
-    let grid = device.grid_for(n, MX_REDUCE_THREADS, u32::MAX);
+    let p = params(n, value, S::zero());
+    let f = FILL.for_scalar::<S>(device)?;
     // SAFETY: x holds n elements of S.
     unsafe {
-        device.launch(
-            &format!("fill_{}", S::NAME),
-            grid,
-            MX_REDUCE_THREADS,
-            &mut [arg(&mut p), arg(&mut x)],
-        )
+        device
+            .launch_builder(f)
+            .arg(&p)
+            .arg(&x)
+            .launch(cfg(device, n))
     }
 }
 
@@ -45,17 +48,15 @@ pub(crate) fn scale<S: Scalar>(device: &Device, n: usize, alpha: S, x: u64) -> R
     if n == 0 {
         return Ok(());
     }
-    let mut p = params(n, alpha, S::zero());
-    let mut x = x;
-    let grid = device.grid_for(n, MX_REDUCE_THREADS, u32::MAX);
+    let p = params(n, alpha, S::zero());
+    let f = SCALE.for_scalar::<S>(device)?;
     // SAFETY: x holds n elements of S.
     unsafe {
-        device.launch(
-            &format!("scale_{}", S::NAME),
-            grid,
-            MX_REDUCE_THREADS,
-            &mut [arg(&mut p), arg(&mut x)],
-        )
+        device
+            .launch_builder(f)
+            .arg(&p)
+            .arg(&x)
+            .launch(cfg(device, n))
     }
 }
 
@@ -71,17 +72,16 @@ pub(crate) fn axpby<S: Scalar>(
     if n == 0 {
         return Ok(());
     }
-    let mut p = params(n, alpha, beta);
-    let (mut x, mut y) = (x, y);
-    let grid = device.grid_for(n, MX_REDUCE_THREADS, u32::MAX);
+    let p = params(n, alpha, beta);
+    let f = AXPBY.for_scalar::<S>(device)?;
     // SAFETY: x and y hold n elements of S each and do not overlap partially (they are
     // distinct buffers or the same one).
     unsafe {
-        device.launch(
-            &format!("axpby_{}", S::NAME),
-            grid,
-            MX_REDUCE_THREADS,
-            &mut [arg(&mut p), arg(&mut x), arg(&mut y)],
-        )
+        device
+            .launch_builder(f)
+            .arg(&p)
+            .arg(&x)
+            .arg(&y)
+            .launch(cfg(device, n))
     }
 }

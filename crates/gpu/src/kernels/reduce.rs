@@ -12,13 +12,243 @@
 //! bins are combined on the host by [`ssq_norm`]. The error is a few ulps of `f64` before
 //! rounding to the vector's precision.
 
-use crate::device::{Device, Finish, PendingSlot, SLOT_WIDTH, arg};
-use matexp_core::{RealScalar, Result, Scalar, c64};
+use super::{AMAX_PARTIAL, DOT_PARTIAL, FINISH_MAX, FINISH_SUM, NRM2_PARTIAL, SUM_PARTIAL};
+use crate::rt::driver::{check, check_raw};
+use crate::rt::{Device, DeviceElement, DeviceSlice, LaunchConfig, MAX_DEVICES};
+use cudarc::driver::{result, sys};
+use matexp_core::{Error, RealScalar, Result, Scalar, c64, check_dim};
 use matexp_cuda_sys::{
     MX_MAX_PARTIALS, MX_REDUCE_THREADS, MX_SSQ_SBIG_EXP2, MX_SSQ_SSML_EXP2, MxSsqPartial,
 };
+use std::ffi::c_void;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Doubles per reduction slot (the widest finish writes 3: a sum of squares).
+pub(crate) const SLOT_WIDTH: usize = 4;
+
+/// Where one reduction lands: a few doubles on the device, their pinned host copy, and an
+/// event marking the copy's completion. Slots are pooled per device.
+#[derive(Debug)]
+pub(crate) struct Slot {
+    result: sys::CUdeviceptr,
+    host: *mut f64,
+    event: sys::CUevent,
+}
+// SAFETY: the handles are process-wide; every use binds the owning context first.
+unsafe impl Send for Slot {}
+unsafe impl Sync for Slot {}
+
+/// A device's reduction workspace: the per-block partials of the reduction being queued
+/// (locked from the partial launch to its finish launch, so that concurrent callers cannot
+/// interleave the two) and the pool of result slots. Allocated once, never freed.
+#[derive(Debug)]
+struct Workspace {
+    partials: Mutex<sys::CUdeviceptr>,
+    slots: Mutex<Vec<Slot>>,
+}
+
+fn workspace(device: &Device) -> Result<&'static Workspace> {
+    static WORKSPACES: [OnceLock<std::result::Result<Workspace, String>>; MAX_DEVICES] =
+        [const { OnceLock::new() }; MAX_DEVICES];
+    WORKSPACES[device.ordinal()]
+        .get_or_init(|| {
+            device.bind().map_err(|e| e.to_string())?;
+            let bytes = MX_MAX_PARTIALS as usize * SLOT_WIDTH * 8;
+            // SAFETY: plain allocation in the current context, kept for the process.
+            let partials = check(
+                &format!("gpu:{}: cuMemAlloc (reduction partials)", device.ordinal()),
+                unsafe { result::malloc_sync(bytes) },
+            )
+            .map_err(|e| e.to_string())?;
+            Ok(Workspace {
+                partials: Mutex::new(partials),
+                slots: Mutex::new(Vec::new()),
+            })
+        })
+        .as_ref()
+        .map_err(|e| Error::Device(e.clone()))
+}
+
+/// How the finish kernel combines partial rows.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Finish {
+    /// Column sums of `width` doubles per row.
+    Sum(u32),
+    /// NaN-propagating maximum of one double per row.
+    Max,
+}
+
+/// Runs `partial` (which launches a partial pass writing at most `MX_MAX_PARTIALS` rows of
+/// the finish's width into the given scratch pointer and returns the row count), then the
+/// finish kernel into `out` on the device.
+fn reduce_into(
+    device: &Device,
+    finish: Finish,
+    out: sys::CUdeviceptr,
+    partial: impl FnOnce(sys::CUdeviceptr) -> Result<u32>,
+) -> Result<()> {
+    let ws = workspace(device)?;
+    let scratch = ws
+        .partials
+        .lock()
+        .map_err(|_| Error::Device("reduction scratch poisoned".into()))?;
+    let partials: u64 = *scratch;
+    let n = partial(partials)?;
+    let cfg = LaunchConfig::linear(1, MX_REDUCE_THREADS);
+    match finish {
+        Finish::Sum(width) => {
+            let f = FINISH_SUM.get(device)?;
+            // SAFETY: partials holds n rows of `width` doubles written by `partial`; out
+            // holds at least `width` doubles (callers check).
+            unsafe {
+                device
+                    .launch_builder(f)
+                    .arg(&n)
+                    .arg(&width)
+                    .arg(&partials)
+                    .arg(&out)
+                    .launch(cfg)
+            }
+        }
+        Finish::Max => {
+            let f = FINISH_MAX.get(device)?;
+            // SAFETY: as above with width 1.
+            unsafe {
+                device
+                    .launch_builder(f)
+                    .arg(&n)
+                    .arg(&partials)
+                    .arg(&out)
+                    .launch(cfg)
+            }
+        }
+    }
+}
+
+/// [`reduce_into`] a pooled slot, and the slot's copy to pinned host memory queued.
+pub(crate) fn reduce(
+    device: &Arc<Device>,
+    finish: Finish,
+    partial: impl FnOnce(sys::CUdeviceptr) -> Result<u32>,
+) -> Result<PendingSlot> {
+    let slot = take_slot(device)?;
+    let mut pending = PendingSlot {
+        device: device.clone(),
+        slot: Some(slot),
+    };
+    let out = pending.slot.as_ref().map(|s| s.result).unwrap_or(0);
+    reduce_into(device, finish, out, partial)?;
+    pending.queue_copy()?;
+    Ok(pending)
+}
+
+fn take_slot(device: &Device) -> Result<Slot> {
+    let ws = workspace(device)?;
+    if let Some(s) = ws
+        .slots
+        .lock()
+        .map_err(|_| Error::Device("slot pool poisoned".into()))?
+        .pop()
+    {
+        return Ok(s);
+    }
+    device.bind()?;
+    let bytes = SLOT_WIDTH * 8;
+    // SAFETY: plain allocations in the current context; freed never (pooled).
+    let result = check("cuMemAlloc (reduction slot)", unsafe {
+        result::malloc_sync(bytes)
+    })?;
+    // SAFETY: as above.
+    let host = check("cuMemHostAlloc (reduction slot)", unsafe {
+        result::malloc_host(bytes, sys::CU_MEMHOSTALLOC_PORTABLE)
+    })? as *mut f64;
+    let mut event = std::ptr::null_mut();
+    // SAFETY: writes one event handle.
+    check_raw("cuEventCreate", unsafe {
+        sys::cuEventCreate(
+            &mut event,
+            sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32,
+        )
+    })?;
+    Ok(Slot {
+        result,
+        host,
+        event,
+    })
+}
+
+/// A reduction result on its way to the host from one device.
+#[derive(Debug)]
+pub(crate) struct PendingSlot {
+    device: Arc<Device>,
+    slot: Option<Slot>,
+}
+
+impl PendingSlot {
+    fn queue_copy(&mut self) -> Result<()> {
+        let Some(slot) = self.slot.as_ref() else {
+            return Ok(());
+        };
+        self.device.bind()?;
+        // SAFETY: the pinned host buffer and the device slot hold SLOT_WIDTH doubles.
+        check_raw("cuMemcpyDtoHAsync (reduction)", unsafe {
+            sys::cuMemcpyDtoHAsync_v2(
+                slot.host as *mut c_void,
+                slot.result,
+                SLOT_WIDTH * 8,
+                self.device.cu_stream(),
+            )
+        })?;
+        // SAFETY: valid event and stream.
+        check_raw("cuEventRecord (reduction)", unsafe {
+            sys::cuEventRecord(slot.event, self.device.cu_stream())
+        })
+    }
+
+    /// Whether the result has reached the host (never blocks).
+    pub(crate) fn is_ready(&self) -> bool {
+        self.slot.as_ref().is_none_or(|s| {
+            // SAFETY: valid event.
+            let r = unsafe { sys::cuEventQuery(s.event) };
+            r == sys::CUresult::CUDA_SUCCESS
+        })
+    }
+
+    /// Waits for the copy and returns the slot's doubles.
+    pub(crate) fn wait(&self) -> Result<[f64; SLOT_WIDTH]> {
+        let slot = self
+            .slot
+            .as_ref()
+            .ok_or_else(|| Error::Device("reduction slot already consumed".into()))?;
+        self.device.bind()?;
+        // SAFETY: valid event; after it completes the pinned buffer holds the result.
+        check_raw(
+            &format!("gpu:{}: waiting for a reduction", self.device.ordinal()),
+            unsafe { sys::cuEventSynchronize(slot.event) },
+        )?;
+        let mut out = [0.0; SLOT_WIDTH];
+        // SAFETY: the pinned buffer holds SLOT_WIDTH doubles, written by the completed copy.
+        out.copy_from_slice(unsafe { std::slice::from_raw_parts(slot.host, SLOT_WIDTH) });
+        Ok(out)
+    }
+}
+
+impl Drop for PendingSlot {
+    fn drop(&mut self) {
+        if let Some(s) = self.slot.take() {
+            // Reuse is stream-ordered after this reduction, so an unread slot is safe to
+            // hand out again.
+            if let Ok(mut v) = workspace(&self.device).and_then(|ws| {
+                ws.slots
+                    .lock()
+                    .map_err(|_| Error::Device("slot pool poisoned".into()))
+            }) {
+                v.push(s);
+            }
+        }
+    }
+}
 
 /// Combines Blue's three scaled sums of squares into √(Σ aᵢ²), as LAPACK's `dnrm2` does:
 /// when huge components exist the mid-range sum is folded into them (smaller terms cannot
@@ -134,56 +364,217 @@ pub(crate) fn dot_slot<S: Scalar>(
     x: u64,
     y: u64,
 ) -> Result<PendingSlot> {
-    let grid = device.grid_for(n, MX_REDUCE_THREADS, MX_MAX_PARTIALS);
-    device.reduce(Finish::Sum(2), |mut partials| {
-        let (mut n, mut x, mut y) = (n as u64, x, y);
-        // SAFETY: x and y hold n elements of S; partials holds grid rows of 2 doubles.
-        unsafe {
-            device.launch(
-                &format!("dot_partial_{}", S::NAME),
-                grid,
-                MX_REDUCE_THREADS,
-                &mut [arg(&mut n), arg(&mut x), arg(&mut y), arg(&mut partials)],
-            )?
-        };
-        Ok(grid)
+    reduce(device, Finish::Sum(2), |partials| {
+        dot_partial::<S>(device, n, x, y, partials)
     })
+}
+
+fn dot_partial<S: Scalar>(device: &Device, n: usize, x: u64, y: u64, partials: u64) -> Result<u32> {
+    let grid = device.grid_for(n, MX_REDUCE_THREADS, MX_MAX_PARTIALS);
+    let f = DOT_PARTIAL.for_scalar::<S>(device)?;
+    let n = n as u64;
+    // SAFETY: x and y hold n elements of S; partials holds grid rows of 2 doubles.
+    unsafe {
+        device
+            .launch_builder(f)
+            .arg(&n)
+            .arg(&x)
+            .arg(&y)
+            .arg(&partials)
+            .launch(LaunchConfig::linear(grid, MX_REDUCE_THREADS))?
+    };
+    Ok(grid)
+}
+
+/// Launches the one-operand partial pass `kernel` (`(n, x, partials)`) over `n` elements.
+fn unary_partial<S: Scalar>(
+    kernel: &'static crate::rt::Kernel,
+    device: &Device,
+    n: usize,
+    x: u64,
+    partials: u64,
+) -> Result<u32> {
+    let grid = device.grid_for(n, MX_REDUCE_THREADS, MX_MAX_PARTIALS);
+    let f = kernel.for_scalar::<S>(device)?;
+    let n = n as u64;
+    // SAFETY: x holds n elements of S; partials holds grid rows of the kernel's width.
+    unsafe {
+        device
+            .launch_builder(f)
+            .arg(&n)
+            .arg(&x)
+            .arg(&partials)
+            .launch(LaunchConfig::linear(grid, MX_REDUCE_THREADS))?
+    };
+    Ok(grid)
 }
 
 /// Queues Blue's partial sums of squares of `n` elements at `x`, and their finish.
 pub(crate) fn nrm2_slot<S: Scalar>(device: &Arc<Device>, n: usize, x: u64) -> Result<PendingSlot> {
-    let grid = device.grid_for(n, MX_REDUCE_THREADS, MX_MAX_PARTIALS);
-    device.reduce(Finish::Sum(3), |mut partials| {
-        let (mut n, mut x) = (n as u64, x);
-        // SAFETY: x holds n elements of S; partials holds grid rows of 3 doubles.
-        unsafe {
-            device.launch(
-                &format!("nrm2_partial_{}", S::NAME),
-                grid,
-                MX_REDUCE_THREADS,
-                &mut [arg(&mut n), arg(&mut x), arg(&mut partials)],
-            )?
-        };
-        Ok(grid)
+    reduce(device, Finish::Sum(3), |p| {
+        unary_partial::<S>(&NRM2_PARTIAL, device, n, x, p)
     })
 }
 
 /// Queues max |xᵢ| over `n` elements at `x`.
 pub(crate) fn amax_slot<S: Scalar>(device: &Arc<Device>, n: usize, x: u64) -> Result<PendingSlot> {
-    let grid = device.grid_for(n, MX_REDUCE_THREADS, MX_MAX_PARTIALS);
-    device.reduce(Finish::Max, |mut partials| {
-        let (mut n, mut x) = (n as u64, x);
-        // SAFETY: x holds n elements of S; partials holds grid doubles.
-        unsafe {
-            device.launch(
-                &format!("amax_partial_{}", S::NAME),
-                grid,
-                MX_REDUCE_THREADS,
-                &mut [arg(&mut n), arg(&mut x), arg(&mut partials)],
-            )?
-        };
-        Ok(grid)
+    reduce(device, Finish::Max, |p| {
+        unary_partial::<S>(&AMAX_PARTIAL, device, n, x, p)
     })
+}
+
+/// Queues Σ xᵢ over `n` elements at `x`.
+pub(crate) fn sum_slot<S: Scalar>(device: &Arc<Device>, n: usize, x: u64) -> Result<PendingSlot> {
+    reduce(device, Finish::Sum(2), |p| {
+        unary_partial::<S>(&SUM_PARTIAL, device, n, x, p)
+    })
+}
+
+fn same_device<T: DeviceElement>(
+    what: &'static str,
+    a: &DeviceSlice<'_, T>,
+    b: &DeviceSlice<'_, T>,
+) -> Result<()> {
+    if a.device().ordinal() != b.device().ordinal() {
+        return Err(Error::invalid(
+            what,
+            format!("gpu:{}", b.device().ordinal()),
+            format!(
+                "operands must live on one device (gpu:{})",
+                a.device().ordinal()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Σ conj(xᵢ)·yᵢ of two device ranges of equal length (the dot product of BLAS `dotc`),
+/// accumulated in double precision in a fixed order (reproducible run to run), rounded to
+/// `S`. Two launches and a copy of two doubles; the host waits only in [`Pending::wait`].
+///
+/// # Errors
+/// [`Error::DimensionMismatch`](matexp_core::Error) for unequal lengths, an argument error
+/// for ranges on different devices, [`Error::Unsupported`] for a scalar without kernels,
+/// [`Error::Device`] when a launch fails.
+pub fn dot<S: Scalar + DeviceElement>(
+    x: &DeviceSlice<'_, S>,
+    y: &DeviceSlice<'_, S>,
+) -> Result<Pending<S>> {
+    check_dim("dot: length of y", x.len(), y.len())?;
+    same_device("y", x, y)?;
+    let slot = dot_slot::<S>(x.device(), x.len(), x.device_ptr(), y.device_ptr())?;
+    Ok(Pending::new(vec![slot], combine_dot::<S>))
+}
+
+/// ‖x‖₂ without overflow or underflow (Blue's three accumulators, see the module
+/// documentation): a few ulps of `f64` before rounding to `S::Real`.
+///
+/// # Errors
+/// As [`dot`].
+pub fn nrm2<S: Scalar + DeviceElement>(x: &DeviceSlice<'_, S>) -> Result<Pending<S::Real>> {
+    let slot = nrm2_slot::<S>(x.device(), x.len(), x.device_ptr())?;
+    Ok(Pending::new(vec![slot], combine_norm::<S::Real>))
+}
+
+/// maxᵢ |xᵢ| (0 for an empty range, NaN when any element is NaN).
+///
+/// # Errors
+/// As [`dot`].
+pub fn amax<S: Scalar + DeviceElement>(x: &DeviceSlice<'_, S>) -> Result<Pending<S::Real>> {
+    let slot = amax_slot::<S>(x.device(), x.len(), x.device_ptr())?;
+    Ok(Pending::new(vec![slot], combine_max::<S::Real>))
+}
+
+/// Σ xᵢ, accumulated in double precision in a fixed order.
+///
+/// # Errors
+/// As [`dot`].
+pub fn sum<S: Scalar + DeviceElement>(x: &DeviceSlice<'_, S>) -> Result<Pending<S>> {
+    let slot = sum_slot::<S>(x.device(), x.len(), x.device_ptr())?;
+    Ok(Pending::new(vec![slot], combine_dot::<S>))
+}
+
+/// Which reduction [`reduce_on_device`] computes, and what it leaves in its output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceReduction {
+    /// Σ conj(xᵢ)·yᵢ: two doubles (re, im).
+    Dot,
+    /// Σ xᵢ: two doubles (re, im).
+    Sum,
+    /// Blue's scaled sums of squares: three doubles (small, medium, big) as an
+    /// [`MxSsqPartial`], turned into ‖x‖₂ by [`ssq_norm`] (or on the device by a kernel
+    /// that includes `common.cuh`).
+    SumOfSquares,
+    /// maxᵢ |xᵢ|: one double.
+    MaxAbs,
+}
+
+impl DeviceReduction {
+    /// Doubles the reduction writes.
+    pub fn width(self) -> usize {
+        match self {
+            DeviceReduction::Dot | DeviceReduction::Sum => 2,
+            DeviceReduction::SumOfSquares => 3,
+            DeviceReduction::MaxAbs => 1,
+        }
+    }
+}
+
+/// Queues a reduction of `x` (and `y`, for [`DeviceReduction::Dot`]) whose result stays on
+/// the device, in `out` ([`DeviceReduction::width`] doubles): a scalar a later kernel reads
+/// as an argument, with no host round trip. Nothing waits.
+///
+/// # Errors
+/// As [`dot`]; an argument error when `y` is missing for a dot product or `out` is too short.
+pub fn reduce_on_device<S: Scalar + DeviceElement>(
+    what: DeviceReduction,
+    x: &DeviceSlice<'_, S>,
+    y: Option<&DeviceSlice<'_, S>>,
+    out: &DeviceSlice<'_, f64>,
+) -> Result<()> {
+    if out.len() < what.width() {
+        return Err(Error::dim(
+            "reduce_on_device: out length",
+            what.width(),
+            out.len(),
+        ));
+    }
+    same_device_any(x.device(), out.device())?;
+    let device = x.device();
+    let (n, xp) = (x.len(), x.device_ptr());
+    match what {
+        DeviceReduction::Dot => {
+            let y = y.ok_or_else(|| Error::invalid("y", "None", "a dot product needs y"))?;
+            check_dim("dot: length of y", n, y.len())?;
+            same_device("y", x, y)?;
+            let yp = y.device_ptr();
+            reduce_into(device, Finish::Sum(2), out.device_ptr(), |p| {
+                dot_partial::<S>(device, n, xp, yp, p)
+            })
+        }
+        DeviceReduction::Sum => reduce_into(device, Finish::Sum(2), out.device_ptr(), |p| {
+            unary_partial::<S>(&SUM_PARTIAL, device, n, xp, p)
+        }),
+        DeviceReduction::SumOfSquares => {
+            reduce_into(device, Finish::Sum(3), out.device_ptr(), |p| {
+                unary_partial::<S>(&NRM2_PARTIAL, device, n, xp, p)
+            })
+        }
+        DeviceReduction::MaxAbs => reduce_into(device, Finish::Max, out.device_ptr(), |p| {
+            unary_partial::<S>(&AMAX_PARTIAL, device, n, xp, p)
+        }),
+    }
+}
+
+fn same_device_any(a: &Device, b: &Device) -> Result<()> {
+    if a.ordinal() != b.ordinal() {
+        return Err(Error::invalid(
+            "out",
+            format!("gpu:{}", b.ordinal()),
+            format!("must live on the operand's device (gpu:{})", a.ordinal()),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

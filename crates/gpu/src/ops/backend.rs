@@ -1,9 +1,8 @@
 //! [`GpuBackend`]: the [`Backend`] of one GPU, with device vectors [`GpuVector`].
 
-use crate::device::Device;
-use crate::memory::DeviceBuffer;
-use crate::reduce::{self, Pending};
-use crate::{blas, scalar};
+use crate::kernels::blas1 as blas;
+use crate::kernels::reduce::{self, Pending};
+use crate::rt::{Device, DeviceBuffer, scalar};
 use matexp_core::{Backend, Error, Result, Scalar, check_dim};
 use std::fmt;
 use std::marker::PhantomData;

@@ -10,16 +10,14 @@
 //! needed. A vector remembers whether it is gathered, so a vector used twice as input is
 //! gathered once. Written for any number of devices.
 
-use crate::backend::GpuVector;
-use crate::csr::{
+use super::backend::GpuVector;
+use super::structure::{
     CsrStructure, GpuIndex, Mapping, SpmvKernel, gershgorin_box, resolve, validate_csr,
 };
-use crate::device::Device;
-use crate::driver::check;
-use crate::event::Event;
-use crate::memory::DeviceBuffer;
-use crate::reduce::{self, Pending};
-use crate::{blas, scalar};
+use crate::kernels::blas1 as blas;
+use crate::kernels::reduce::{self, Pending, PendingSlot, SLOT_WIDTH};
+use crate::rt::driver::check;
+use crate::rt::{Device, DeviceBuffer, Event, scalar};
 use cudarc::driver::result;
 use matexp_core::{
     Backend, Error, LinearOperator, Result, Scalar, ShiftedStep, SpectralBounds, check_dim,
@@ -307,12 +305,12 @@ impl MultiGpuBackend {
                     ),
                     unsafe {
                         result::memcpy_peer_async(
-                            dst.context(),
+                            dst.cu_context(),
                             x.parts[e].ptr_at(r.start),
-                            src.context(),
+                            src.cu_context(),
                             x.parts[d].ptr_at(r.start),
                             r.len() * b,
-                            dst.stream(),
+                            dst.cu_stream(),
                         )
                     },
                 )?;
@@ -350,8 +348,8 @@ impl MultiGpuBackend {
     fn reduce_pending<S: Scalar, T>(
         &self,
         x: &MultiVector<S>,
-        mut slot: impl FnMut(&Arc<Device>, Range<usize>, usize) -> Result<crate::device::PendingSlot>,
-        combine: fn(&[[f64; crate::device::SLOT_WIDTH]]) -> T,
+        mut slot: impl FnMut(&Arc<Device>, Range<usize>, usize) -> Result<PendingSlot>,
+        combine: fn(&[[f64; SLOT_WIDTH]]) -> T,
     ) -> Result<Pending<T>> {
         let slots = self
             .devices
@@ -577,7 +575,7 @@ impl<S: Scalar> MultiGpuCsr<S> {
     ) -> Result<Self> {
         scalar::check::<S>()?;
         let max_row = validate_csr(nrows, ncols, row_ptr, col_idx)?;
-        let lanes = crate::csr::auto_lanes(nrows, col_idx.len(), max_row);
+        let lanes = super::structure::auto_lanes(nrows, col_idx.len(), max_row);
         check_dim("CSR values length (nnz)", col_idx.len(), values.len())?;
         if let Some(k) = values.par_iter().position_first(|v| !v.finite()) {
             return Err(Error::NonFinite {

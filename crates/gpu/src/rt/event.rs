@@ -1,7 +1,7 @@
 //! CUDA events: timing on the device's clock, and ordering between devices' streams.
 
-use crate::device::Device;
-use crate::driver::check_raw;
+use super::device::Device;
+use super::driver::check_raw;
 use cudarc::driver::sys;
 use matexp_core::{Error, Result};
 use std::fmt;
@@ -57,7 +57,7 @@ impl Event {
         self.device.bind()?;
         // SAFETY: valid event and stream of the same context.
         check_raw("cuEventRecord", unsafe {
-            sys::cuEventRecord(self.ev, self.device.stream())
+            sys::cuEventRecord(self.ev, self.device.cu_stream())
         })
     }
 
@@ -67,7 +67,7 @@ impl Event {
         device.bind()?;
         // SAFETY: valid handles; cross-device waits are allowed.
         check_raw("cuStreamWaitEvent", unsafe {
-            sys::cuStreamWaitEvent(device.stream(), self.ev, 0)
+            sys::cuStreamWaitEvent(device.cu_stream(), self.ev, 0)
         })
     }
 

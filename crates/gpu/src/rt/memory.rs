@@ -3,14 +3,21 @@
 //! Copies are queued on the owning device's stream, so they are ordered with its kernels;
 //! host-visible copies (uploads from and downloads to ordinary memory) wait for the stream
 //! before returning, so the host slice may be reused or read at once.
+//!
+//! Allocation and release are stream-ordered where the device has memory pools (every GPU
+//! since Pascal with a CUDA 11.2+ driver): a dropped buffer returns to the pool once the work
+//! queued before the drop is done, without blocking the host. Elsewhere a drop waits for the
+//! device's stream, as `cuMemFree` requires.
 
-use crate::device::Device;
-use crate::driver::{check, check_raw};
+use super::device::Device;
+use super::driver::{check, check_raw};
+use super::launch::KernelArg;
 use cudarc::driver::{result, sys};
 use matexp_core::{Error, Result, check_dim};
 use std::ffi::c_void;
 use std::fmt;
 use std::marker::PhantomData;
+use std::ops::Range;
 use std::sync::Arc;
 
 /// Plain-old-data element types of device buffers: the four scalars, indices, bytes.
@@ -56,12 +63,21 @@ impl<T: DeviceElement> DeviceBuffer<T> {
         let bytes = len
             .checked_mul(std::mem::size_of::<T>())
             .ok_or_else(|| Error::invalid("len", len, "byte size overflows"))?;
-        // SAFETY: plain allocation in the device's (current) context; at least one byte so
-        // that empty buffers have a valid, distinct address.
-        let ptr = check(
-            &format!("gpu:{}: cuMemAlloc of {bytes} bytes", device.ordinal()),
-            unsafe { result::malloc_sync(bytes.max(1)) },
-        )?;
+        // At least one byte, so that empty buffers have a valid, distinct address.
+        let ptr = if device.has_stream_ordered_alloc() {
+            // SAFETY: allocation from the default pool, ordered on the device's stream, which
+            // every later use of the buffer is queued on (or waits for).
+            check(
+                &format!("gpu:{}: cuMemAllocAsync of {bytes} bytes", device.ordinal()),
+                unsafe { result::malloc_async(device.cu_stream(), bytes.max(1)) },
+            )?
+        } else {
+            // SAFETY: plain allocation in the device's (current) context.
+            check(
+                &format!("gpu:{}: cuMemAlloc of {bytes} bytes", device.ordinal()),
+                unsafe { result::malloc_sync(bytes.max(1)) },
+            )?
+        };
         Ok(DeviceBuffer {
             ptr,
             len,
@@ -75,7 +91,7 @@ impl<T: DeviceElement> DeviceBuffer<T> {
         let b = Self::uninit(device, len)?;
         // SAFETY: the range is inside the allocation.
         check_raw("cuMemsetD8Async", unsafe {
-            sys::cuMemsetD8Async(b.ptr, 0, b.bytes(), device.stream())
+            sys::cuMemsetD8Async(b.ptr, 0, b.bytes(), device.cu_stream())
         })?;
         Ok(b)
     }
@@ -118,6 +134,43 @@ impl<T: DeviceElement> DeviceBuffer<T> {
         self.ptr + (i * std::mem::size_of::<T>()) as u64
     }
 
+    /// The whole buffer as a [`DeviceSlice`].
+    pub fn as_slice(&self) -> DeviceSlice<'_, T> {
+        DeviceSlice {
+            ptr: self.ptr,
+            len: self.len,
+            device: &self.device,
+            _t: PhantomData,
+        }
+    }
+
+    /// Elements `range` as a kernel argument (its device address and length).
+    ///
+    /// # Errors
+    /// [`Error::DimensionMismatch`](matexp_core::Error) when the range does not lie inside the
+    /// buffer.
+    pub fn slice(&self, range: Range<usize>) -> Result<DeviceSlice<'_, T>> {
+        if range.start > range.end || range.end > self.len {
+            return Err(Error::dim(
+                "slice: end",
+                self.len,
+                range.end.max(range.start),
+            ));
+        }
+        Ok(DeviceSlice {
+            ptr: self.ptr_at(range.start),
+            len: range.end - range.start,
+            device: &self.device,
+            _t: PhantomData,
+        })
+    }
+
+    /// Element `i` as a kernel argument: a device scalar (a reduction's result, a step size)
+    /// that a kernel reads without a round trip through the host.
+    pub fn at(&self, i: usize) -> Result<DeviceSlice<'_, T>> {
+        self.slice(i..i.saturating_add(1))
+    }
+
     /// Overwrites the buffer with `host` (lengths must agree); returns once `host` has been
     /// consumed.
     pub fn upload(&mut self, host: &[T]) -> Result<()> {
@@ -145,7 +198,7 @@ impl<T: DeviceElement> DeviceBuffer<T> {
                 self.ptr_at(offset),
                 host.as_ptr() as *const c_void,
                 std::mem::size_of_val(host),
-                self.device.stream(),
+                self.device.cu_stream(),
             )
         })?;
         self.device.synchronize()
@@ -177,7 +230,7 @@ impl<T: DeviceElement> DeviceBuffer<T> {
                 host.as_mut_ptr() as *mut c_void,
                 self.ptr_at(offset),
                 std::mem::size_of_val(host),
-                self.device.stream(),
+                self.device.cu_stream(),
             )
         })?;
         self.device.synchronize()
@@ -227,37 +280,109 @@ impl<T: DeviceElement> DeviceBuffer<T> {
                     self.ptr_at(offset),
                     src.ptr_at(offset),
                     bytes,
-                    self.device.stream(),
+                    self.device.cu_stream(),
                 )
             })
         } else {
+            let what = format!(
+                "cuMemcpyPeerAsync gpu:{} -> gpu:{}",
+                src.device.ordinal(),
+                self.device.ordinal()
+            );
             // SAFETY: both ranges are inside their allocations; contexts are retained.
-            check(
-                &format!(
-                    "cuMemcpyPeerAsync gpu:{} -> gpu:{}",
-                    src.device.ordinal(),
-                    self.device.ordinal()
-                ),
-                unsafe {
-                    result::memcpy_peer_async(
-                        self.device.context(),
-                        self.ptr_at(offset),
-                        src.device.context(),
-                        src.ptr_at(offset),
-                        bytes,
-                        self.device.stream(),
-                    )
-                },
-            )
+            check(&what, unsafe {
+                result::memcpy_peer_async(
+                    self.device.cu_context(),
+                    self.ptr_at(offset),
+                    src.device.cu_context(),
+                    src.ptr_at(offset),
+                    bytes,
+                    self.device.cu_stream(),
+                )
+            })?;
+            // The copy runs on this device's stream, but `src` is freed in its own device's
+            // stream order: make that stream wait for the copy, so a drop of `src` right
+            // after this call cannot release memory the copy still reads.
+            order_after(&self.device, &src.device).map_err(|e| {
+                crate::rt::driver::driver_error(&format!("{what}: ordering the source's stream"), e)
+            })
         }
+    }
+}
+
+/// Makes `later`'s stream wait (on the device) for the work queued so far on `earlier`'s.
+fn order_after(
+    earlier: &Device,
+    later: &Device,
+) -> std::result::Result<(), cudarc::driver::DriverError> {
+    earlier
+        .bind()
+        .map_err(|_| cudarc::driver::DriverError(sys::CUresult::CUDA_ERROR_INVALID_CONTEXT))?;
+    let event = earlier
+        .context()
+        .new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))?;
+    event.record(earlier.stream())?;
+    later.stream().wait(&event)
+}
+
+/// A borrowed range of a [`DeviceBuffer`]: a kernel argument (its device address) with its
+/// length. Made by [`DeviceBuffer::slice`] and [`DeviceBuffer::at`].
+#[derive(Debug, Clone, Copy)]
+pub struct DeviceSlice<'a, T: DeviceElement> {
+    ptr: sys::CUdeviceptr,
+    len: usize,
+    device: &'a Arc<Device>,
+    _t: PhantomData<&'a T>,
+}
+
+impl<T: DeviceElement> DeviceSlice<'_, T> {
+    /// Element count.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the range is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Raw device address of the first element.
+    pub fn device_ptr(&self) -> sys::CUdeviceptr {
+        self.ptr
+    }
+
+    /// The owning device.
+    pub fn device(&self) -> &Arc<Device> {
+        self.device
+    }
+}
+
+// SAFETY: the parameter is the device address stored in the buffer (a `CUdeviceptr`).
+unsafe impl<T: DeviceElement> KernelArg for DeviceBuffer<T> {
+    fn param_ptr(&self) -> *mut c_void {
+        &self.ptr as *const sys::CUdeviceptr as *mut c_void
+    }
+}
+
+// SAFETY: as for buffers.
+unsafe impl<T: DeviceElement> KernelArg for DeviceSlice<'_, T> {
+    fn param_ptr(&self) -> *mut c_void {
+        &self.ptr as *const sys::CUdeviceptr as *mut c_void
     }
 }
 
 impl<T: DeviceElement> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
-        // Kernels queued on the stream may still use the memory: wait for them first.
         // Errors cannot be reported from drop; a failed free leaks the allocation.
-        if self.device.synchronize().is_ok() {
+        if self.device.bind().is_err() {
+            return;
+        }
+        if self.device.has_stream_ordered_alloc() {
+            // SAFETY: allocated from the pool on this stream and freed once; the memory is
+            // released after the work queued so far (every user of the buffer) is done.
+            let _ = unsafe { result::free_async(self.ptr, self.device.cu_stream()) };
+        } else if self.device.synchronize().is_ok() {
+            // Kernels queued on the stream may still use the memory: wait for them first.
             // SAFETY: allocated by cuMemAlloc in this context and freed once.
             let _ = unsafe { result::free_sync(self.ptr) };
         }
@@ -290,7 +415,7 @@ impl<T: DeviceElement + Default> PinnedBuffer<T> {
     /// `len` default-initialized elements of pinned memory. Needs an initialized driver
     /// (open a [`Device`] first).
     pub fn new(len: usize) -> Result<Self> {
-        crate::driver::init()?;
+        super::driver::init()?;
         let bytes = (len * std::mem::size_of::<T>()).max(1);
         // SAFETY: plain allocation; initialized below before any read.
         let ptr = check("cuMemHostAlloc", unsafe {

@@ -17,6 +17,50 @@ pub fn is_kernel_scalar<S: Scalar>() -> bool {
         || t == TypeId::of::<c64>()
 }
 
+/// The position of `S` among the kernel scalars (`f32`, `f64`, `c32`, `c64`), or
+/// [`Error::Unsupported`]. The comparisons are of constants and fold away.
+pub(crate) fn scalar_slot<S: Scalar>() -> Result<usize> {
+    let t = TypeId::of::<S>();
+    [
+        TypeId::of::<f32>(),
+        TypeId::of::<f64>(),
+        TypeId::of::<c32>(),
+        TypeId::of::<c64>(),
+    ]
+    .iter()
+    .position(|k| *k == t)
+    .ok_or_else(|| {
+        Error::Unsupported(format!(
+            "GPU kernels exist for f32, f64, c32 and c64, not {}",
+            type_name::<S>()
+        ))
+    })
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u32 {}
+    impl Sealed for u64 {}
+}
+
+/// Index types kernels are instantiated for: `u32` (half the index traffic) and `u64`.
+pub trait KernelIndex: sealed::Sealed + super::memory::DeviceElement {
+    /// `u32` or `u64`: the kernel name suffix.
+    const NAME: &'static str;
+    /// Position among the index types (cache slot).
+    const SLOT: usize;
+}
+
+impl KernelIndex for u32 {
+    const NAME: &'static str = "u32";
+    const SLOT: usize = 0;
+}
+
+impl KernelIndex for u64 {
+    const NAME: &'static str = "u64";
+    const SLOT: usize = 1;
+}
+
 /// [`Error::Unsupported`] unless `S` is `f32`, `f64`, `c32` or `c64`.
 pub(crate) fn check<S: Scalar>() -> Result<()> {
     if is_kernel_scalar::<S>() {
@@ -81,5 +125,6 @@ mod tests {
         assert_eq!(as_bytes_mut(&mut v).len(), 12);
         assert_eq!(cast_slice::<u32, u32>(&[1, 2]), Some(&[1u32, 2][..]));
         assert_eq!(cast_slice::<u32, u64>(&[1, 2]), None);
+        assert_eq!(scalar_slot::<c32>().unwrap(), 2);
     }
 }

@@ -1,13 +1,14 @@
 //! cuSPARSE's `cusparseSpMV` as the reference SpMV (loaded at run time like the driver).
 
-use crate::csr::{CsrStructure, Indices};
-use crate::device::Device;
-use crate::driver::guarded;
-use crate::memory::DeviceBuffer;
-use crate::scalar;
+use crate::ops::structure::{CsrStructure, Indices};
+use crate::rt::DeviceBuffer;
+use crate::rt::driver::guarded;
+use crate::rt::scalar;
+use crate::rt::{Device, MAX_DEVICES};
 use cudarc::cusparse::sys;
 use matexp_core::{Error, Result, Scalar};
 use std::ffi::c_void;
+use std::sync::OnceLock;
 
 /// A cuSPARSE handle bound to a device's stream.
 #[derive(Debug)]
@@ -24,9 +25,12 @@ fn status(what: &str, s: sys::cusparseStatus_t) -> Result<()> {
     }
 }
 
+/// One handle per device, bound to its work stream, created on first use and kept for the
+/// process (the library's own advice: handles are costly to create).
 fn handle(device: &Device) -> Result<sys::cusparseHandle_t> {
-    device
-        .cusparse
+    static HANDLES: [OnceLock<std::result::Result<Handle, String>>; MAX_DEVICES] =
+        [const { OnceLock::new() }; MAX_DEVICES];
+    HANDLES[device.ordinal()]
         .get_or_init(|| {
             guarded("cuSPARSE", || {
                 // SAFETY: only tries to open the library.
@@ -41,7 +45,7 @@ fn handle(device: &Device) -> Result<sys::cusparseHandle_t> {
                 status("cusparseCreate", unsafe { sys::cusparseCreate(&mut h) })?;
                 // SAFETY: the stream belongs to the current context and outlives the handle.
                 status("cusparseSetStream", unsafe {
-                    sys::cusparseSetStream(h, device.stream() as sys::cudaStream_t)
+                    sys::cusparseSetStream(h, device.cu_stream() as sys::cudaStream_t)
                 })?;
                 Ok(Handle(h))
             })

@@ -1,0 +1,465 @@
+//! The structure of a CSR matrix on one device (row pointers and column indices, shared by
+//! [`GpuCsr`](super::csr::GpuCsr), [`GpuPattern`](super::csr::GpuPattern) and each device's
+//! row block of the multi-GPU operators), the SpMV kernel choice, and the launches of the
+//! SpMV and fused Leja kernels over it.
+
+use crate::kernels::blas1::mx_scalar;
+use crate::kernels::reduce::{self, Finish, PendingSlot};
+use crate::kernels::{
+    LEJA_CSR, LEJA_PATTERN, SPMV_CSR_SCALAR, SPMV_CSR_VECTOR, SPMV_PATTERN_SCALAR,
+    SPMV_PATTERN_VECTOR,
+};
+use crate::rt::{Device, DeviceBuffer, DeviceElement, Function, Kernel, LaunchConfig, scalar};
+use matexp_core::{Error, Result, Scalar, ShiftedStep, SpectralBounds, check_dim};
+use matexp_cuda_sys::{MX_MAX_PARTIALS, MX_REDUCE_THREADS, MxLejaParams, MxSpmvParams};
+use rayon::prelude::*;
+use std::fmt;
+use std::sync::Arc;
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u32 {}
+    impl Sealed for u64 {}
+}
+
+/// Index types of GPU sparse matrices: `u32` (half the index traffic) or `u64`.
+pub trait GpuIndex: sealed::Sealed + DeviceElement + Ord + fmt::Debug + fmt::Display {
+    /// `u32` or `u64` (kernel name suffix).
+    const NAME: &'static str;
+    /// Widens to `usize`.
+    fn to_usize(self) -> usize;
+    /// Narrows from `usize`, `None` if it does not fit.
+    fn from_usize(i: usize) -> Option<Self>;
+}
+
+impl GpuIndex for u32 {
+    const NAME: &'static str = "u32";
+    fn to_usize(self) -> usize {
+        self as usize
+    }
+    fn from_usize(i: usize) -> Option<Self> {
+        u32::try_from(i).ok()
+    }
+}
+
+impl GpuIndex for u64 {
+    const NAME: &'static str = "u64";
+    fn to_usize(self) -> usize {
+        self as usize
+    }
+    fn from_usize(i: usize) -> Option<Self> {
+        Some(i as u64)
+    }
+}
+
+/// Which SpMV kernel an operator uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SpmvKernel {
+    /// The vector kernel with [`auto_lanes`] lanes per row (the scalar kernel for 1 lane).
+    #[default]
+    Auto,
+    /// One thread per row.
+    Scalar,
+    /// `lanes` threads per row (a power of two, 1 to 32).
+    Vector {
+        /// Threads sharing a row.
+        lanes: u32,
+    },
+    /// cuSPARSE's `cusparseSpMV` (matrices with values only).
+    Cusparse,
+}
+
+impl fmt::Display for SpmvKernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SpmvKernel::Auto => write!(f, "auto"),
+            SpmvKernel::Scalar => write!(f, "scalar"),
+            SpmvKernel::Vector { lanes } => write!(f, "vector{lanes}"),
+            SpmvKernel::Cusparse => write!(f, "cusparse"),
+        }
+    }
+}
+
+/// Lanes per row from the row-length statistics: the largest power of two not above a
+/// quarter of the mean row length (between 1 and 32), so that each lane handles about four
+/// entries (enough independent loads in flight, few idle lanes in the last round); but a
+/// whole warp per row when rows are skewed (longest row above 16 times the mean, as in
+/// power-law graphs), which balances the long rows against the short ones.
+///
+/// Measured on an H200 (bench `gpu_spmv`): the 3D Laplacian (7 per row) runs fastest with one
+/// thread per row, the spin bath as stored in the thesis (34–40 per row) with 8 lanes, a
+/// Barabási–Albert graph (mean 20, hubs of thousands) with 32.
+pub fn auto_lanes(nrows: usize, nnz: usize, max_row: usize) -> u32 {
+    if nrows == 0 {
+        return 1;
+    }
+    let mean = nnz as f64 / nrows as f64;
+    if max_row as f64 > 16.0 * mean.max(1.0) && mean >= 4.0 {
+        return 32;
+    }
+    let mut lanes = 1u32;
+    while lanes < 32 && f64::from(lanes * 2) <= mean / 4.0 {
+        lanes *= 2;
+    }
+    lanes
+}
+
+/// A kernel choice made concrete: scalar, or vector with `1 << log2` lanes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mapping {
+    Scalar,
+    Vector(u32),
+    Cusparse,
+}
+
+pub(crate) fn resolve(kernel: SpmvKernel, auto: u32) -> Result<Mapping> {
+    let vector = |lanes: u32| -> Result<Mapping> {
+        if !(1..=32).contains(&lanes) || !lanes.is_power_of_two() {
+            return Err(Error::invalid(
+                "lanes",
+                lanes,
+                "must be a power of two from 1 to 32",
+            ));
+        }
+        Ok(Mapping::Vector(lanes.trailing_zeros()))
+    };
+    match kernel {
+        SpmvKernel::Auto if auto <= 1 => Ok(Mapping::Scalar),
+        SpmvKernel::Auto => vector(auto),
+        SpmvKernel::Scalar => Ok(Mapping::Scalar),
+        SpmvKernel::Vector { lanes } => vector(lanes),
+        SpmvKernel::Cusparse => Ok(Mapping::Cusparse),
+    }
+}
+
+/// Checks CSR structure: `row_ptr` has `nrows + 1` non-decreasing entries from 0 to
+/// `col_idx.len()`, every column index is below `ncols`. Returns the longest row.
+pub fn validate_csr<I: GpuIndex>(
+    nrows: usize,
+    ncols: usize,
+    row_ptr: &[I],
+    col_idx: &[I],
+) -> Result<usize> {
+    check_dim("CSR row_ptr length (nrows + 1)", nrows + 1, row_ptr.len())?;
+    if row_ptr[0].to_usize() != 0 {
+        return Err(Error::invalid("row_ptr[0]", row_ptr[0], "must be 0"));
+    }
+    check_dim(
+        "CSR col_idx length (row_ptr[nrows])",
+        row_ptr[nrows].to_usize(),
+        col_idx.len(),
+    )?;
+    if let Some(i) = (0..nrows)
+        .into_par_iter()
+        .find_first(|&i| row_ptr[i + 1] < row_ptr[i])
+    {
+        return Err(Error::invalid(
+            "row_ptr",
+            format!(
+                "row_ptr[{}] = {} > row_ptr[{}] = {}",
+                i,
+                row_ptr[i],
+                i + 1,
+                row_ptr[i + 1]
+            ),
+            "row pointers must not decrease",
+        ));
+    }
+    if let Some(j) = col_idx.par_iter().position_first(|c| c.to_usize() >= ncols) {
+        return Err(Error::invalid(
+            "col_idx",
+            format!("col_idx[{j}] = {}", col_idx[j]),
+            format!("column index out of range for {ncols} columns"),
+        ));
+    }
+    // Kernels step through a row with `j += lanes` in the index type: keep that below the
+    // type's maximum.
+    if I::NAME == "u32" && col_idx.len() > (u32::MAX - 64) as usize {
+        return Err(Error::invalid(
+            "nnz",
+            col_idx.len(),
+            "too many entries for u32 indices; use u64",
+        ));
+    }
+    Ok((0..nrows)
+        .into_par_iter()
+        .map(|i| row_ptr[i + 1].to_usize() - row_ptr[i].to_usize())
+        .max()
+        .unwrap_or(0))
+}
+
+/// Gershgorin discs of the rows, enclosed in a box: (re_min, re_max, im_min, im_max).
+/// `values = None` means every stored entry is 1.
+pub(crate) fn gershgorin_box<S: Scalar, I: GpuIndex>(
+    nrows: usize,
+    row_ptr: &[I],
+    col_idx: &[I],
+    values: Option<&[S]>,
+) -> (f64, f64, f64, f64) {
+    (0..nrows)
+        .into_par_iter()
+        .map(|i| {
+            let (a, b) = (row_ptr[i].to_usize(), row_ptr[i + 1].to_usize());
+            let mut center = matexp_core::c64::new(0.0, 0.0);
+            let mut radius = 0.0;
+            for k in a..b {
+                let v = values.map_or(matexp_core::c64::new(1.0, 0.0), |v| v[k].to_c64());
+                if col_idx[k].to_usize() == i {
+                    center += v;
+                } else {
+                    radius += v.norm();
+                }
+            }
+            (
+                center.re - radius,
+                center.re + radius,
+                center.im - radius,
+                center.im + radius,
+            )
+        })
+        .reduce(
+            || {
+                (
+                    f64::INFINITY,
+                    f64::NEG_INFINITY,
+                    f64::INFINITY,
+                    f64::NEG_INFINITY,
+                )
+            },
+            |p, q| (p.0.min(q.0), p.1.max(q.1), p.2.min(q.2), p.3.max(q.3)),
+        )
+}
+
+pub(crate) fn bounds_from_box(b: (f64, f64, f64, f64), hermitian: bool) -> Option<SpectralBounds> {
+    if hermitian {
+        SpectralBounds::real(b.0, b.1).ok()
+    } else {
+        SpectralBounds::new(b.0, b.1, b.2, b.3).ok()
+    }
+}
+
+/// Device copies of the index arrays.
+#[derive(Debug)]
+pub(crate) enum Indices {
+    U32 {
+        row_ptr: DeviceBuffer<u32>,
+        col_idx: DeviceBuffer<u32>,
+    },
+    U64 {
+        row_ptr: DeviceBuffer<u64>,
+        col_idx: DeviceBuffer<u64>,
+    },
+}
+
+impl Indices {
+    fn upload<I: GpuIndex>(device: &Arc<Device>, row_ptr: &[I], col_idx: &[I]) -> Result<Self> {
+        if let (Some(r), Some(c)) = (
+            scalar::cast_slice::<I, u32>(row_ptr),
+            scalar::cast_slice::<I, u32>(col_idx),
+        ) {
+            return Ok(Indices::U32 {
+                row_ptr: DeviceBuffer::from_host(device, r)?,
+                col_idx: DeviceBuffer::from_host(device, c)?,
+            });
+        }
+        if let (Some(r), Some(c)) = (
+            scalar::cast_slice::<I, u64>(row_ptr),
+            scalar::cast_slice::<I, u64>(col_idx),
+        ) {
+            return Ok(Indices::U64 {
+                row_ptr: DeviceBuffer::from_host(device, r)?,
+                col_idx: DeviceBuffer::from_host(device, c)?,
+            });
+        }
+        Err(Error::Unsupported(format!("index type {}", I::NAME)))
+    }
+
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            Indices::U32 { .. } => "u32",
+            Indices::U64 { .. } => "u64",
+        }
+    }
+
+    pub(crate) fn width(&self) -> usize {
+        match self {
+            Indices::U32 { .. } => 4,
+            Indices::U64 { .. } => 8,
+        }
+    }
+
+    pub(crate) fn ptrs(&self) -> (u64, u64) {
+        match self {
+            Indices::U32 { row_ptr, col_idx } => (row_ptr.device_ptr(), col_idx.device_ptr()),
+            Indices::U64 { row_ptr, col_idx } => (row_ptr.device_ptr(), col_idx.device_ptr()),
+        }
+    }
+}
+
+/// The structure of a CSR matrix on one device (shared by [`GpuCsr`] and [`GpuPattern`],
+/// and by each device's row block of the multi-GPU operators).
+#[derive(Debug)]
+pub(crate) struct CsrStructure {
+    pub(crate) device: Arc<Device>,
+    pub(crate) nrows: usize,
+    pub(crate) ncols: usize,
+    pub(crate) nnz: usize,
+    pub(crate) indices: Indices,
+    pub(crate) auto_lanes: u32,
+}
+
+impl CsrStructure {
+    pub(crate) fn upload<I: GpuIndex>(
+        device: &Arc<Device>,
+        nrows: usize,
+        ncols: usize,
+        row_ptr: &[I],
+        col_idx: &[I],
+        auto_lanes: u32,
+    ) -> Result<Self> {
+        Ok(CsrStructure {
+            device: device.clone(),
+            nrows,
+            ncols,
+            nnz: col_idx.len(),
+            indices: Indices::upload(device, row_ptr, col_idx)?,
+            auto_lanes,
+        })
+    }
+
+    /// The function of kernel family `kernel` for `S` and this structure's index type.
+    fn function<S: Scalar>(&self, kernel: &'static Kernel) -> Result<Function> {
+        match self.indices {
+            Indices::U32 { .. } => kernel.for_scalar_index::<S, u32>(&self.device),
+            Indices::U64 { .. } => kernel.for_scalar_index::<S, u64>(&self.device),
+        }
+    }
+
+    /// Queues y ← α·A·x + β·y with our kernels; `x` has `ncols` elements, `y` `nrows`.
+    pub(crate) fn spmv<S: Scalar>(
+        &self,
+        values: Option<u64>,
+        mapping: Mapping,
+        alpha: S,
+        x: u64,
+        beta: S,
+        y: u64,
+    ) -> Result<()> {
+        if self.nrows == 0 {
+            return Ok(());
+        }
+        let log2 = match mapping {
+            Mapping::Vector(l) => l,
+            Mapping::Scalar => 0,
+            Mapping::Cusparse => {
+                return Err(Error::Unsupported(
+                    "cuSPARSE through CsrStructure::spmv".into(),
+                ));
+            }
+        };
+        let p = MxSpmvParams {
+            nrows: self.nrows as u64,
+            lanes_log2: log2,
+            reserved: 0,
+            alpha: mx_scalar(alpha),
+            beta: mx_scalar(beta),
+        };
+        let rows_per_block = (MX_REDUCE_THREADS >> log2) as usize;
+        let grid = self.nrows.div_ceil(rows_per_block);
+        let grid = u32::try_from(grid)
+            .map_err(|_| Error::invalid("nrows", self.nrows, "too many rows for one launch"))?;
+        let kernel = match (values.is_some(), mapping) {
+            (true, Mapping::Scalar) => &SPMV_CSR_SCALAR,
+            (true, _) => &SPMV_CSR_VECTOR,
+            (false, Mapping::Scalar) => &SPMV_PATTERN_SCALAR,
+            (false, _) => &SPMV_PATTERN_VECTOR,
+        };
+        let f = self.function::<S>(kernel)?;
+        let (rp, ci) = self.indices.ptrs();
+        let cfg = LaunchConfig::linear(grid, MX_REDUCE_THREADS);
+        let mut launch = self.device.launch_builder(f);
+        launch.arg(&p).arg(&rp).arg(&ci);
+        if let Some(v) = values.as_ref() {
+            launch.arg(v);
+        }
+        // SAFETY: the buffers hold nrows + 1 row pointers, nnz column indices (and values),
+        // ncols entries of x and nrows of y, as the callers check; the pattern kernels take
+        // no values argument.
+        unsafe { launch.arg(&x).arg(&y).launch(cfg) }
+    }
+
+    /// Queues the fused Leja step over this structure's rows and the finish of its norm.
+    /// `x` is the full input vector, `x_rows`, `y_next` and `acc` point at this block's
+    /// first row.
+    pub(crate) fn leja_slot<S: Scalar>(
+        &self,
+        values: Option<u64>,
+        log2: u32,
+        step: &ShiftedStep<S>,
+        x: u64,
+        x_rows: u64,
+        y_next: u64,
+        acc: u64,
+    ) -> Result<PendingSlot> {
+        let rows_per_block = (MX_REDUCE_THREADS >> log2) as usize;
+        let grid = self
+            .nrows
+            .div_ceil(rows_per_block)
+            .clamp(1, MX_MAX_PARTIALS as usize) as u32;
+        let kernel = if values.is_some() {
+            &LEJA_CSR
+        } else {
+            &LEJA_PATTERN
+        };
+        let f = self.function::<S>(kernel)?;
+        let p = MxLejaParams {
+            nrows: self.nrows as u64,
+            lanes_log2: log2,
+            reserved: 0,
+            inv_gamma: mx_scalar(step.alpha),
+            shift: mx_scalar(step.shift),
+            coeff: mx_scalar(step.coeff),
+        };
+        let (rp, ci) = self.indices.ptrs();
+        reduce::reduce(&self.device, Finish::Sum(3), |partials| {
+            let mut launch = self.device.launch_builder(f);
+            launch.arg(&p).arg(&rp).arg(&ci);
+            if let Some(v) = values.as_ref() {
+                launch.arg(v);
+            }
+            // SAFETY: structure buffers as in `spmv`; x has ncols elements, x_rows, y_next,
+            // acc nrows; partials holds grid rows of 3 doubles.
+            unsafe {
+                launch
+                    .arg(&x)
+                    .arg(&x_rows)
+                    .arg(&y_next)
+                    .arg(&acc)
+                    .arg(&partials)
+                    .launch(LaunchConfig::linear(grid, MX_REDUCE_THREADS))?
+            };
+            Ok(grid)
+        })
+    }
+
+    /// Bytes a product must move at least: structure and values once, x once, y written
+    /// (and read when β ≠ 0).
+    pub(crate) fn floor_bytes(
+        &self,
+        scalar_bytes: usize,
+        with_values: bool,
+        reads_y: bool,
+    ) -> usize {
+        let w = self.indices.width();
+        let y = if reads_y { 2 } else { 1 };
+        (self.nrows + 1) * w
+            + self.nnz * w
+            + if with_values {
+                self.nnz * scalar_bytes
+            } else {
+                0
+            }
+            + self.ncols * scalar_bytes
+            + y * self.nrows * scalar_bytes
+    }
+}

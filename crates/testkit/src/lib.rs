@@ -1,0 +1,23 @@
+//! Test support shared by the crates of matexp (not published): reproducible random inputs,
+//! relative errors, and reference solutions of the seed studies.
+//!
+//! * [`seed`]: one test seed per process, fixed by default, printed, and settable through the
+//!   `MATEXP_TEST_SEED` environment variable, so a failure seen anywhere (a GPU host included)
+//!   is replayed by exporting the printed value; [`rng`] derives an independent stream per
+//!   test from it.
+//! * [`SplitMix64`]: the counter-based mixer, for inputs that must be a pure function of an
+//!   index.
+//! * [`rel_err`], [`rel_err_c64`]: ‖a − b‖₂ / ‖b‖₂ in double precision.
+//!
+//! ```
+//! use rand::Rng;
+//! let mut r = matexp_testkit::rng("doc example");
+//! let x: f64 = r.random_range(-1.0..1.0);
+//! assert!((-1.0..1.0).contains(&x));
+//! ```
+
+mod error;
+mod seed;
+
+pub use error::{rel_err, rel_err_c64};
+pub use seed::{SEED_VAR, SplitMix64, rng, seed};
