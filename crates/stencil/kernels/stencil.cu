@@ -1,0 +1,308 @@
+// Matrix-free 5-point (2D) and 7-point (3D) Laplacians on [0,1]^d with boundary conditions,
+// a position-dependent coefficient and affine boundary terms (seed 003), and the fused
+// shifted step of the polynomial f(tA)v methods. See stencil_params.h for the operations.
+//
+// Two kernels per boundary kind and precision:
+// * naive: one thread per point, every neighbour loaded from global memory (7 loads + 1
+//   store per point; the caches absorb most of the re-reads). The seed's "naive" kernel.
+// * opt (2.5D blocking): a 32 x 8 tile of threads marches along z through `zchunk` planes;
+//   the values at z-1, z, z+1 of a thread's column stay in registers and the tile of plane z
+//   with its one-point rim sits in shared memory, so each value is read from global memory
+//   about once (plus the rim and 2 planes per chunk). The seed's "optimized" kernel.
+// Neighbours outside the grid are resolved by the boundary kind, a template argument, so
+// the inner loop has no boundary branches: Dirichlet reads 0 (its data is the affine term),
+// Neumann reads the point itself (zero face flux), periodic wraps; frame rows are zero.
+#include "common.cuh"
+#include "stencil_params.h"
+
+namespace mxs {
+
+// The neighbour index j of an axis of n points, resolved; -1 for a Dirichlet boundary.
+template <int BC> __device__ __forceinline__ int resolve(int j, int n) {
+    if (j >= 0 && j < n) return j;
+    if (BC == MX_BC_NEUMANN) return j < 0 ? 0 : n - 1;
+    if (BC == MX_BC_PERIODIC) return j < 0 ? n - 1 : 0;
+    return -1;
+}
+
+// Coordinate of axis index i (see the Rust `Grid` documentation).
+template <int BC> __device__ __forceinline__ double coord(int i, double h) {
+    if (BC == MX_BC_DIRICHLET) return (i + 1) * h;
+    if (BC == MX_BC_NEUMANN) return (i + 0.5) * h;
+    return i * h;
+}
+
+// The plane of global index jz (already resolved): the slab, or a halo plane.
+template <typename T>
+__device__ __forceinline__ const T *plane_of(const MxStencilParams &p, const T *x, const T *lo,
+                                             const T *hi, int jz) {
+    const int local = jz - (int)p.z0;
+    if (local >= 0 && local < (int)p.nz) return x + (size_t)local * p.n * p.n;
+    if (lo != nullptr && jz == ((int)p.z0 + (int)p.n - 1) % (int)p.n) return lo;
+    return hi;
+}
+
+// x at (jx, jy) of a plane, resolved in x and y.
+template <typename T, int BC>
+__device__ __forceinline__ T load_xy(const T *plane, int jx, int jy, int n) {
+    jx = resolve<BC>(jx, n);
+    jy = resolve<BC>(jy, n);
+    if (jx < 0 || jy < 0) return T(0);
+    return plane[(size_t)jy * n + jx];
+}
+
+// x at (ix, iy) of global plane jz, resolved in z.
+template <typename T, int BC>
+__device__ __forceinline__ T load_z(const MxStencilParams &p, const T *x, const T *lo,
+                                    const T *hi, int ix, int iy, int jz) {
+    jz = resolve<BC>(jz, (int)p.n);
+    if (jz < 0) return T(0);
+    return plane_of(p, x, lo, hi, jz)[(size_t)iy * p.n + ix];
+}
+
+__device__ __forceinline__ float sin_pi(float z) { return sinpif(z); }
+__device__ __forceinline__ double sin_pi(double z) { return sinpi(z); }
+
+// Seed 003's boundary functions, in the kernel's precision.
+template <typename T> __device__ __forceinline__ T boundary_value(uint32_t bfun, T x, T y, T z) {
+    if (bfun == MX_BFUN_POLYNOMIAL) return z * (T(1) - z) * x * y;
+    return sin_pi(z) * exp(-x * y);
+}
+
+// Sum of g over the boundary points next to (ix, iy, iz) (Dirichlet grids only).
+template <typename T>
+__device__ T boundary_sum(const MxStencilParams &p, int ix, int iy, int iz) {
+    const int n = (int)p.n;
+    const T x = (T)coord<MX_BC_DIRICHLET>(ix, p.h), y = (T)coord<MX_BC_DIRICHLET>(iy, p.h);
+    const T z = p.dim == 3 ? (T)coord<MX_BC_DIRICHLET>(iz, p.h) : T(0.5);
+    T s = T(0);
+    if (ix == 0) s += boundary_value<T>(p.bfun, T(0), y, z);
+    if (ix == n - 1) s += boundary_value<T>(p.bfun, T(1), y, z);
+    if (iy == 0) s += boundary_value<T>(p.bfun, x, T(0), z);
+    if (iy == n - 1) s += boundary_value<T>(p.bfun, x, T(1), z);
+    if (p.dim == 3) {
+        if (iz == 0) s += boundary_value<T>(p.bfun, x, y, T(0));
+        if (iz == n - 1) s += boundary_value<T>(p.bfun, x, y, T(1));
+    }
+    return s;
+}
+
+// D * h^-2 at a point.
+template <typename T, int BC>
+__device__ __forceinline__ T scale_at(const MxStencilParams &p, const T *coef, size_t o, int ix,
+                                      int iy) {
+    const T inv_h2 = (T)p.inv_h2;
+    if (p.coef == MX_COEF_SEED) {
+        const T x = (T)coord<BC>(ix, p.h), y = (T)coord<BC>(iy, p.h);
+        return inv_h2 / sqrt(T(1) + x * x + y * y);
+    }
+    if (p.coef == MX_COEF_FIELD) return inv_h2 * coef[o];
+    return inv_h2;
+}
+
+// (A x)_i + b_i from the stencil sum `lap` (sum of neighbours - 2d x_i). FN: Dirichlet data
+// evaluated here (the seed's two functions); kept out of the other kernels so that their
+// register count does not pay for sin and exp.
+template <typename T, int BC, bool FN>
+__device__ __forceinline__ T product_at(const MxStencilParams &p, const T *coef, const T *b,
+                                        size_t o, int ix, int iy, int iz, T lap) {
+    const int n = (int)p.n;
+    const bool edge = ix == 0 || iy == 0 || ix == n - 1 || iy == n - 1 ||
+                      (p.dim == 3 && (iz == 0 || iz == n - 1));
+    if (BC == MX_BC_FRAME && edge) return T(0);
+    if (FN && edge) lap += boundary_sum<T>(p, ix, iy, iz);
+    T ax = scale_at<T, BC>(p, coef, o, ix, iy) * lap;
+    // The precomputed b is nonzero next to the boundary only: no read elsewhere.
+    if (BC == MX_BC_DIRICHLET && edge && p.bfun == MX_BFUN_VECTOR) ax += b[o];
+    return ax;
+}
+
+// ---------------------------------------------------------------------------------------
+
+template <typename T, int BC, bool FN>
+__device__ void naive(MxStencilParams p, const T *__restrict__ x, const T *__restrict__ lo,
+                      const T *__restrict__ hi, const T *__restrict__ coef,
+                      const T *__restrict__ b, T *__restrict__ y) {
+    const int n = (int)p.n;
+    const int ix = blockIdx.x * blockDim.x + threadIdx.x;
+    const int iy = blockIdx.y * blockDim.y + threadIdx.y;
+    const int lz = blockIdx.z;
+    if (ix >= n || iy >= n) return;
+    const int iz = (int)p.z0 + lz;
+    const size_t o = ((size_t)lz * n + iy) * n + ix;
+    const T *xp = x + (size_t)lz * n * n;
+    const T c = xp[(size_t)iy * n + ix];
+    T lap = load_xy<T, BC>(xp, ix - 1, iy, n) + load_xy<T, BC>(xp, ix + 1, iy, n) +
+            load_xy<T, BC>(xp, ix, iy - 1, n) + load_xy<T, BC>(xp, ix, iy + 1, n);
+    if (p.dim == 3)
+        lap += load_z<T, BC>(p, x, lo, hi, ix, iy, iz - 1) +
+               load_z<T, BC>(p, x, lo, hi, ix, iy, iz + 1);
+    lap -= T(2 * p.dim) * c;
+    const T ax = product_at<T, BC, FN>(p, coef, b, o, ix, iy, iz, lap);
+    const T alpha = (T)p.alpha, beta = (T)p.beta;
+    y[o] = p.beta == 0.0 ? alpha * ax : alpha * ax + beta * y[o];
+}
+
+template <typename T, int BC, bool FN>
+__device__ void opt(MxStencilParams p, const T *__restrict__ x, const T *__restrict__ lo,
+                    const T *__restrict__ hi, const T *__restrict__ coef,
+                    const T *__restrict__ b, T *__restrict__ y, T *__restrict__ acc,
+                    MxSsqPartial *__restrict__ partials) {
+    __shared__ T tile[MX_STENCIL_BY + 2][MX_STENCIL_BX + 2];
+    const int n = (int)p.n, tx = threadIdx.x, ty = threadIdx.y;
+    const int ix = blockIdx.x * MX_STENCIL_BX + tx, iy = blockIdx.y * MX_STENCIL_BY + ty;
+    const bool active = ix < n && iy < n;
+    const bool three = p.dim == 3;
+    const int zs = blockIdx.z * (int)p.zchunk;
+    const int ze = min(zs + (int)p.zchunk, (int)p.nz);
+    const size_t pl = (size_t)n * n;
+    const T alpha = (T)p.alpha, beta = (T)p.beta, coeff = (T)p.coeff, diag = T(2 * p.dim);
+    MxSsqPartial ssq = mx::ssq_zero();
+    T below = T(0), cur = T(0), above = T(0);
+    if (active && zs < ze) {
+        const int iz = (int)p.z0 + zs;
+        cur = x[zs * pl + (size_t)iy * n + ix];
+        if (three) {
+            below = load_z<T, BC>(p, x, lo, hi, ix, iy, iz - 1);
+            above = load_z<T, BC>(p, x, lo, hi, ix, iy, iz + 1);
+        }
+    }
+    for (int lz = zs; lz < ze; ++lz) {
+        const int iz = (int)p.z0 + lz;
+        const T *xp = x + lz * pl;
+        if (active) {
+            tile[ty + 1][tx + 1] = cur;
+            if (tx == 0) tile[ty + 1][0] = load_xy<T, BC>(xp, ix - 1, iy, n);
+            if (tx == MX_STENCIL_BX - 1 || ix == n - 1)
+                tile[ty + 1][tx + 2] = load_xy<T, BC>(xp, ix + 1, iy, n);
+            if (ty == 0) tile[0][tx + 1] = load_xy<T, BC>(xp, ix, iy - 1, n);
+            if (ty == MX_STENCIL_BY - 1 || iy == n - 1)
+                tile[ty + 2][tx + 1] = load_xy<T, BC>(xp, ix, iy + 1, n);
+        }
+        __syncthreads();
+        if (active) {
+            T lap = tile[ty + 1][tx] + tile[ty + 1][tx + 2] + tile[ty][tx + 1] +
+                    tile[ty + 2][tx + 1];
+            if (three) lap += below + above;
+            lap -= diag * cur;
+            const size_t o = lz * pl + (size_t)iy * n + ix;
+            const T ax = product_at<T, BC, FN>(p, coef, b, o, ix, iy, iz, lap);
+            if (p.step) {
+                const T yn = alpha * ax + beta * cur;
+                y[o] = yn;
+                if (acc != nullptr) {
+                    acc[o] = coeff * yn + acc[o];
+                    mx::ssq_add(ssq, yn);
+                }
+            } else {
+                y[o] = p.beta == 0.0 ? alpha * ax : alpha * ax + beta * y[o];
+            }
+        }
+        __syncthreads();
+        if (active && three && lz + 1 < ze) {
+            below = cur;
+            cur = above;
+            above = load_z<T, BC>(p, x, lo, hi, ix, iy, iz + 2);
+        }
+    }
+    if (partials != nullptr)
+        mx::block_store_ssq(ssq, partials + blockIdx.x +
+                                     gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
+}
+
+// ---------------------------------------------------------------------------------------
+// The combustion source g(u) = (2 - u) exp(20 (1 - 1/u)) / 4, full and fast.
+
+// e^z as 2^k e^r, |r| <= ln2/2, degree-6 Taylor polynomial: the CPU's `fast_exp`.
+__device__ __forceinline__ double fast_exp(double z) {
+    if (z != z) return z;
+    if (z > 709.0) return __longlong_as_double(0x7ff0000000000000LL);
+    if (z < -708.0) return 0.0;
+    const double k = rint(z * 1.4426950408889634);
+    const double r = fma(-k, 0.6931471805599453, z);
+    const double q =
+        1.0 + r * (1.0 + r * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 +
+                                                                             r / 720.0)))));
+    return q * __longlong_as_double((long long)(k + 1023.0) << 52);
+}
+
+template <typename T, bool FAST> __device__ __forceinline__ T combustion(T u);
+template <> __device__ __forceinline__ float combustion<float, false>(float u) {
+    return 0.25f * (2.0f - u) * expf(20.0f * (1.0f - 1.0f / u));
+}
+template <> __device__ __forceinline__ float combustion<float, true>(float u) {
+    return 0.25f * (2.0f - u) * __expf(20.0f * (1.0f - __fdividef(1.0f, u)));
+}
+template <> __device__ __forceinline__ double combustion<double, false>(double u) {
+    return 0.25 * (2.0 - u) * exp(20.0 * (1.0 - 1.0 / u));
+}
+template <> __device__ __forceinline__ double combustion<double, true>(double u) {
+    return 0.25 * (2.0 - u) * fast_exp(20.0 * (1.0 - 1.0 / u));
+}
+
+// y_i = g(x_i); the least index of a non-finite result goes to *first_bad (atomicMin).
+template <typename T, bool FAST>
+__device__ void pointwise(uint64_t n, const T *__restrict__ x, T *__restrict__ y,
+                          unsigned long long *first_bad) {
+    for (uint64_t i = mx::global_thread(); i < n; i += mx::grid_threads()) {
+        const T v = combustion<T, FAST>(x[i]);
+        y[i] = v;
+        if (!isfinite(v)) atomicMin(first_bad, (unsigned long long)i);
+    }
+}
+
+} // namespace mxs
+
+// ---------------------------------------------------------------------------------------
+// Unmangled entry points: stencil_{naive,opt}_<bc>_<scalar> with bc in dirichlet (b = 0 or
+// the precomputed vector), dirichletfn (the seed's functions in the kernel), neumann,
+// periodic, frame; combustion_{full,fast}_<scalar>; stencil_ssq_finish.
+
+#define MX_STENCIL_BC(name, T, bcname, BC, FN)                                                     \
+    extern "C" __global__ void stencil_naive_##bcname##_##name(                                  \
+        MxStencilParams p, const T *x, const T *lo, const T *hi, const T *coef, const T *b,      \
+        T *y) {                                                                                  \
+        mxs::naive<T, BC, FN>(p, x, lo, hi, coef, b, y);                                         \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(MX_STENCIL_BX * MX_STENCIL_BY)                  \
+        stencil_opt_##bcname##_##name(MxStencilParams p, const T *x, const T *lo, const T *hi,  \
+                                      const T *coef, const T *b, T *y, T *acc,                   \
+                                      MxSsqPartial *partials) {                                  \
+        mxs::opt<T, BC, FN>(p, x, lo, hi, coef, b, y, acc, partials);                            \
+    }
+
+#define MX_STENCIL(name, T)                                                                      \
+    MX_STENCIL_BC(name, T, dirichlet, MX_BC_DIRICHLET, false)                                    \
+    MX_STENCIL_BC(name, T, dirichletfn, MX_BC_DIRICHLET, true)                                   \
+    MX_STENCIL_BC(name, T, neumann, MX_BC_NEUMANN, false)                                        \
+    MX_STENCIL_BC(name, T, periodic, MX_BC_PERIODIC, false)                                      \
+    MX_STENCIL_BC(name, T, frame, MX_BC_FRAME, false)                                            \
+    extern "C" __global__ void combustion_full_##name(uint64_t n, const T *x, T *y,              \
+                                                      unsigned long long *first_bad) {           \
+        mxs::pointwise<T, false>(n, x, y, first_bad);                                            \
+    }                                                                                            \
+    extern "C" __global__ void combustion_fast_##name(uint64_t n, const T *x, T *y,              \
+                                                      unsigned long long *first_bad) {           \
+        mxs::pointwise<T, true>(n, x, y, first_bad);                                             \
+    }
+
+MX_STENCIL(f32, float)
+MX_STENCIL(f64, double)
+
+// Sums per-block sums of squares in a fixed order into out[0] (one block of
+// MX_REDUCE_THREADS threads): the norm of a fused step costs this launch and a 24-byte copy.
+extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)
+    stencil_ssq_finish(uint32_t count, const MxSsqPartial *partials, MxSsqPartial *out) {
+    double v[3] = {0.0, 0.0, 0.0};
+    for (uint32_t i = threadIdx.x; i < count; i += blockDim.x) {
+        v[0] += partials[i].small;
+        v[1] += partials[i].medium;
+        v[2] += partials[i].big;
+    }
+    mx::block_sum<3>(v);
+    if (threadIdx.x == 0) {
+        out->small = v[0];
+        out->medium = v[1];
+        out->big = v[2];
+    }
+}
