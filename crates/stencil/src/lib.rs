@@ -35,6 +35,8 @@
 
 #[cfg(feature = "csr")]
 mod assemble;
+#[cfg(feature = "gpu")]
+pub mod gpu;
 mod grid;
 mod kernel;
 pub mod nonlinear;

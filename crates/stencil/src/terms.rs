@@ -48,17 +48,6 @@ impl BoundaryFunction {
     pub fn is_zero(&self) -> bool {
         matches!(self, BoundaryFunction::Zero)
     }
-
-    /// The code of a built-in function for GPU kernels (0 zero, 1 polynomial, 2 sine-exp),
-    /// `None` for a closure, which the GPU receives as a precomputed `b`.
-    pub fn builtin_code(&self) -> Option<u32> {
-        match self {
-            BoundaryFunction::Zero => Some(0),
-            BoundaryFunction::Polynomial => Some(1),
-            BoundaryFunction::SineExp => Some(2),
-            BoundaryFunction::Custom(_) => None,
-        }
-    }
 }
 
 impl fmt::Debug for BoundaryFunction {

@@ -1,0 +1,607 @@
+//! The stencil on one GPU (feature `gpu`): the same operator as [`Stencil`], with this
+//! crate's kernels (`kernels/stencil.cu`, embedded as PTX) loaded through `matexp-gpu`'s
+//! kernel API.
+//!
+//! * [`GpuStencil`] implements [`LinearOperator`] on [`GpuBackend`]: `y ← αAx + βy`, and
+//!   the fused step (product, update and norm in one pass over memory, the norm finished
+//!   by a one-block kernel and a 24-byte copy).
+//! * Two kernels ([`StencilKernel`]): seed 003's naive kernel (a thread per point, seven
+//!   loads) and the optimized one (2.5D blocking: a 32×8 tile marches along z, the column's
+//!   three planes in registers, the tile's plane in shared memory).
+//! * Inhomogeneous Dirichlet data ([`BoundaryEval`]): the seed's two functions evaluated in
+//!   the kernel, or the precomputed `b` read at the points next to the boundary only.
+//! * [`GpuStencil::pointwise`]: the combustion source, full or fast.
+//!
+//! User pointwise functions on the GPU: the built-ins are chosen by the [`Pointwise`] enum,
+//! and any other function is a kernel of the user's crate, loaded and launched through the
+//! same public kernel API this module uses (`matexp_gpu::rt::{PtxModule, Kernel}`; see
+//! `crates/gpu/README.md`). A closure cannot run on the GPU, and compiling user source at
+//! run time (NVRTC) would need `libnvrtc` on every GPU host; an enum of built-ins plus the
+//! kernel API covers the seed's needs and leaves every other function one `.cu` file away.
+
+mod params;
+
+use crate::grid::Boundary;
+use crate::nonlinear::Pointwise;
+use crate::stencil::Stencil;
+use crate::terms::{BoundaryFunction, Coefficient};
+use matexp_core::{
+    Error, LinearOperator, RealScalar, Result, ShiftedStep, SpectralBounds, check_dim,
+};
+use matexp_gpu::rt::{Device, DeviceBuffer, DeviceElement, Kernel, LaunchConfig, PtxModule};
+use matexp_gpu::sys::MxSsqPartial;
+use matexp_gpu::{GpuBackend, GpuVector};
+use params::*;
+use std::sync::{Arc, Mutex};
+
+static STENCIL_PTX: PtxModule = PtxModule::new("stencil", include_str!("../../ptx/stencil.ptx"));
+
+/// Kernel families by boundary variant: Dirichlet (b = 0 or the vector), Dirichlet with the
+/// seed's functions in the kernel, Neumann, periodic, frame.
+static NAIVE: [Kernel; 5] = [
+    Kernel::new(&STENCIL_PTX, "stencil_naive_dirichlet"),
+    Kernel::new(&STENCIL_PTX, "stencil_naive_dirichletfn"),
+    Kernel::new(&STENCIL_PTX, "stencil_naive_neumann"),
+    Kernel::new(&STENCIL_PTX, "stencil_naive_periodic"),
+    Kernel::new(&STENCIL_PTX, "stencil_naive_frame"),
+];
+static OPT: [Kernel; 5] = [
+    Kernel::new(&STENCIL_PTX, "stencil_opt_dirichlet"),
+    Kernel::new(&STENCIL_PTX, "stencil_opt_dirichletfn"),
+    Kernel::new(&STENCIL_PTX, "stencil_opt_neumann"),
+    Kernel::new(&STENCIL_PTX, "stencil_opt_periodic"),
+    Kernel::new(&STENCIL_PTX, "stencil_opt_frame"),
+];
+static COMBUSTION: [Kernel; 2] = [
+    Kernel::new(&STENCIL_PTX, "combustion_full"),
+    Kernel::new(&STENCIL_PTX, "combustion_fast"),
+];
+static SSQ_FINISH: Kernel = Kernel::new(&STENCIL_PTX, "stencil_ssq_finish");
+
+/// Which product kernel runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StencilKernel {
+    /// One thread per point, all seven values loaded from global memory.
+    Naive,
+    /// 2.5D blocking (the default): 32×8 tiles marching along z.
+    #[default]
+    Optimized,
+}
+
+/// How the product with Dirichlet data obtains the boundary term `b`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BoundaryEval {
+    /// The seed's functions ([`BoundaryFunction::Polynomial`], [`BoundaryFunction::SineExp`])
+    /// are evaluated in the kernel at the points next to the boundary; other functions fall
+    /// back to [`BoundaryEval::Precomputed`].
+    InKernel,
+    /// `b` is computed on the host once and read at the points next to the boundary.
+    #[default]
+    Precomputed,
+}
+
+struct Scratch {
+    partials: DeviceBuffer<f64>,
+    total: DeviceBuffer<f64>,
+}
+
+/// A [`Stencil`] on one GPU. See the module documentation.
+pub struct GpuStencil<S: DeviceElement> {
+    device: Arc<Device>,
+    op: Stencil<S>,
+    coef: Option<DeviceBuffer<S>>,
+    b: Option<DeviceBuffer<S>>,
+    kernel: StencilKernel,
+    eval: BoundaryEval,
+    zchunk: u32,
+    scratch: Mutex<Option<Scratch>>,
+}
+
+impl<S: RealScalar + DeviceElement> std::fmt::Debug for GpuStencil<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "GpuStencil({:?}, {:?}, {:?}, zchunk {}, gpu:{})",
+            self.op.grid(),
+            self.kernel,
+            self.eval,
+            self.zchunk,
+            self.device.ordinal()
+        )
+    }
+}
+
+/// A kernel argument for an absent buffer.
+const NULL: u64 = 0;
+
+impl<S: RealScalar + DeviceElement> GpuStencil<S> {
+    /// Uploads what the kernels read besides `x`: a coefficient field (the seed's `D` is
+    /// evaluated in the kernel instead) and the affine term `b`.
+    ///
+    /// # Errors
+    /// [`Error::Device`] when the upload fails or no GPU is present.
+    pub fn new(backend: &GpuBackend, op: &Stencil<S>) -> Result<Self> {
+        let device = backend.device().clone();
+        let coef = match op.coefficient() {
+            Coefficient::Unit | Coefficient::Seed => None,
+            _ => {
+                let g = op.grid();
+                let field: Vec<S> = (0..g.len()).map(|i| op.coefficient_at(i)).collect();
+                Some(DeviceBuffer::from_host(&device, &field)?)
+            }
+        };
+        let b = match op.affine_term() {
+            Some(b) => Some(DeviceBuffer::from_host(&device, b)?),
+            None => None,
+        };
+        let zchunk = default_zchunk(op.grid().n(), op.grid().planes());
+        Ok(GpuStencil {
+            device,
+            op: op.clone(),
+            coef,
+            b,
+            kernel: StencilKernel::default(),
+            eval: BoundaryEval::default(),
+            zchunk,
+            scratch: Mutex::new(None),
+        })
+    }
+
+    /// Selects the product kernel (the fused step always uses the optimized one).
+    pub fn with_kernel(mut self, kernel: StencilKernel) -> Self {
+        self.kernel = kernel;
+        self
+    }
+
+    /// Selects how Dirichlet data reaches [`GpuStencil::apply_affine`].
+    pub fn with_boundary_eval(mut self, eval: BoundaryEval) -> Self {
+        self.eval = eval;
+        self
+    }
+
+    /// Planes one block of the optimized kernel marches through (default: enough blocks
+    /// for about 2048 in all, at least 8 planes each).
+    pub fn with_zchunk(mut self, zchunk: u32) -> Self {
+        self.zchunk = zchunk.max(1);
+        self
+    }
+
+    /// The host operator.
+    pub fn host(&self) -> &Stencil<S> {
+        &self.op
+    }
+
+    /// The device.
+    pub fn device(&self) -> &Arc<Device> {
+        &self.device
+    }
+
+    fn check(&self, what: &str, v: &GpuVector<S>) -> Result<()>
+    where
+        S: matexp_core::Scalar,
+    {
+        check_dim(what, self.op.grid().len(), v.len())?;
+        if v.device().ordinal() != self.device.ordinal() {
+            return Err(Error::invalid(
+                "vector",
+                format!("{what} on gpu:{}", v.device().ordinal()),
+                format!("the operator lives on gpu:{}", self.device.ordinal()),
+            ));
+        }
+        Ok(())
+    }
+
+    fn variant(&self, affine: bool) -> (usize, u32) {
+        match self.op.grid().boundary() {
+            Boundary::Dirichlet if affine => {
+                let builtin = match self.op.boundary_function() {
+                    BoundaryFunction::Polynomial => Some(MX_BFUN_POLYNOMIAL),
+                    BoundaryFunction::SineExp => Some(MX_BFUN_SINE_EXP),
+                    _ => None,
+                };
+                match (self.eval, builtin) {
+                    (BoundaryEval::InKernel, Some(code)) => (1, code),
+                    _ => (0, MX_BFUN_VECTOR),
+                }
+            }
+            Boundary::Dirichlet => (0, MX_BFUN_NONE),
+            Boundary::Neumann => (2, MX_BFUN_NONE),
+            Boundary::Periodic => (3, MX_BFUN_NONE),
+            Boundary::Frame => (4, MX_BFUN_NONE),
+        }
+    }
+
+    fn params(&self, bfun: u32, step: bool, alpha: S, beta: S, coeff: S) -> MxStencilParams {
+        let g = self.op.grid();
+        MxStencilParams {
+            n: g.n() as u32,
+            nz: g.planes() as u32,
+            z0: 0,
+            dim: g.dim().axes() as u32,
+            bfun,
+            coef: match self.op.coefficient() {
+                Coefficient::Unit => MX_COEF_UNIT,
+                Coefficient::Seed => MX_COEF_SEED,
+                _ => MX_COEF_FIELD,
+            },
+            zchunk: self.zchunk,
+            step: step as u32,
+            h: g.h(),
+            inv_h2: g.inv_h2(),
+            alpha: alpha.as_f64(),
+            beta: beta.as_f64(),
+            coeff: coeff.as_f64(),
+        }
+    }
+
+    fn opt_grid(&self) -> (u32, u32, u32) {
+        let g = self.op.grid();
+        let n = g.n() as u32;
+        (
+            n.div_ceil(MX_STENCIL_BX),
+            n.div_ceil(MX_STENCIL_BY),
+            (g.planes() as u32).div_ceil(self.zchunk),
+        )
+    }
+
+    /// Queues one product launch: `y ← α(Ax + b) + βy` (`b` only when `affine`).
+    fn launch_product(
+        &self,
+        kernel: StencilKernel,
+        affine: bool,
+        alpha: S,
+        x: u64,
+        beta: S,
+        y: u64,
+    ) -> Result<()> {
+        let (v, bfun) = self.variant(affine);
+        let p = self.params(bfun, false, alpha, beta, S::zero());
+        let coef = self.coef.as_ref().map_or(NULL, |c| c.device_ptr());
+        let b = self.b.as_ref().map_or(NULL, |b| b.device_ptr());
+        let n = self.op.grid().n() as u32;
+        match kernel {
+            StencilKernel::Naive => {
+                let f = NAIVE[v].for_scalar::<S>(&self.device)?;
+                let cfg = LaunchConfig {
+                    grid: (
+                        n.div_ceil(32),
+                        n.div_ceil(8),
+                        self.op.grid().planes() as u32,
+                    ),
+                    block: (32, 8, 1),
+                    shared_mem_bytes: 0,
+                };
+                // SAFETY: stencil_naive_<bc>_<S>(params, x, lo, hi, coef, b, y): x and y hold
+                // N^d elements of S (checked by the callers), coef and b N^d or NULL as
+                // the params say, no halos (lo = hi = NULL) for a whole grid.
+                unsafe {
+                    self.device
+                        .launch_builder(f)
+                        .arg(&p)
+                        .arg(&x)
+                        .arg(&NULL)
+                        .arg(&NULL)
+                        .arg(&coef)
+                        .arg(&b)
+                        .arg(&y)
+                        .launch(cfg)
+                }
+            }
+            StencilKernel::Optimized => {
+                let f = OPT[v].for_scalar::<S>(&self.device)?;
+                let cfg = LaunchConfig {
+                    grid: self.opt_grid(),
+                    block: (MX_STENCIL_BX, MX_STENCIL_BY, 1),
+                    shared_mem_bytes: 0,
+                };
+                // SAFETY: as above; acc and partials are not touched when step = 0.
+                unsafe {
+                    self.device
+                        .launch_builder(f)
+                        .arg(&p)
+                        .arg(&x)
+                        .arg(&NULL)
+                        .arg(&NULL)
+                        .arg(&coef)
+                        .arg(&b)
+                        .arg(&y)
+                        .arg(&NULL)
+                        .arg(&NULL)
+                        .launch(cfg)
+                }
+            }
+        }
+    }
+
+    /// `y ← α·(A·x + b) + β·y` in one launch (`b` is the affine term of Dirichlet data, 0
+    /// otherwise), evaluated as [`BoundaryEval`] says. This is the product of seed 003's
+    /// Table I with inhomogeneous boundaries.
+    ///
+    /// # Errors
+    /// [`Error::DimensionMismatch`] for vectors of the wrong length, an argument error for
+    /// vectors on another GPU, [`Error::Device`] when the launch fails.
+    pub fn apply_affine(
+        &self,
+        alpha: S,
+        x: &GpuVector<S>,
+        beta: S,
+        y: &mut GpuVector<S>,
+    ) -> Result<()>
+    where
+        S: matexp_core::Scalar,
+    {
+        self.check("GpuStencil::apply_affine: x", x)?;
+        self.check("GpuStencil::apply_affine: y", y)?;
+        let affine = self.op.affine_term().is_some();
+        self.launch_product(
+            self.kernel,
+            affine,
+            alpha,
+            x.device_ptr(),
+            beta,
+            y.device_ptr(),
+        )
+    }
+
+    /// `y ← (α·A + β·I)·x` in one pass, with the configured kernel (Table I's product).
+    ///
+    /// # Errors
+    /// As [`GpuStencil::apply_affine`].
+    pub fn apply_shifted(
+        &self,
+        alpha: S,
+        beta: S,
+        x: &GpuVector<S>,
+        y: &mut GpuVector<S>,
+    ) -> Result<()>
+    where
+        S: matexp_core::Scalar,
+    {
+        self.check("GpuStencil::apply_shifted: x", x)?;
+        self.check("GpuStencil::apply_shifted: y", y)?;
+        let (v, _) = self.variant(false);
+        let p = self.params(MX_BFUN_NONE, true, alpha, beta, S::zero());
+        let coef = self.coef.as_ref().map_or(NULL, |c| c.device_ptr());
+        let f = OPT[v].for_scalar::<S>(&self.device)?;
+        let (xp, yp) = (x.device_ptr(), y.device_ptr());
+        // SAFETY: as in launch_product; with acc = partials = NULL the step kernel writes
+        // y only.
+        unsafe {
+            self.device
+                .launch_builder(f)
+                .arg(&p)
+                .arg(&xp)
+                .arg(&NULL)
+                .arg(&NULL)
+                .arg(&coef)
+                .arg(&NULL)
+                .arg(&yp)
+                .arg(&NULL)
+                .arg(&NULL)
+                .launch(LaunchConfig {
+                    grid: self.opt_grid(),
+                    block: (MX_STENCIL_BX, MX_STENCIL_BY, 1),
+                    shared_mem_bytes: 0,
+                })
+        }
+    }
+
+    fn scratch(&self) -> Result<std::sync::MutexGuard<'_, Option<Scratch>>> {
+        let mut guard = self
+            .scratch
+            .lock()
+            .map_err(|_| Error::Device("stencil scratch poisoned".into()))?;
+        if guard.is_none() {
+            let (gx, gy, gz) = self.opt_grid();
+            let blocks = (gx * gy * gz) as usize;
+            *guard = Some(Scratch {
+                partials: DeviceBuffer::zeros(&self.device, 3 * blocks)?,
+                total: DeviceBuffer::zeros(&self.device, 3)?,
+            });
+        }
+        Ok(guard)
+    }
+
+    /// The fused step (see [`LinearOperator::shifted_step`]) with its norm left on the
+    /// device: three doubles (Blue's scaled sums of squares) in the returned guard's
+    /// `total`, turned into ‖y_next‖₂ by [`GpuStencil::shifted_step`]. Queued, not waited
+    /// for; benchmarks time it without the copy.
+    ///
+    /// # Errors
+    /// As [`GpuStencil::apply_affine`].
+    pub fn queue_step(
+        &self,
+        step: &ShiftedStep<S>,
+        y_prev: &GpuVector<S>,
+        y_next: &mut GpuVector<S>,
+        p: &mut GpuVector<S>,
+    ) -> Result<()>
+    where
+        S: matexp_core::Scalar,
+    {
+        self.check("GpuStencil::shifted_step: y_prev", y_prev)?;
+        self.check("GpuStencil::shifted_step: y_next", y_next)?;
+        self.check("GpuStencil::shifted_step: p", p)?;
+        let (v, _) = self.variant(false);
+        let prm = self.params(MX_BFUN_NONE, true, step.alpha, step.shift, step.coeff);
+        let coef = self.coef.as_ref().map_or(NULL, |c| c.device_ptr());
+        let f = OPT[v].for_scalar::<S>(&self.device)?;
+        let fin = SSQ_FINISH.get(&self.device)?;
+        let guard = self.scratch()?;
+        let s = guard
+            .as_ref()
+            .ok_or_else(|| Error::Device("stencil scratch missing".into()))?;
+        let (gx, gy, gz) = self.opt_grid();
+        let blocks = gx * gy * gz;
+        let (xp, yp, pp, partials, total) = (
+            y_prev.device_ptr(),
+            y_next.device_ptr(),
+            p.device_ptr(),
+            s.partials.device_ptr(),
+            s.total.device_ptr(),
+        );
+        // SAFETY: stencil_opt_<bc>_<S>(params, x, lo, hi, coef, b, y, acc, partials) with
+        // vectors of N^d elements (checked), partials of one MxSsqPartial per block; then
+        // stencil_ssq_finish(count, partials, out) over those blocks into 3 doubles.
+        unsafe {
+            self.device
+                .launch_builder(f)
+                .arg(&prm)
+                .arg(&xp)
+                .arg(&NULL)
+                .arg(&NULL)
+                .arg(&coef)
+                .arg(&NULL)
+                .arg(&yp)
+                .arg(&pp)
+                .arg(&partials)
+                .launch(LaunchConfig {
+                    grid: (gx, gy, gz),
+                    block: (MX_STENCIL_BX, MX_STENCIL_BY, 1),
+                    shared_mem_bytes: 0,
+                })?;
+            self.device
+                .launch_builder(fin)
+                .arg(&blocks)
+                .arg(&partials)
+                .arg(&total)
+                .launch(LaunchConfig::linear(1, 256))
+        }
+    }
+
+    /// The sum of squares left by the last [`GpuStencil::queue_step`], as ‖y_next‖₂ (waits).
+    fn step_norm(&self) -> Result<f64> {
+        let guard = self.scratch()?;
+        let s = guard
+            .as_ref()
+            .ok_or_else(|| Error::Device("stencil scratch missing".into()))?;
+        let mut v = [0.0f64; 3];
+        s.total.download(&mut v)?;
+        Ok(matexp_gpu::ssq_norm(&MxSsqPartial {
+            small: v[0],
+            medium: v[1],
+            big: v[2],
+        }))
+    }
+
+    /// `y_i ← g(x_i)` for a built-in pointwise function, then a check that every value is
+    /// finite (one 8-byte copy and a wait).
+    ///
+    /// # Errors
+    /// [`Error::NonFinite`] naming the least index whose value is not finite; as
+    /// [`GpuStencil::apply_affine`] otherwise.
+    pub fn pointwise(&self, f: Pointwise, x: &GpuVector<S>, y: &mut GpuVector<S>) -> Result<()>
+    where
+        S: matexp_core::Scalar,
+    {
+        let mut flag = DeviceBuffer::<u64>::from_host(&self.device, &[u64::MAX])?;
+        self.queue_pointwise(f, x, y, &mut flag)?;
+        let mut bad = [0u64];
+        flag.download(&mut bad)?;
+        if bad[0] == u64::MAX {
+            return Ok(());
+        }
+        let i = bad[0] as usize;
+        let (mut u, mut g) = ([S::zero()], [S::zero()]);
+        x.download_range(i, &mut u)?;
+        y.download_range(i, &mut g)?;
+        Err(Error::NonFinite {
+            context: format!("pointwise function {f:?} on the GPU at u = {}", u[0]),
+            index: i,
+            value: format!("{}", g[0]),
+        })
+    }
+
+    /// Queues `y_i ← g(x_i)`; `flag` (one `u64`, set to `u64::MAX` beforehand) receives the
+    /// least index of a non-finite value. For timing; [`GpuStencil::pointwise`] checks.
+    ///
+    /// # Errors
+    /// As [`GpuStencil::apply_affine`].
+    pub fn queue_pointwise(
+        &self,
+        f: Pointwise,
+        x: &GpuVector<S>,
+        y: &mut GpuVector<S>,
+        flag: &mut DeviceBuffer<u64>,
+    ) -> Result<()>
+    where
+        S: matexp_core::Scalar,
+    {
+        self.check("GpuStencil::pointwise: x", x)?;
+        self.check("GpuStencil::pointwise: y", y)?;
+        let k = COMBUSTION[f.code() as usize].for_scalar::<S>(&self.device)?;
+        let n = x.len() as u64;
+        let (xp, yp) = (x.device_ptr(), y.device_ptr());
+        // SAFETY: combustion_<v>_<S>(n, x, y, first_bad) over n elements of x and y, and one
+        // u64 at first_bad.
+        unsafe {
+            self.device
+                .launch_builder(k)
+                .arg(&n)
+                .arg(&xp)
+                .arg(&yp)
+                .arg(flag)
+                .launch(LaunchConfig::grid_stride(&self.device, x.len(), 256))
+        }
+    }
+}
+
+/// Planes per block of the optimized kernel: about 2048 blocks in all, at least 8 planes.
+fn default_zchunk(n: usize, planes: usize) -> u32 {
+    let tiles = n.div_ceil(MX_STENCIL_BX as usize) * n.div_ceil(MX_STENCIL_BY as usize);
+    let chunks = 2048usize.div_ceil(tiles).clamp(1, planes.max(1));
+    planes.div_ceil(chunks).max(8.min(planes)).max(1) as u32
+}
+
+impl<S: RealScalar + DeviceElement> LinearOperator<GpuBackend, S> for GpuStencil<S> {
+    fn nrows(&self) -> usize {
+        self.op.grid().len()
+    }
+    fn ncols(&self) -> usize {
+        self.op.grid().len()
+    }
+
+    /// `y ← α·A·x + β·y` (the linear part; the affine term is [`GpuStencil::apply_affine`]).
+    fn apply(
+        &self,
+        _: &GpuBackend,
+        alpha: S,
+        x: &GpuVector<S>,
+        beta: S,
+        y: &mut GpuVector<S>,
+    ) -> Result<()> {
+        self.check("GpuStencil::apply: x", x)?;
+        self.check("GpuStencil::apply: y", y)?;
+        self.launch_product(
+            self.kernel,
+            false,
+            alpha,
+            x.device_ptr(),
+            beta,
+            y.device_ptr(),
+        )
+    }
+
+    fn spectral_bounds(&self) -> Option<SpectralBounds> {
+        LinearOperator::<matexp_core::CpuBackend, S>::spectral_bounds(&self.op)
+    }
+    fn is_hermitian(&self) -> bool {
+        LinearOperator::<matexp_core::CpuBackend, S>::is_hermitian(&self.op)
+    }
+    fn norm_bound(&self) -> Option<f64> {
+        LinearOperator::<matexp_core::CpuBackend, S>::norm_bound(&self.op)
+    }
+
+    /// One pass of the optimized kernel plus a one-block finish and a 24-byte copy.
+    fn shifted_step(
+        &self,
+        _: &GpuBackend,
+        step: &ShiftedStep<S>,
+        y_prev: &GpuVector<S>,
+        y_next: &mut GpuVector<S>,
+        p: &mut GpuVector<S>,
+    ) -> Result<S> {
+        self.queue_step(step, y_prev, y_next, p)?;
+        Ok(S::from_f64(self.step_norm()?))
+    }
+}

@@ -1,0 +1,234 @@
+//! The GPU stencil against the CPU stencil on fresh random inputs: every boundary kind,
+//! coefficient and kernel, 2D and 3D, f32 and f64; the affine products with Dirichlet data
+//! evaluated in the kernel and precomputed; the fused step; the pointwise source.
+//! Run on a GPU host by the bundle (`cargo xtask bundle`).
+
+mod common;
+
+use common::{KINDS, coefficient, dim, random_vec, rel_err};
+use matexp_core::{Backend, CpuBackend, LinearOperator, RealScalar, ShiftedStep};
+use matexp_gpu::rt::DeviceElement;
+use matexp_gpu::{GpuBackend, GpuVector};
+use matexp_stencil::gpu::{BoundaryEval, GpuStencil, StencilKernel};
+use matexp_stencil::{Boundary, BoundaryFunction, Dim, Pointwise, Stencil};
+
+fn gpu() -> GpuBackend {
+    GpuBackend::new(0).expect("a GPU (this test runs on GPU hosts only)")
+}
+
+fn tol<S: RealScalar>() -> f64 {
+    if S::NAME == "f32" { 2e-5 } else { 1e-12 }
+}
+
+/// Every product of `op` on the GPU against the CPU.
+fn compare<S: RealScalar + DeviceElement>(
+    g: &GpuBackend,
+    op: &Stencil<S>,
+    kernel: StencilKernel,
+    zchunk: Option<u32>,
+    seed: u64,
+) {
+    let len = op.grid().len();
+    let mut dev = GpuStencil::new(g, op).unwrap().with_kernel(kernel);
+    if let Some(z) = zchunk {
+        dev = dev.with_zchunk(z);
+    }
+    let ctx = format!(
+        "{} {:?} {:?} {:?} zchunk {zchunk:?}",
+        S::NAME,
+        op.grid(),
+        op.coefficient(),
+        kernel
+    );
+    let floor = op.norm_bound().unwrap();
+    let x = random_vec::<S>(len, seed);
+    let y0 = random_vec::<S>(len, seed + 1);
+    let (alpha, beta) = (S::from_f64(0.625), S::from_f64(-1.5));
+    let xg: GpuVector<S> = g.upload(&x).unwrap();
+
+    // y ← αAx + βy, β = 0 and β ≠ 0.
+    for b in [S::zero(), beta] {
+        let mut y = y0.clone();
+        op.apply(&CpuBackend, alpha, &x, b, &mut y).unwrap();
+        let mut yg = g.upload(&y0).unwrap();
+        dev.apply(g, alpha, &xg, b, &mut yg).unwrap();
+        let got = g.to_host(&yg).unwrap();
+        assert!(
+            rel_err(&got, &y, floor) < tol::<S>(),
+            "apply {ctx}: {}",
+            rel_err(&got, &y, floor)
+        );
+    }
+
+    // (αA + βI)x.
+    let mut z = vec![S::zero(); len];
+    op.apply_shifted(alpha, beta, &x, &mut z).unwrap();
+    let mut zg = g.zeros::<S>(len).unwrap();
+    dev.apply_shifted(alpha, beta, &xg, &mut zg).unwrap();
+    assert!(
+        rel_err(&g.to_host(&zg).unwrap(), &z, floor) < tol::<S>(),
+        "apply_shifted {ctx}"
+    );
+
+    // The fused step.
+    let step = ShiftedStep {
+        alpha,
+        shift: beta,
+        coeff: S::from_f64(0.75),
+    };
+    let p0 = random_vec::<S>(len, seed + 2);
+    let (mut yn, mut p) = (y0.clone(), p0.clone());
+    let norm = op
+        .shifted_step(&CpuBackend, &step, &x, &mut yn, &mut p)
+        .unwrap();
+    let (mut yng, mut pg) = (g.upload(&y0).unwrap(), g.upload(&p0).unwrap());
+    let norm_g = dev.shifted_step(g, &step, &xg, &mut yng, &mut pg).unwrap();
+    assert!(
+        rel_err(&g.to_host(&yng).unwrap(), &yn, floor) < tol::<S>(),
+        "step y {ctx}"
+    );
+    assert!(
+        rel_err(&g.to_host(&pg).unwrap(), &p, floor) < tol::<S>(),
+        "step p {ctx}"
+    );
+    let nt = tol::<S>() * floor * (len as f64).sqrt();
+    assert!(
+        (norm.as_f64() - norm_g.as_f64()).abs() <= nt,
+        "step norm {ctx}: {norm} vs {norm_g}"
+    );
+}
+
+fn every_kind<S: RealScalar + DeviceElement>() {
+    let g = gpu();
+    for kind in KINDS {
+        for coef in 0..3 {
+            for (three, n) in [(true, 37), (false, 45), (true, 8), (true, 1)] {
+                let len = if three { n * n * n } else { n * n };
+                let op = Stencil::<S>::builder(dim(three), n)
+                    .boundary(kind)
+                    .coefficient(coefficient(coef, len, 5))
+                    .build()
+                    .unwrap();
+                for kernel in [StencilKernel::Naive, StencilKernel::Optimized] {
+                    compare(&g, &op, kernel, None, 11);
+                }
+                compare(&g, &op, StencilKernel::Optimized, Some(3), 12);
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU; run by the GPU bundle"]
+fn gpu_equals_cpu_for_every_boundary_kind_f64() {
+    every_kind::<f64>();
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU; run by the GPU bundle"]
+fn gpu_equals_cpu_for_every_boundary_kind_f32() {
+    every_kind::<f32>();
+}
+
+fn affine<S: RealScalar + DeviceElement>() {
+    let g = gpu();
+    let custom = BoundaryFunction::custom(|[x, y, z]| 1.0 + x - 2.0 * y * z);
+    for f in [
+        BoundaryFunction::Polynomial,
+        BoundaryFunction::SineExp,
+        custom,
+    ] {
+        for (three, n) in [(true, 33), (false, 40)] {
+            for coef in 0..2 {
+                let len = if three { n * n * n } else { n * n };
+                let op = Stencil::<S>::builder(dim(three), n)
+                    .boundary_values(f.clone())
+                    .coefficient(coefficient(coef, len, 3))
+                    .build()
+                    .unwrap();
+                let x = random_vec::<S>(len, 21);
+                let y0 = random_vec::<S>(len, 22);
+                let mut y = y0.clone();
+                op.apply_affine(S::from_f64(0.5), &x, S::from_f64(2.0), &mut y)
+                    .unwrap();
+                let xg = g.upload(&x).unwrap();
+                for kernel in [StencilKernel::Naive, StencilKernel::Optimized] {
+                    for eval in [BoundaryEval::InKernel, BoundaryEval::Precomputed] {
+                        let dev = GpuStencil::new(&g, &op)
+                            .unwrap()
+                            .with_kernel(kernel)
+                            .with_boundary_eval(eval);
+                        let mut yg = g.upload(&y0).unwrap();
+                        dev.apply_affine(S::from_f64(0.5), &xg, S::from_f64(2.0), &mut yg)
+                            .unwrap();
+                        let e = rel_err(&g.to_host(&yg).unwrap(), &y, op.norm_bound().unwrap());
+                        assert!(
+                            e < 4.0 * tol::<S>(),
+                            "{} {f:?} 3d={three} coef={coef} {kernel:?} {eval:?}: {e}",
+                            S::NAME
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU; run by the GPU bundle"]
+fn affine_products_match_the_cpu_f64() {
+    affine::<f64>();
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU; run by the GPU bundle"]
+fn affine_products_match_the_cpu_f32() {
+    affine::<f32>();
+}
+
+fn source<S: RealScalar + DeviceElement>() {
+    let g = gpu();
+    let op = Stencil::<S>::laplacian(Dim::Three, 20, Boundary::Dirichlet).unwrap();
+    let dev = GpuStencil::new(&g, &op).unwrap();
+    // u in (0.05, 1.95): the source's useful range (it spans e^{-380} to e^{9.7}).
+    let x: Vec<S> = random_vec::<S>(8000, 31)
+        .into_iter()
+        .map(|v| S::from_f64(1.0 + 0.95 * v.as_f64()))
+        .collect();
+    let xg = g.upload(&x).unwrap();
+    for f in [Pointwise::Combustion, Pointwise::CombustionFast] {
+        let mut y = vec![S::zero(); x.len()];
+        f.apply(&x, &mut y).unwrap();
+        let mut yg = g.zeros::<S>(x.len()).unwrap();
+        dev.pointwise(f, &xg, &mut yg).unwrap();
+        let got = g.to_host(&yg).unwrap();
+        // Relative, point by point, with the source's condition number 20/u.
+        let eps = if S::NAME == "f32" { 1.2e-7 } else { 2.2e-16 };
+        let fast = if f == Pointwise::CombustionFast {
+            2e-7
+        } else {
+            0.0
+        };
+        for i in 0..x.len() {
+            let (a, b, u) = (got[i].as_f64(), y[i].as_f64(), x[i].as_f64());
+            let t = (8.0 * (1.0 + 20.0 / u) * eps + 2.0 * fast) * b.abs()
+                + f64::from(f32::MIN_POSITIVE);
+            assert!((a - b).abs() <= t, "{} {f:?} u = {u}: {a} vs {b}", S::NAME);
+        }
+    }
+    let mut bad = x.clone();
+    bad[4321] = S::from_f64(-0.01);
+    let bg = g.upload(&bad).unwrap();
+    let mut yg = g.zeros::<S>(x.len()).unwrap();
+    match dev.pointwise(Pointwise::Combustion, &bg, &mut yg) {
+        Err(matexp_core::Error::NonFinite { index, .. }) => assert_eq!(index, 4321),
+        other => panic!("expected NonFinite at 4321, got {other:?}"),
+    }
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU; run by the GPU bundle"]
+fn combustion_source_matches_the_cpu() {
+    source::<f64>();
+    source::<f32>();
+}
