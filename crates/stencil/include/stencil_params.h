@@ -42,6 +42,7 @@ extern "C" {
  *   step  (step == 1): y <- alpha * D * h^-2 * L x + beta * x, the (alpha A + beta I) x of
  *                      seed 003; when acc is not NULL also acc <- acc + coeff * y and the
  *                      per-block sums of squares of y into partials (the fused step)
+ * The naive kernel has no acc: its step form is the (alpha A + beta I) x product only.
  * x, y, acc, coef, b point at plane z0 (local slab); halo_lo / halo_hi are the planes
  * below and above the slab when another device owns them (NULL otherwise).
  */

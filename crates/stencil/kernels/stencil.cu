@@ -140,7 +140,10 @@ __device__ void naive(MxStencilParams p, const T *__restrict__ x, const T *__res
     lap -= T(2 * p.dim) * c;
     const T ax = product_at<T, BC, FN>(p, coef, b, o, ix, iy, iz, lap);
     const T alpha = (T)p.alpha, beta = (T)p.beta;
-    y[o] = p.beta == 0.0 ? alpha * ax : alpha * ax + beta * y[o];
+    if (p.step)
+        y[o] = alpha * ax + beta * c;
+    else
+        y[o] = p.beta == 0.0 ? alpha * ax : alpha * ax + beta * y[o];
 }
 
 template <typename T, int BC, bool FN>

@@ -162,6 +162,22 @@ fn affine<S: RealScalar + DeviceElement>() {
                         dev.apply_affine(S::from_f64(0.5), &xg, S::from_f64(2.0), &mut yg)
                             .unwrap();
                         let e = rel_err(&g.to_host(&yg).unwrap(), &y, op.norm_bound().unwrap());
+                        // α(Ax + b) + βx, Table I's product with inhomogeneous data.
+                        let mut z = vec![S::zero(); len];
+                        op.apply_affine(S::from_f64(0.5), &x, S::zero(), &mut z)
+                            .unwrap();
+                        for (zi, xi) in z.iter_mut().zip(&x) {
+                            *zi += S::from_f64(-1.5) * *xi;
+                        }
+                        let mut zg = g.zeros::<S>(len).unwrap();
+                        dev.apply_shifted_affine(S::from_f64(0.5), S::from_f64(-1.5), &xg, &mut zg)
+                            .unwrap();
+                        let ez = rel_err(&g.to_host(&zg).unwrap(), &z, op.norm_bound().unwrap());
+                        assert!(
+                            ez < 4.0 * tol::<S>(),
+                            "shifted affine {} {f:?} 3d={three} {kernel:?} {eval:?}: {ez}",
+                            S::NAME
+                        );
                         assert!(
                             e < 4.0 * tol::<S>(),
                             "{} {f:?} 3d={three} coef={coef} {kernel:?} {eval:?}: {e}",

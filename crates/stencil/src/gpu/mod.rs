@@ -147,7 +147,8 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
         })
     }
 
-    /// Selects the product kernel (the fused step always uses the optimized one).
+    /// Selects the product kernel (the fused step always uses the optimized one, which alone
+    /// accumulates and reduces).
     pub fn with_kernel(mut self, kernel: StencilKernel) -> Self {
         self.kernel = kernel;
         self
@@ -244,18 +245,20 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
         )
     }
 
-    /// Queues one product launch: `y ← α(Ax + b) + βy` (`b` only when `affine`).
+    /// Queues one product launch: `y ← α(Ax + b) + βy`, or with `shifted`
+    /// `y ← α(Ax + b) + βx`; `b` only when `affine`.
     fn launch_product(
         &self,
         kernel: StencilKernel,
         affine: bool,
+        shifted: bool,
         alpha: S,
         x: u64,
         beta: S,
         y: u64,
     ) -> Result<()> {
         let (v, bfun) = self.variant(affine);
-        let p = self.params(bfun, false, alpha, beta, S::zero());
+        let p = self.params(bfun, shifted, alpha, beta, S::zero());
         let coef = self.coef.as_ref().map_or(NULL, |c| c.device_ptr());
         let b = self.b.as_ref().map_or(NULL, |b| b.device_ptr());
         let n = self.op.grid().n() as u32;
@@ -294,7 +297,7 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
                     block: (MX_STENCIL_BX, MX_STENCIL_BY, 1),
                     shared_mem_bytes: 0,
                 };
-                // SAFETY: as above; acc and partials are not touched when step = 0.
+                // SAFETY: as above; with acc = partials = NULL the kernel writes y only.
                 unsafe {
                     self.device
                         .launch_builder(f)
@@ -336,6 +339,7 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
         self.launch_product(
             self.kernel,
             affine,
+            false,
             alpha,
             x.device_ptr(),
             beta,
@@ -343,7 +347,8 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
         )
     }
 
-    /// `y ← (α·A + β·I)·x` in one pass, with the configured kernel (Table I's product).
+    /// `y ← (α·A + β·I)·x` in one pass with the configured kernel: the product of seed
+    /// 003's Table I (the linear part of `A`).
     ///
     /// # Errors
     /// As [`GpuStencil::apply_affine`].
@@ -359,31 +364,44 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
     {
         self.check("GpuStencil::apply_shifted: x", x)?;
         self.check("GpuStencil::apply_shifted: y", y)?;
-        let (v, _) = self.variant(false);
-        let p = self.params(MX_BFUN_NONE, true, alpha, beta, S::zero());
-        let coef = self.coef.as_ref().map_or(NULL, |c| c.device_ptr());
-        let f = OPT[v].for_scalar::<S>(&self.device)?;
-        let (xp, yp) = (x.device_ptr(), y.device_ptr());
-        // SAFETY: as in launch_product; with acc = partials = NULL the step kernel writes
-        // y only.
-        unsafe {
-            self.device
-                .launch_builder(f)
-                .arg(&p)
-                .arg(&xp)
-                .arg(&NULL)
-                .arg(&NULL)
-                .arg(&coef)
-                .arg(&NULL)
-                .arg(&yp)
-                .arg(&NULL)
-                .arg(&NULL)
-                .launch(LaunchConfig {
-                    grid: self.opt_grid(),
-                    block: (MX_STENCIL_BX, MX_STENCIL_BY, 1),
-                    shared_mem_bytes: 0,
-                })
-        }
+        self.launch_product(
+            self.kernel,
+            false,
+            true,
+            alpha,
+            x.device_ptr(),
+            beta,
+            y.device_ptr(),
+        )
+    }
+
+    /// `y ← α·(A·x + b) + β·x` in one pass: Table I's product with inhomogeneous boundaries
+    /// (`b` from [`BoundaryEval`]; `b = 0` for a linear problem).
+    ///
+    /// # Errors
+    /// As [`GpuStencil::apply_affine`].
+    pub fn apply_shifted_affine(
+        &self,
+        alpha: S,
+        beta: S,
+        x: &GpuVector<S>,
+        y: &mut GpuVector<S>,
+    ) -> Result<()>
+    where
+        S: matexp_core::Scalar,
+    {
+        self.check("GpuStencil::apply_shifted_affine: x", x)?;
+        self.check("GpuStencil::apply_shifted_affine: y", y)?;
+        let affine = self.op.affine_term().is_some();
+        self.launch_product(
+            self.kernel,
+            affine,
+            true,
+            alpha,
+            x.device_ptr(),
+            beta,
+            y.device_ptr(),
+        )
     }
 
     fn scratch(&self) -> Result<std::sync::MutexGuard<'_, Option<Scratch>>> {
@@ -574,6 +592,7 @@ impl<S: RealScalar + DeviceElement> LinearOperator<GpuBackend, S> for GpuStencil
         self.check("GpuStencil::apply: y", y)?;
         self.launch_product(
             self.kernel,
+            false,
             false,
             alpha,
             x.device_ptr(),
