@@ -1,4 +1,5 @@
-//! GPU kernels against the CPU, on fresh random inputs, for every scalar type.
+//! GPU kernels against the CPU, on seeded random inputs, for every scalar type. The seed is
+//! printed; `MATEXP_TEST_SEED=<seed>` replays a logged run.
 //!
 //! Every test needs a CUDA GPU and is ignored elsewhere; the GPU bundle
 //! (`cargo xtask bundle`) runs them on a GPU host with `--include-ignored`. References are
@@ -11,11 +12,8 @@ use matexp_gpu::{
     GpuBackend, GpuCsr, GpuIndex, GpuPattern, GpuVector, MultiGpuBackend, MultiGpuCsr, SpmvKernel,
     device_count,
 };
-use rand::{Rng, SeedableRng};
-
+use rand::Rng;
 use rand_chacha::ChaCha8Rng;
-
-const NEEDS_GPU: &str = "needs a CUDA GPU; run by the GPU bundle";
 
 fn gpu() -> GpuBackend {
     let g = GpuBackend::new(0).expect("a CUDA device");
@@ -23,15 +21,9 @@ fn gpu() -> GpuBackend {
     g
 }
 
+/// The test's input stream: one per tag, all derived from the printed test seed.
 fn rng(tag: u64) -> ChaCha8Rng {
-    // Fresh inputs on every run, reproducible from the printed seed.
-    let seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(1)
-        ^ tag.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    eprintln!("seed {seed:#x} (tag {tag})");
-    ChaCha8Rng::seed_from_u64(seed)
+    matexp_testkit::rng(&format!("matexp-gpu kernels {tag}"))
 }
 
 fn rand_scalar<S: Scalar>(r: &mut impl Rng) -> S {
@@ -185,7 +177,6 @@ fn reduction_case<S: Scalar>(g: &GpuBackend, r: &mut impl Rng, n: usize) {
 #[test]
 #[ignore = "needs a CUDA GPU; run by the GPU bundle"]
 fn blas1_and_reductions_match_cpu_for_every_scalar() {
-    let _ = NEEDS_GPU;
     let g = gpu();
     let mut r = rng(1);
     for n in [0usize, 1, 31, 1000, (1 << 20) + 3] {

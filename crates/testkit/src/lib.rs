@@ -8,6 +8,8 @@
 //! * [`SplitMix64`]: the counter-based mixer, for inputs that must be a pure function of an
 //!   index.
 //! * [`rel_err`], [`rel_err_c64`]: ‖a − b‖₂ / ‖b‖₂ in double precision.
+//! * [`import_cycles`]: cycles among the modules of a crate (the workspace's crates are
+//!   checked by this crate's test `module_imports_have_no_cycle`).
 //!
 //! ```
 //! use rand::Rng;
@@ -17,7 +19,9 @@
 //! ```
 
 mod error;
+mod modules;
 mod seed;
 
 pub use error::{rel_err, rel_err_c64};
+pub use modules::import_cycles;
 pub use seed::{SEED_VAR, SplitMix64, rng, seed};

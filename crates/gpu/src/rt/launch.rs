@@ -30,8 +30,9 @@
 
 use super::device::Device;
 use super::driver::driver_error;
+use super::memory::{DeviceBuffer, DeviceElement, DeviceSlice};
 use super::module::Function;
-use cudarc::driver::result;
+use cudarc::driver::{result, sys};
 use matexp_core::{Error, Result};
 use std::ffi::c_void;
 use std::marker::PhantomData;
@@ -75,6 +76,20 @@ pub unsafe trait KernelArg {
 unsafe impl<T: KernelParam> KernelArg for T {
     fn param_ptr(&self) -> *mut c_void {
         self as *const T as *mut c_void
+    }
+}
+
+// SAFETY: the parameter is the device address stored in the buffer (a `CUdeviceptr`).
+unsafe impl<T: DeviceElement> KernelArg for DeviceBuffer<T> {
+    fn param_ptr(&self) -> *mut c_void {
+        self.address() as *const sys::CUdeviceptr as *mut c_void
+    }
+}
+
+// SAFETY: as for buffers.
+unsafe impl<T: DeviceElement> KernelArg for DeviceSlice<'_, T> {
+    fn param_ptr(&self) -> *mut c_void {
+        self.address() as *const sys::CUdeviceptr as *mut c_void
     }
 }
 

@@ -11,7 +11,6 @@
 
 use super::device::Device;
 use super::driver::{check, check_raw};
-use super::launch::KernelArg;
 use cudarc::driver::{result, sys};
 use matexp_core::{Error, Result, check_dim};
 use std::ffi::c_void;
@@ -126,6 +125,11 @@ impl<T: DeviceElement> DeviceBuffer<T> {
     /// Raw device address of the first element.
     pub fn device_ptr(&self) -> sys::CUdeviceptr {
         self.ptr
+    }
+
+    /// Where the buffer's device address is stored (a kernel parameter points here).
+    pub(crate) fn address(&self) -> &sys::CUdeviceptr {
+        &self.ptr
     }
 
     /// Raw device address of element `i` (one past the end allowed).
@@ -351,23 +355,14 @@ impl<T: DeviceElement> DeviceSlice<'_, T> {
         self.ptr
     }
 
+    /// Where the range's device address is stored (a kernel parameter points here).
+    pub(crate) fn address(&self) -> &sys::CUdeviceptr {
+        &self.ptr
+    }
+
     /// The owning device.
     pub fn device(&self) -> &Arc<Device> {
         self.device
-    }
-}
-
-// SAFETY: the parameter is the device address stored in the buffer (a `CUdeviceptr`).
-unsafe impl<T: DeviceElement> KernelArg for DeviceBuffer<T> {
-    fn param_ptr(&self) -> *mut c_void {
-        &self.ptr as *const sys::CUdeviceptr as *mut c_void
-    }
-}
-
-// SAFETY: as for buffers.
-unsafe impl<T: DeviceElement> KernelArg for DeviceSlice<'_, T> {
-    fn param_ptr(&self) -> *mut c_void {
-        &self.ptr as *const sys::CUdeviceptr as *mut c_void
     }
 }
 

@@ -2,7 +2,7 @@
 //! PTX modules and typed launches. It knows no kernel of its own; every crate (this one's
 //! [`kernels`](crate::kernels) included) brings its PTX through [`PtxModule`] and [`Kernel`].
 //!
-//! Layers inside: `driver` → `device` → `memory`, `event`, `scalar` → `module` → `launch`.
+//! Layers inside: `driver` → `device` → `memory`, `event` → `scalar` → `module` → `launch`.
 
 mod device;
 pub(crate) mod driver;
