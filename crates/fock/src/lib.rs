@@ -38,6 +38,8 @@
 mod apply;
 pub mod basis;
 mod csr;
+#[cfg(feature = "gpu")]
+pub mod gpu;
 mod model;
 mod observables;
 mod packed;

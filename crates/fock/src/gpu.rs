@@ -1,0 +1,471 @@
+//! The Bose–Hubbard Hamiltonian on one NVIDIA GPU (feature `gpu`): the kernels of
+//! `kernels/fock.cu`, loaded through `matexp-gpu`'s public kernel API.
+//!
+//! One thread per row in a grid-stride loop with 64-bit indices. The table `D(r, s)` and the
+//! couplings at the product's time (evaluated on the host, uploaded only when they change)
+//! are staged in shared memory. The occupations of a row come from one of three
+//! [`GpuLookup`]s:
+//!
+//! | lookup | occupations | hop column | device memory besides x, y |
+//! | --- | --- | --- | --- |
+//! | [`GpuLookup::DeltaUnrank`] | unranked on the fly (`O(N + M)` shared-memory look-ups) | Δ table, O(1) | `O(N·M)` |
+//! | [`GpuLookup::DeltaPacked`] | packed table (4 or 8 bits per site, coalesced) | Δ table, O(1) | `8·D·⌈M·bits/64⌉` bytes |
+//! | [`GpuLookup::SearchPacked`] | packed table | binary search of the hopped key, `O(log D)` | `8·D` bytes (`M·bits ≤ 64`) |
+//!
+//! The last is the Zhang–Dong lookup the seed measures its Δ method against. Bytes floor of a
+//! product: `x` read once, `y` written (and read when `β ≠ 0`), plus the packed table where
+//! one is used; the neighbours `x[i ± Δ]` are reused from cache when the Δ strides are short.
+//!
+//! Only `c32` and `c64` are instantiated (the model's state is complex).
+
+use crate::model::{BoseHubbard, Boundary, Coefficients};
+use crate::packed::PackedStates;
+use matexp_core::{
+    Backend, Error, LinearOperator, Result, Scalar, SpectralBounds, TimeDependentOperator, c32,
+    c64, check_dim,
+};
+use matexp_gpu::rt::{Device, DeviceBuffer, Kernel, LaunchConfig, PtxModule};
+use matexp_gpu::{GpuBackend, GpuVector};
+use std::sync::{Arc, Mutex};
+
+static FOCK_PTX: PtxModule = PtxModule::new("fock", include_str!("../ptx/fock.ptx"));
+static HX_DELTA_PACKED: Kernel = Kernel::new(&FOCK_PTX, "fock_hx_delta_packed");
+static HX_DELTA_UNRANK: Kernel = Kernel::new(&FOCK_PTX, "fock_hx_delta_unrank");
+static HX_SEARCH_PACKED: Kernel = Kernel::new(&FOCK_PTX, "fock_hx_search_packed");
+static RK_STAGE: Kernel = Kernel::new(&FOCK_PTX, "fock_rk_stage");
+static DENSITIES: Kernel = Kernel::new(&FOCK_PTX, "fock_densities");
+
+/// Threads per block of the Fock kernels.
+const BLOCK: u32 = 256;
+/// Dynamic shared memory a launch may use without opting in.
+const SHARED_LIMIT: usize = 48 * 1024;
+
+/// How the GPU product finds the occupations of a row and the columns of its hops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GpuLookup {
+    /// Unrank every row on the fly, hops by the Δ table: no state table.
+    DeltaUnrank,
+    /// Occupations from the packed state table, hops by the Δ table (the seed's kernel).
+    DeltaPacked,
+    /// Occupations from the packed table, hops by binary search of the packed keys.
+    SearchPacked,
+}
+
+/// The couplings uploaded last, so that a time-independent model uploads once.
+#[derive(Debug)]
+struct CoeffCache {
+    host: Vec<f64>,
+    c64: DeviceBuffer<f64>,
+    c32: DeviceBuffer<f32>,
+}
+
+/// [`BoseHubbard`] on one GPU: a [`TimeDependentOperator`] on [`GpuBackend`] for `c32` and
+/// `c64` (the couplings are evaluated by the host at each product's time).
+#[derive(Debug)]
+pub struct GpuBoseHubbard {
+    model: BoseHubbard,
+    device: Arc<Device>,
+    lookup: GpuLookup,
+    table: DeviceBuffer<u64>,
+    keys: Option<DeviceBuffer<u64>>,
+    words: u32,
+    bits: u32,
+    coeffs: Mutex<CoeffCache>,
+}
+
+impl GpuBoseHubbard {
+    /// Uploads `model`'s tables (and the packed states for the packed lookups) to the GPU of
+    /// `backend`.
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] when the tables exceed the shared memory of a block (48 KiB:
+    /// `(N+1)(M+1)` 8-byte entries plus the couplings) or the search lookup needs more than one
+    /// word per state; errors of the packed table ([`PackedStates::new`]) and of the device.
+    pub fn new(backend: &GpuBackend, model: &BoseHubbard, lookup: GpuLookup) -> Result<Self> {
+        let device = backend.device().clone();
+        let basis = model.basis();
+        let shared = shared_bytes::<f64>(model);
+        if shared > SHARED_LIMIT {
+            return Err(Error::Unsupported(format!(
+                "the GPU product stages {shared} bytes of tables in shared memory, more than \
+                 {SHARED_LIMIT}: N = {} and M = {} are too large",
+                basis.particles(),
+                basis.sites()
+            )));
+        }
+        let (keys, words, bits) = match lookup {
+            GpuLookup::DeltaUnrank => (None, 0, 0),
+            GpuLookup::DeltaPacked | GpuLookup::SearchPacked => {
+                let p = PackedStates::new(basis)?;
+                if lookup == GpuLookup::SearchPacked && p.words_per_state() != 1 {
+                    return Err(Error::Unsupported(format!(
+                        "the search lookup needs M·bits ≤ 64 (M = {}, {} bits per site)",
+                        basis.sites(),
+                        p.bits().bits()
+                    )));
+                }
+                let w = p.words_per_state() as u32;
+                let b = p.bits().bits();
+                (Some(DeviceBuffer::from_host(&device, p.words())?), w, b)
+            }
+        };
+        let ncoef = model.bonds() + 2 * basis.sites() as usize + basis.particles() as usize + 2;
+        Ok(GpuBoseHubbard {
+            model: model.clone(),
+            table: DeviceBuffer::from_host(&device, basis.table())?,
+            keys,
+            words,
+            bits,
+            lookup,
+            coeffs: Mutex::new(CoeffCache {
+                host: Vec::new(),
+                c64: DeviceBuffer::zeros(&device, ncoef)?,
+                c32: DeviceBuffer::zeros(&device, ncoef)?,
+            }),
+            device,
+        })
+    }
+
+    /// The model.
+    pub fn model(&self) -> &BoseHubbard {
+        &self.model
+    }
+
+    /// The lookup in use.
+    pub fn lookup(&self) -> GpuLookup {
+        self.lookup
+    }
+
+    /// Device memory held by the operator (tables and packed states), in bytes.
+    pub fn bytes(&self) -> usize {
+        self.table.bytes() + self.keys.as_ref().map_or(0, DeviceBuffer::bytes)
+    }
+
+    /// Bytes a product moves at least: `x` read, `y` written (and read when `β ≠ 0`), the
+    /// packed table where one is used. The floor of the time per product is this over the
+    /// copy bandwidth.
+    pub fn bytes_floor<S: Scalar>(&self, beta_nonzero: bool) -> usize {
+        let d = self.model.basis().dim() as usize;
+        let vecs = if beta_nonzero { 3 } else { 2 };
+        d * vecs * std::mem::size_of::<S>() + self.keys.as_ref().map_or(0, DeviceBuffer::bytes)
+    }
+
+    /// Packs the couplings as the kernels read them: `[−J (bonds), V (M), U/2 (M), √k (N+2)]`,
+    /// and uploads them if they changed. Returns the device address of the `R` copy.
+    fn coefficients<S: Scalar>(&self, c: &Coefficients) -> Result<u64> {
+        let mut host: Vec<f64> = c.hopping.iter().map(|j| -j).collect();
+        host.extend_from_slice(&c.potential);
+        host.extend(c.interaction.iter().map(|u| 0.5 * u));
+        host.extend_from_slice(self.model.sqrt_table());
+        let mut cache = self
+            .coeffs
+            .lock()
+            .map_err(|_| Error::Device("Fock coefficient cache poisoned".into()))?;
+        if cache.host != host {
+            cache.c64.upload(&host)?;
+            let single: Vec<f32> = host.iter().map(|&v| v as f32).collect();
+            cache.c32.upload(&single)?;
+            cache.host = host;
+        }
+        Ok(if S::NAME == "c32" {
+            cache.c32.device_ptr()
+        } else {
+            cache.c64.device_ptr()
+        })
+    }
+
+    fn check_scalar<S: Scalar>() -> Result<()> {
+        if S::NAME == "c32" || S::NAME == "c64" {
+            Ok(())
+        } else {
+            Err(Error::Unsupported(format!(
+                "the GPU Bose–Hubbard product is instantiated for c32 and c64, not {}",
+                S::NAME
+            )))
+        }
+    }
+
+    fn config<S: Scalar>(&self, with_coeffs: bool) -> LaunchConfig {
+        let d = self.model.basis().dim() as usize;
+        let mut cfg = LaunchConfig::grid_stride(&self.device, d, BLOCK);
+        cfg.shared_mem_bytes = if with_coeffs {
+            if S::NAME == "c32" {
+                shared_bytes::<f32>(&self.model)
+            } else {
+                shared_bytes::<f64>(&self.model)
+            }
+        } else {
+            table_bytes(&self.model) + 8 * self.model.basis().sites() as usize
+        } as u32;
+        cfg
+    }
+
+    /// `y ← α·H(t)·x + β·y` with the couplings `c`.
+    fn product<S: Scalar>(
+        &self,
+        c: &Coefficients,
+        alpha: S,
+        x: &GpuVector<S>,
+        beta: S,
+        y: &mut GpuVector<S>,
+    ) -> Result<()> {
+        Self::check_scalar::<S>()?;
+        let basis = self.model.basis();
+        let d = basis.len()?;
+        check_dim("GPU Bose–Hubbard product: x length", d, x.len())?;
+        check_dim("GPU Bose–Hubbard product: y length", d, y.len())?;
+        let coeffs = self.coefficients::<S>(c)?;
+        let kernel = match self.lookup {
+            GpuLookup::DeltaPacked => &HX_DELTA_PACKED,
+            GpuLookup::DeltaUnrank => &HX_DELTA_UNRANK,
+            GpuLookup::SearchPacked => &HX_SEARCH_PACKED,
+        };
+        let f = kernel.for_scalar::<S>(&self.device)?;
+        let (dim, n, m) = (basis.dim(), basis.particles(), basis.sites());
+        let periodic = u32::from(self.model.boundary() == Boundary::Periodic);
+        let table = self.table.device_ptr();
+        let keys = self.keys.as_ref().map_or(0u64, DeviceBuffer::device_ptr);
+        let (xp, yp) = (x.device_ptr(), y.device_ptr());
+        let cfg = self.config::<S>(true);
+        let (a, b) = (alpha.to_c64(), beta.to_c64());
+        let (a32, b32) = (narrow(a), narrow(b));
+        let single = S::NAME == "c32";
+        // SAFETY: the signature is fock_hx_<variant>_<S>(u64 dim, u32 n, u32 m, u32 periodic,
+        // const u64 *table, const R *coeffs, const u64 *keys, u32 wps, u32 bits, C alpha,
+        // const C *x, C beta, C *y); the table holds (N+1)(M+1) entries, the coefficients
+        // bonds + 2M + N + 2, the keys D·wps words (unused by the unranking variant), x and y
+        // D elements of the scalar the kernel is instantiated for (c32 or c64 checked above;
+        // `Complex<R>` has the layout of float2/double2).
+        unsafe {
+            let mut l = self.device.launch_builder(f);
+            l.arg(&dim)
+                .arg(&n)
+                .arg(&m)
+                .arg(&periodic)
+                .arg(&table)
+                .arg(&coeffs)
+                .arg(&keys)
+                .arg(&self.words)
+                .arg(&self.bits);
+            if single {
+                l.arg(&a32).arg(&xp).arg(&b32).arg(&yp);
+            } else {
+                l.arg(&a).arg(&xp).arg(&b).arg(&yp);
+            }
+            l.launch(cfg)
+        }
+    }
+
+    /// One fused Runge–Kutta stage (the seed's listing A.5) at time `t`: with
+    /// `s = γ·H(t)·x`, `acc ← acc + w·s` (skipped when `w = 0`) and, when `next` is given,
+    /// `next ← base + c·s`. One pass over memory instead of a product and two `axpby`.
+    ///
+    /// # Errors
+    /// As the product; [`Error::DimensionMismatch`] for wrong lengths.
+    #[allow(clippy::too_many_arguments)]
+    pub fn rk_stage<S: Scalar>(
+        &self,
+        t: f64,
+        gamma: S,
+        x: &GpuVector<S>,
+        w: f64,
+        acc: &mut GpuVector<S>,
+        c: f64,
+        base_next: Option<(&GpuVector<S>, &mut GpuVector<S>)>,
+    ) -> Result<()> {
+        Self::check_scalar::<S>()?;
+        let coeffs = self.model.coefficients_at(t)?;
+        let basis = self.model.basis();
+        let d = basis.len()?;
+        check_dim("Fock RK stage: x length", d, x.len())?;
+        check_dim("Fock RK stage: acc length", d, acc.len())?;
+        let (base, next) = match base_next {
+            Some((b, n)) => {
+                check_dim("Fock RK stage: base length", d, b.len())?;
+                check_dim("Fock RK stage: next length", d, n.len())?;
+                (b.device_ptr(), n.device_ptr())
+            }
+            None => (0, 0),
+        };
+        let cp = self.coefficients::<S>(&coeffs)?;
+        let f = RK_STAGE.for_scalar::<S>(&self.device)?;
+        let (dim, n, m) = (basis.dim(), basis.particles(), basis.sites());
+        let periodic = u32::from(self.model.boundary() == Boundary::Periodic);
+        let table = self.table.device_ptr();
+        let (xp, ap) = (x.device_ptr(), acc.device_ptr());
+        let cfg = self.config::<S>(true);
+        let single = S::NAME == "c32";
+        let (w32, c_32) = (w as f32, c as f32);
+        let g = gamma.to_c64();
+        let g32 = narrow(g);
+        // SAFETY: fock_rk_stage_<S>(u64 dim, u32 n, u32 m, u32 periodic, const u64 *table,
+        // const R *coeffs, C gamma, const C *x, R w, C *acc, R c, const C *base, C *next);
+        // lengths checked above; `next` null skips the second output; R is f32 for c32.
+        unsafe {
+            let mut l = self.device.launch_builder(f);
+            l.arg(&dim)
+                .arg(&n)
+                .arg(&m)
+                .arg(&periodic)
+                .arg(&table)
+                .arg(&cp);
+            if single {
+                l.arg(&g32);
+            } else {
+                l.arg(&g);
+            }
+            l.arg(&xp);
+            if single {
+                l.arg(&w32);
+            } else {
+                l.arg(&w);
+            }
+            l.arg(&ap);
+            if single {
+                l.arg(&c_32);
+            } else {
+                l.arg(&c);
+            }
+            l.arg(&base).arg(&next).launch(cfg)
+        }
+    }
+
+    /// Site densities `⟨n_k⟩ = Σ_i |ψ_i|² n_k(i)` on the GPU (unranking each row; double
+    /// precision partial sums per block, finished on the host).
+    ///
+    /// # Errors
+    /// As the product.
+    pub fn site_densities<S: Scalar>(&self, psi: &GpuVector<S>) -> Result<Vec<f64>> {
+        Self::check_scalar::<S>()?;
+        let basis = self.model.basis();
+        check_dim("GPU site densities: state length", basis.len()?, psi.len())?;
+        let cfg = self.config::<S>(false);
+        let m = basis.sites() as usize;
+        let partial = DeviceBuffer::<f64>::zeros(&self.device, cfg.grid.0 as usize * m)?;
+        let f = DENSITIES.for_scalar::<S>(&self.device)?;
+        let (dim, n, mm) = (basis.dim(), basis.particles(), basis.sites());
+        let (table, pp, out) = (
+            self.table.device_ptr(),
+            psi.device_ptr(),
+            partial.device_ptr(),
+        );
+        // SAFETY: fock_densities_<S>(u64 dim, u32 n, u32 m, const u64 *table, const C *psi,
+        // double *partial) writes grid·m partial sums.
+        unsafe {
+            self.device
+                .launch_builder(f)
+                .arg(&dim)
+                .arg(&n)
+                .arg(&mm)
+                .arg(&table)
+                .arg(&pp)
+                .arg(&out)
+                .launch(cfg)?;
+        }
+        let host = partial.to_vec()?;
+        let mut sums = vec![0.0; m];
+        for block in host.chunks(m) {
+            for k in 0..m {
+                sums[k] += block[k];
+            }
+        }
+        Ok(sums)
+    }
+}
+
+fn narrow(z: c64) -> c32 {
+    c32::new(z.re as f32, z.im as f32)
+}
+
+fn table_bytes(model: &BoseHubbard) -> usize {
+    model.basis().table().len() * 8
+}
+
+fn shared_bytes<R>(model: &BoseHubbard) -> usize {
+    let b = model.basis();
+    let ncoef = model.bonds() + 2 * b.sites() as usize + b.particles() as usize + 2;
+    table_bytes(model) + ncoef * std::mem::size_of::<R>()
+}
+
+impl<S: Scalar> TimeDependentOperator<GpuBackend, S> for GpuBoseHubbard {
+    fn nrows(&self) -> usize {
+        self.model.basis().dim() as usize
+    }
+    fn ncols(&self) -> usize {
+        self.model.basis().dim() as usize
+    }
+    fn apply_at(
+        &self,
+        _: &GpuBackend,
+        t: f64,
+        alpha: S,
+        x: &<GpuBackend as Backend>::Vector<S>,
+        beta: S,
+        y: &mut <GpuBackend as Backend>::Vector<S>,
+    ) -> Result<()> {
+        let c = self.model.coefficients_at(t)?;
+        self.product(&c, alpha, x, beta, y)
+    }
+    fn spectral_bounds_at(&self, t: f64) -> Option<SpectralBounds> {
+        self.model
+            .spectral_bounds_with(&self.model.coefficients_at(t).ok()?)
+    }
+    fn norm_bound_at(&self, t: f64) -> Option<f64> {
+        Some(
+            self.model
+                .norm_bound_with(&self.model.coefficients_at(t).ok()?),
+        )
+    }
+    fn is_hermitian(&self) -> bool {
+        true
+    }
+}
+
+/// [`GpuBoseHubbard`] frozen at one time: a [`LinearOperator`] on the GPU (for the `f(tA)v`
+/// solvers).
+#[derive(Debug)]
+pub struct FrozenGpuBoseHubbard<'a> {
+    op: &'a GpuBoseHubbard,
+    coeffs: Coefficients,
+}
+
+impl GpuBoseHubbard {
+    /// The operator frozen at time `t`.
+    ///
+    /// # Errors
+    /// Non-finite couplings at `t`.
+    pub fn at(&self, t: f64) -> Result<FrozenGpuBoseHubbard<'_>> {
+        Ok(FrozenGpuBoseHubbard {
+            op: self,
+            coeffs: self.model.coefficients_at(t)?,
+        })
+    }
+}
+
+impl<S: Scalar> LinearOperator<GpuBackend, S> for FrozenGpuBoseHubbard<'_> {
+    fn nrows(&self) -> usize {
+        self.op.model.basis().dim() as usize
+    }
+    fn ncols(&self) -> usize {
+        self.op.model.basis().dim() as usize
+    }
+    fn apply(
+        &self,
+        _: &GpuBackend,
+        alpha: S,
+        x: &GpuVector<S>,
+        beta: S,
+        y: &mut GpuVector<S>,
+    ) -> Result<()> {
+        self.op.product(&self.coeffs, alpha, x, beta, y)
+    }
+    fn spectral_bounds(&self) -> Option<SpectralBounds> {
+        self.op.model.spectral_bounds_with(&self.coeffs)
+    }
+    fn norm_bound(&self) -> Option<f64> {
+        Some(self.op.model.norm_bound_with(&self.coeffs))
+    }
+    fn is_hermitian(&self) -> bool {
+        true
+    }
+}
