@@ -73,10 +73,15 @@ pub trait DenseBackend<S: Scalar> {
 pub struct Counting<B> {
     /// The wrapped backend.
     pub inner: B,
-    /// Matrix products since the last reset.
+    /// Matrix–matrix products (output with more than one row and column) since the last
+    /// reset: what the product-count formulas count.
     pub gemms: usize,
+    /// Products with a one-row or one-column output (the norm estimator's probes).
+    pub thin: usize,
     /// `O(n²)` operations (axpy, add-identity, scale, zero, copy) since the last reset.
     pub level2: usize,
+    /// Matrices allocated (`zeros`, `upload`) since the last reset.
+    pub allocations: usize,
 }
 
 impl<B> Counting<B> {
@@ -85,13 +90,17 @@ impl<B> Counting<B> {
         Counting {
             inner,
             gemms: 0,
+            thin: 0,
             level2: 0,
+            allocations: 0,
         }
     }
     /// Sets the counters to zero.
     pub fn reset(&mut self) {
         self.gemms = 0;
+        self.thin = 0;
         self.level2 = 0;
+        self.allocations = 0;
     }
 }
 
@@ -101,9 +110,11 @@ impl<S: Scalar, B: DenseBackend<S>> DenseBackend<S> for Counting<B> {
         self.inner.name()
     }
     fn zeros(&mut self, nrows: usize, ncols: usize) -> Result<Self::Mat> {
+        self.allocations += 1;
         self.inner.zeros(nrows, ncols)
     }
     fn upload(&mut self, m: &Matrix<S>) -> Result<Self::Mat> {
+        self.allocations += 1;
         self.inner.upload(m)
     }
     fn download(&mut self, a: &Self::Mat) -> Result<Matrix<S>> {
@@ -120,7 +131,12 @@ impl<S: Scalar, B: DenseBackend<S>> DenseBackend<S> for Counting<B> {
         beta: S,
         c: &mut Self::Mat,
     ) -> Result<()> {
-        self.gemms += 1;
+        let (m, n) = self.inner.shape(c);
+        if m > 1 && n > 1 {
+            self.gemms += 1;
+        } else {
+            self.thin += 1;
+        }
         self.inner.gemm(alpha, a, b, beta, c)
     }
     fn axpy(&mut self, alpha: S, x: &Self::Mat, y: &mut Self::Mat) -> Result<()> {

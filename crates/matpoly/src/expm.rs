@@ -6,9 +6,13 @@
 //! largest θ with `Σ_{k>m} |c_k| θ^{k−1} ≤ u` for `Σ c_k x^k = log(e^{−x}T_m(x))`
 //! (Al-Mohy & Higham, SIAM J. Sci. Comput. 33 (2011) 488–511, §3 and Table 3.1; the values
 //! in [`THETA`] are recomputed in 60-digit arithmetic by `fixtures/matpoly/expm_reference.py`).
-//! With `α = max(‖A²‖^{1/2}, (‖A‖‖A²‖)^{1/3}) ≥ max(d₂, d₃)`, `d_k = ‖A^k‖^{1/k}`, the bound
-//! holds by their Theorem 4.2 with `p = 2` (valid for every `m ≥ 1`), and `α ≤ ‖A‖` — much
-//! smaller for nonnormal matrices, which avoids the overscaling of a plain `‖A‖` bound.
+//! The size measure is `α_p = max(d_p, d_{p+1})`, `d_k = ‖A^k‖₁^{1/k}`, which degree `m` may
+//! use when `p(p−1) ≤ m+1` (their Theorem 4.2; `α_p ≤ ‖A‖`, much smaller for nonnormal
+//! matrices, which avoids the overscaling of a plain `‖A‖` bound and the loss of accuracy
+//! in the squarings that comes with it). `d₁`, `d₂` are exact (`A²` is formed anyway);
+//! `α₂` first uses the rigorous bound `d₃ ≤ (‖A‖‖A²‖)^{1/3}`, and only if that asks for
+//! scaling are `d₃ … d₇` estimated by the 1-norm estimator of `crate::normest` (thin
+//! products only, `O(n²)` each), as Al-Mohy & Higham's `expm` and `expmv` do.
 //!
 //! The degree is chosen among the cheapest evaluations of each degree: Paterson–Stockmeyer
 //! for `m ∈ {2, 4, 9, 12, 16, 20, 25, 30}` (1, 2, 4, 5, 6, 7, 8, 9 products) and the
@@ -87,7 +91,8 @@ pub struct ExpmReport {
     pub evaluation: TaylorEvaluation,
     /// `‖A‖₁`.
     pub norm1: f64,
-    /// The bound `α ≥ max(d₂, d₃)` the degree was chosen by.
+    /// `α₂ = max(d₂, d₃)`, `d_k = ‖A^k‖₁^{1/k}` (`d₃` estimated or bounded): the size the
+    /// degree and scaling were chosen for (with the `α_p`, `p ≤ 6`, when scaling is needed).
     pub alpha: f64,
 }
 
@@ -105,11 +110,19 @@ fn candidates() -> Vec<(usize, usize, TaylorEvaluation)> {
     c
 }
 
-/// The cheapest `(m, s, evaluation, products before squaring)` for the bound `alpha`.
-fn choose(alpha: f64) -> (usize, u32, TaylorEvaluation, usize) {
+/// The cheapest `(m, s, evaluation, products before squaring)` given `alpha[p − 2] = α_p`
+/// for `p = 2, 3, …`: degree `m` may use `α_p` when `p(p − 1) ≤ m + 1`
+/// (Al-Mohy & Higham 2011, Theorem 4.2 and eq. (3.11)).
+fn choose(alpha: &[f64]) -> (usize, u32, TaylorEvaluation, usize) {
     let mut best: Option<(usize, u32, TaylorEvaluation, usize)> = None;
     for (m, p, ev) in candidates() {
-        let ratio = alpha / THETA[m - 1];
+        let a = alpha
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| (i + 2) * (i + 1) <= m + 1)
+            .map(|(_, &a)| a)
+            .fold(f64::INFINITY, f64::min);
+        let ratio = a / THETA[m - 1];
         let s = if ratio <= 1.0 {
             0
         } else {
@@ -128,6 +141,9 @@ fn choose(alpha: f64) -> (usize, u32, TaylorEvaluation, usize) {
     }
     best.unwrap_or((30, 0, TaylorEvaluation::PatersonStockmeyer { block: 5 }, 9))
 }
+
+/// Largest `p` whose `α_p` any candidate degree may use: `p(p − 1) ≤ 31`.
+const P_MAX: usize = 6;
 
 fn inv_factorials<S: Scalar>(m: usize) -> Vec<S> {
     let mut f = 1.0f64;
@@ -197,13 +213,31 @@ impl<S: Scalar, B: DenseBackend<S>> Evaluator<S, B> {
         let norm2 = self.be.norm_one(&self.pows[1])?;
         // ‖A²‖ overflows only for ‖A‖ beyond 1e154, where e^A overflows too unless A is
         // very nonnormal; fall back to the plain norm and form X² again after scaling.
-        let (alpha, reuse_square) = if norm2.is_finite() {
-            let d3 = ((norm1.ln() + norm2.max(f64::MIN_POSITIVE).ln()) / 3.0).exp();
-            (norm1.min(norm2.sqrt().max(d3)), true)
+        let reuse_square = norm2.is_finite();
+        let (alpha, alphas) = if reuse_square {
+            // d_k = ‖A^k‖^{1/k}: d₁, d₂ exact; d₃ bounded by (‖A‖‖A²‖)^{1/3}.
+            let mut d = vec![norm1, norm2.sqrt()];
+            let d3_bound = ((norm1.ln() + norm2.max(f64::MIN_POSITIVE).ln()) / 3.0).exp();
+            let bound_alpha = norm1.min(d[1].max(d3_bound));
+            let mut alphas = vec![bound_alpha];
+            if choose(&alphas).1 > 0 {
+                // Scaling is needed: sharpen with estimated d₃ … d₇ (lower bounds, as in
+                // Al-Mohy & Higham's expm and expmv), which cuts squarings for nonnormal A.
+                for k in 3..=P_MAX + 1 {
+                    let est = crate::normest::norm1_power(&mut self.be, a, k)?;
+                    if !est.is_finite() {
+                        return Err(non_finite("expm: powers of the input matrix", est));
+                    }
+                    d.push(est.powf(1.0 / k as f64));
+                }
+                alphas = (2..=P_MAX).map(|p| d[p - 1].max(d[p])).collect();
+                alphas[0] = alphas[0].min(bound_alpha);
+            }
+            (alphas[0], alphas)
         } else {
-            (norm1, false)
+            (norm1, vec![norm1])
         };
-        let (degree, s, evaluation, poly_products) = choose(alpha);
+        let (degree, s, evaluation, poly_products) = choose(&alphas);
         let scale = 0.5f64.powi(s as i32);
         self.be.scale(S::from_f64(scale), &mut self.pows[0])?;
         if reuse_square {
@@ -361,12 +395,15 @@ mod tests {
     #[test]
     fn degree_choice_is_cheapest() {
         // Tiny norms need no squaring and low degree; large ones settle on a high degree.
-        let (m, s, _, _) = choose(1e-9);
+        let (m, s, _, _) = choose(&[1e-9]);
         assert_eq!((m, s), (2, 0));
-        let (m, s, ev, _) = choose(0.04);
+        let (m, s, ev, _) = choose(&[0.04]);
         assert_eq!((m, s, ev), (8, 0, TaylorEvaluation::Sastre8));
-        let (m, _, _, p) = choose(1e4);
+        let (m, _, _, p) = choose(&[1e4]);
         assert!(m >= 16, "{m}");
         assert!(p <= 9);
+        // A small α₆ helps only the degrees that may use it (m + 1 ≥ 30).
+        let (m, s, _, _) = choose(&[100.0, 100.0, 100.0, 100.0, 1.0]);
+        assert_eq!((m, s), (30, 0));
     }
 }

@@ -44,6 +44,7 @@ mod core;
 mod cpu;
 mod evaluator;
 mod expm;
+mod normest;
 mod scheme;
 pub mod split;
 mod taylor8;

@@ -152,11 +152,13 @@ fn power_class<S: Scalar, B: DenseBackend<S>>(
     let mut pk = if walk { Some(be.zeros(n, n)?) } else { None };
     let mut cur = be.upload(x)?;
     let mut tmp = be.zeros(n, n)?;
-    if g == 1 {
+    // cur = X¹ (the class of 1 is device 1, or device 0 when there is only one device).
+    if 1 % parts == g {
         be.axpy(alpha[1], &cur, &mut acc)?;
-        if let Some(p) = pk.as_mut() {
-            be.copy(&cur, p)?;
-        }
+    }
+    match pk.as_mut() {
+        Some(p) if start == 1 => be.copy(&cur, p)?,
+        _ => {}
     }
     for j in 2..=top {
         be.gemm(S::one(), &xd, &cur, S::zero(), &mut tmp)?;

@@ -1,0 +1,187 @@
+//! Every evaluation scheme computes Horner's polynomial, in the number of products its
+//! formula states, for all four scalar types.
+
+mod common;
+
+use common::{coefficients, eps, families, rel_err};
+use matexp_core::{Error, Scalar, c32, c64};
+use matexp_dense::Matrix;
+use matexp_matpoly::{Counting, CpuDense, DenseBackend, Evaluator, Scheme, TAYLOR8_PRODUCTS};
+use proptest::prelude::*;
+
+fn all_schemes(d: usize) -> Vec<Scheme> {
+    let mut s = vec![Scheme::Powers, Scheme::Horner];
+    for b in 1..=d + 1 {
+        s.push(Scheme::PatersonStockmeyer { block: b });
+    }
+    s
+}
+
+/// Checks every scheme against Horner on every family; `tol` is relative to ‖P‖₁.
+fn agree_with_horner<S: Scalar>(n: usize, degrees: &[usize], tol: f64) {
+    let mut ev = Evaluator::new(Counting::new(CpuDense::new()));
+    for (k, &d) in degrees.iter().enumerate() {
+        let alpha = coefficients::<S>(d, 7 + k as u64);
+        for (name, x) in families::<S>(n, 1.0, 100 + d as u64) {
+            let h = ev.polyval(&x, &alpha, Scheme::Horner).unwrap();
+            for scheme in all_schemes(d) {
+                ev.backend_mut().reset();
+                let p = ev.polyval(&x, &alpha, scheme).unwrap();
+                let err = rel_err(&p, &h);
+                assert!(
+                    err <= tol,
+                    "{} {name} d = {d} {}: {err:.2e}",
+                    S::NAME,
+                    scheme.name()
+                );
+                assert_eq!(
+                    ev.backend().gemms,
+                    scheme.products(d),
+                    "{} d = {d} products",
+                    scheme.name()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn f64_schemes_agree_with_horner_to_1e_14() {
+    agree_with_horner::<f64>(24, &[0, 1, 2, 3, 5, 8, 12, 13, 20, 30], 1e-14);
+}
+
+#[test]
+fn c64_schemes_agree_with_horner_to_1e_14() {
+    agree_with_horner::<c64>(16, &[0, 1, 4, 12, 20, 30], 1e-14);
+}
+
+#[test]
+fn single_precision_schemes_agree_with_horner() {
+    agree_with_horner::<f32>(16, &[0, 3, 12, 20], 100.0 * eps::<f32>());
+    agree_with_horner::<c32>(12, &[2, 12, 20], 100.0 * eps::<c32>());
+}
+
+#[test]
+fn horner_matches_an_independent_sum_of_powers() {
+    // Horner itself against Σ α_i X^i with powers formed by matexp-dense's matmul.
+    let x = families::<f64>(10, 1.0, 5).remove(2).1;
+    let alpha = coefficients::<f64>(9, 3);
+    let mut want = Matrix::<f64>::zeros(10, 10);
+    let mut pw = Matrix::<f64>::identity(10);
+    for &a in &alpha {
+        want.add_scaled(a, &pw).unwrap();
+        pw = pw.matmul(&x).unwrap();
+    }
+    let h = Evaluator::new(CpuDense::new())
+        .polyval(&x, &alpha, Scheme::Horner)
+        .unwrap();
+    assert!(rel_err(&h, &want) <= 1e-14);
+}
+
+#[test]
+fn taylor8_agrees_with_horner_in_three_products() {
+    let mut f = 1.0;
+    let alpha: Vec<f64> = (0..=8)
+        .map(|k| {
+            if k > 0 {
+                f *= k as f64;
+            }
+            1.0 / f
+        })
+        .collect();
+    let mut ev = Evaluator::new(Counting::new(CpuDense::new()));
+    // ‖X‖ up to θ₈ ≈ 0.05 (where the exponential uses it) and beyond.
+    for norm in [0.01, 0.05, 0.5, 2.0] {
+        for (name, x) in families::<f64>(20, norm, 42) {
+            let h = ev.polyval(&x, &alpha, Scheme::Horner).unwrap();
+            ev.backend_mut().reset();
+            let mut t = Matrix::zeros(20, 20);
+            ev.taylor8_into(&x, &mut t).unwrap();
+            assert_eq!(ev.backend().gemms, TAYLOR8_PRODUCTS);
+            let ps = Scheme::paterson_stockmeyer(8).products(8);
+            assert!(TAYLOR8_PRODUCTS < ps, "{TAYLOR8_PRODUCTS} vs {ps}");
+            let err = rel_err(&t, &h);
+            assert!(err <= 1e-14, "{name} ‖X‖ = {norm}: {err:.2e}");
+        }
+    }
+}
+
+#[test]
+fn seed_table_counts_and_block_sizes() {
+    // Seed 004, Table 1: (d, b) = (12, 3), (20, 4), (30, 5) imply 5, 7 and 9 products.
+    for (d, b, p) in [(12, 3, 5), (20, 4, 7), (30, 5, 9)] {
+        assert_eq!(
+            Scheme::paterson_stockmeyer(d),
+            Scheme::PatersonStockmeyer { block: b }
+        );
+        assert_eq!(Scheme::PatersonStockmeyer { block: b }.products(d), p);
+    }
+}
+
+#[test]
+fn workspaces_are_reused_across_calls() {
+    let x = families::<f64>(12, 1.0, 9).remove(0).1;
+    let alpha = coefficients::<f64>(20, 1);
+    let mut ev = Evaluator::new(Counting::new(CpuDense::new()));
+    let scheme = Scheme::paterson_stockmeyer(20);
+    let first = ev.polyval(&x, &alpha, scheme).unwrap();
+    // A second call allocates nothing: the evaluator kept its powers and scratch.
+    let xd = ev.backend_mut().upload(&x).unwrap();
+    let mut out = ev.backend_mut().zeros(12, 12).unwrap();
+    ev.backend_mut().reset();
+    ev.evaluate_into(&xd, &alpha, scheme, &mut out).unwrap();
+    assert_eq!(ev.backend().allocations, 0);
+    assert_eq!(out, first);
+    // The exponential too, after its first call (‖X‖₁ = 1 needs no scaling, so no norm
+    // estimates, whose probe vectors are the only other allocations).
+    let mut e = ev.backend_mut().zeros(12, 12).unwrap();
+    ev.expm_into(&xd, &mut e).unwrap();
+    ev.backend_mut().reset();
+    let rep = ev.expm_into(&xd, &mut e).unwrap();
+    assert_eq!(rep.squarings, 0);
+    assert_eq!(ev.backend().allocations, 0);
+}
+
+#[test]
+fn bad_arguments_are_typed_errors() {
+    let mut ev = Evaluator::new(CpuDense::new());
+    let x = Matrix::<f64>::identity(3);
+    assert!(matches!(
+        ev.polyval(&x, &[], Scheme::Horner),
+        Err(Error::InvalidArgument { .. })
+    ));
+    assert!(matches!(
+        ev.polyval(&x, &[1.0, f64::NAN], Scheme::Horner),
+        Err(Error::NonFinite { .. })
+    ));
+    assert!(matches!(
+        ev.polyval(&x, &[1.0, 2.0], Scheme::PatersonStockmeyer { block: 0 }),
+        Err(Error::InvalidArgument { .. })
+    ));
+    assert!(matches!(
+        ev.polyval(&Matrix::<f64>::zeros(2, 3), &[1.0], Scheme::Powers),
+        Err(Error::DimensionMismatch { .. })
+    ));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Any degree, block size and size: Paterson–Stockmeyer ≡ Horner, with its formula's
+    /// number of products, never more than Horner's.
+    #[test]
+    fn paterson_stockmeyer_is_horner(n in 1usize..9, d in 0usize..40, b in 1usize..9, seed in 0u64..1000) {
+        let alpha = coefficients::<f64>(d, seed);
+        let x = families::<f64>(n, 1.0, seed).remove((seed % 4) as usize).1;
+        let mut ev = Evaluator::new(Counting::new(CpuDense::new()));
+        let h = ev.polyval(&x, &alpha, Scheme::Horner).unwrap();
+        ev.backend_mut().reset();
+        let scheme = Scheme::PatersonStockmeyer { block: b };
+        let p = ev.polyval(&x, &alpha, scheme).unwrap();
+        prop_assert!(rel_err(&p, &h) <= 1e-14);
+        if n > 1 {
+            prop_assert_eq!(ev.backend().gemms, scheme.products(d));
+        }
+        prop_assert!(Scheme::paterson_stockmeyer(d).products(d) <= Scheme::Horner.products(d));
+    }
+}
