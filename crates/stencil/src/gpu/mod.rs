@@ -10,7 +10,7 @@
 //!   three planes in registers, the tile's plane in shared memory).
 //! * Inhomogeneous Dirichlet data ([`BoundaryEval`]): the seed's two functions evaluated in
 //!   the kernel, or the precomputed `b` read at the points next to the boundary only.
-//! * [`GpuStencil::pointwise`]: the combustion source, full or fast.
+//! * [`pointwise`]: the combustion source, full or fast.
 //!
 //! User pointwise functions on the GPU: the built-ins are chosen by the [`Pointwise`] enum,
 //! and any other function is a kernel of the user's crate, loaded and launched through the
@@ -501,66 +501,92 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
             big: v[2],
         }))
     }
+}
 
-    /// `y_i ← g(x_i)` for a built-in pointwise function, then a check that every value is
-    /// finite (one 8-byte copy and a wait).
-    ///
-    /// # Errors
-    /// [`Error::NonFinite`] naming the least index whose value is not finite; as
-    /// [`GpuStencil::apply_affine`] otherwise.
-    pub fn pointwise(&self, f: Pointwise, x: &GpuVector<S>, y: &mut GpuVector<S>) -> Result<()>
-    where
-        S: matexp_core::Scalar,
-    {
-        let mut flag = DeviceBuffer::<u64>::from_host(&self.device, &[u64::MAX])?;
-        self.queue_pointwise(f, x, y, &mut flag)?;
-        let mut bad = [0u64];
-        flag.download(&mut bad)?;
-        if bad[0] == u64::MAX {
-            return Ok(());
-        }
-        let i = bad[0] as usize;
-        let (mut u, mut g) = ([S::zero()], [S::zero()]);
-        x.download_range(i, &mut u)?;
-        y.download_range(i, &mut g)?;
-        Err(Error::NonFinite {
-            context: format!("pointwise function {f:?} on the GPU at u = {}", u[0]),
-            index: i,
-            value: format!("{}", g[0]),
-        })
+/// `y_i ← g(x_i)` on the GPU for a built-in pointwise function ([`Pointwise`]), then a check
+/// that every value is finite (one 8-byte copy and a wait).
+///
+/// ```no_run
+/// use matexp_core::Backend;
+/// use matexp_gpu::GpuBackend;
+/// use matexp_stencil::{Pointwise, gpu::pointwise};
+/// let gpu = GpuBackend::new(0)?;
+/// let x = gpu.upload(&[0.5f64, 1.0, 1.5])?;
+/// let mut y = gpu.zeros::<f64>(3)?;
+/// pointwise(&gpu, Pointwise::Combustion, &x, &mut y)?;
+/// assert_eq!(gpu.to_host(&y)?[1], 0.25);
+/// # Ok::<(), matexp_core::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::NonFinite`] naming the least index whose value is not finite;
+/// [`Error::DimensionMismatch`] for vectors of different lengths; an argument error for
+/// vectors on another GPU; [`Error::Device`] when the launch fails.
+pub fn pointwise<S: RealScalar + DeviceElement>(
+    backend: &GpuBackend,
+    f: Pointwise,
+    x: &GpuVector<S>,
+    y: &mut GpuVector<S>,
+) -> Result<()> {
+    let mut flag = DeviceBuffer::<u64>::from_host(backend.device(), &[u64::MAX])?;
+    queue_pointwise(backend, f, x, y, &mut flag)?;
+    let mut bad = [0u64];
+    flag.download(&mut bad)?;
+    if bad[0] == u64::MAX {
+        return Ok(());
     }
+    let i = bad[0] as usize;
+    let (mut u, mut g) = ([S::zero()], [S::zero()]);
+    x.download_range(i, &mut u)?;
+    y.download_range(i, &mut g)?;
+    Err(Error::NonFinite {
+        context: format!("pointwise function {f:?} on the GPU at u = {}", u[0]),
+        index: i,
+        value: format!("{}", g[0]),
+    })
+}
 
-    /// Queues `y_i ← g(x_i)`; `flag` (one `u64`, set to `u64::MAX` beforehand) receives the
-    /// least index of a non-finite value. For timing; [`GpuStencil::pointwise`] checks.
-    ///
-    /// # Errors
-    /// As [`GpuStencil::apply_affine`].
-    pub fn queue_pointwise(
-        &self,
-        f: Pointwise,
-        x: &GpuVector<S>,
-        y: &mut GpuVector<S>,
-        flag: &mut DeviceBuffer<u64>,
-    ) -> Result<()>
-    where
-        S: matexp_core::Scalar,
-    {
-        self.check("GpuStencil::pointwise: x", x)?;
-        self.check("GpuStencil::pointwise: y", y)?;
-        let k = COMBUSTION[f.code() as usize].for_scalar::<S>(&self.device)?;
-        let n = x.len() as u64;
-        let (xp, yp) = (x.device_ptr(), y.device_ptr());
-        // SAFETY: combustion_<v>_<S>(n, x, y, first_bad) over n elements of x and y, and one
-        // u64 at first_bad.
-        unsafe {
-            self.device
-                .launch_builder(k)
-                .arg(&n)
-                .arg(&xp)
-                .arg(&yp)
-                .arg(flag)
-                .launch(LaunchConfig::grid_stride(&self.device, x.len(), 256))
+/// Queues `y_i ← g(x_i)`; `flag` (one `u64`, set to `u64::MAX` beforehand) receives the
+/// least index of a non-finite value. For timing; [`pointwise`] checks.
+///
+/// # Errors
+/// As [`pointwise`], without the finiteness check.
+pub fn queue_pointwise<S: RealScalar + DeviceElement>(
+    backend: &GpuBackend,
+    f: Pointwise,
+    x: &GpuVector<S>,
+    y: &mut GpuVector<S>,
+    flag: &mut DeviceBuffer<u64>,
+) -> Result<()> {
+    let device = backend.device();
+    check_dim("pointwise: y length", x.len(), y.len())?;
+    for (what, o) in [
+        ("x", x.device().ordinal()),
+        ("y", y.device().ordinal()),
+        ("flag", flag.device().ordinal()),
+    ] {
+        if o != device.ordinal() {
+            return Err(Error::invalid(
+                "vector",
+                format!("{what} on gpu:{o}"),
+                format!("the backend runs on gpu:{}", device.ordinal()),
+            ));
         }
+    }
+    check_dim("pointwise: flag length", 1, flag.len())?;
+    let k = COMBUSTION[f.code() as usize].for_scalar::<S>(device)?;
+    let n = x.len() as u64;
+    let (xp, yp) = (x.device_ptr(), y.device_ptr());
+    // SAFETY: combustion_<v>_<S>(n, x, y, first_bad) over n elements of x and y (same
+    // length, checked), and one u64 at first_bad.
+    unsafe {
+        device
+            .launch_builder(k)
+            .arg(&n)
+            .arg(&xp)
+            .arg(&yp)
+            .arg(flag)
+            .launch(LaunchConfig::grid_stride(device, x.len(), 256))
     }
 }
 

@@ -1,0 +1,487 @@
+//! GPU benchmarks of the matrix-free stencils (matexp-stencil): seed 003's Tables I (one
+//! (αA+βI)x product with every boundary treatment, naive and optimized kernels), II (the
+//! position-dependent coefficient) and III (the combustion source, full and fast, also on
+//! the host CPU), the fused shifted step, against a device-to-device copy measured in the
+//! same run.
+//!
+//! Not a criterion benchmark: CUDA events around each run after warm-up, median of many.
+//!
+//! ```text
+//! cargo bench -p matexp-benches --bench gpu_stencil -- [--out DIR] [--small] [--reps N]
+//! ```
+//!
+//! Figures per record: `time_s`; `floor_ratio` = time / (bytes that must move / copy
+//! bandwidth), the bytes being one read of x and one write of y (plus a coefficient field
+//! where there is one, and x, p read and y, p written for the fused step); `extra.gflops`
+//! = 10·n/t as the seed defines it; `extra.seed_ms` = the seed's C2075 figure for the
+//! same case. Exit status 3 means no GPU.
+
+use matexp_benches::Record;
+use matexp_core::{Backend, RealScalar, ShiftedStep};
+use matexp_gpu::rt::DeviceElement;
+use matexp_gpu::{DeviceBuffer, GpuBackend, GpuVector, median, time_runs};
+use matexp_stencil::gpu::{BoundaryEval, GpuStencil, StencilKernel, pointwise, queue_pointwise};
+use matexp_stencil::{Boundary, BoundaryFunction, Coefficient, Dim, Pointwise, Stencil};
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::time::Instant;
+
+type Res<T> = Result<T, String>;
+
+fn err<E: std::fmt::Display>(e: E) -> String {
+    e.to_string()
+}
+
+const SUITE: &str = "gpu_stencil";
+
+struct Args {
+    out: PathBuf,
+    small: bool,
+    reps: usize,
+}
+
+fn parse_args() -> Args {
+    let mut a = Args {
+        out: std::env::var("MATEXP_BENCH_RECORDS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|_| PathBuf::from("target/bench-records")),
+        small: false,
+        reps: 30,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(s) = it.next() {
+        match s.as_str() {
+            "--out" => a.out = it.next().map(PathBuf::from).unwrap_or(a.out),
+            "--small" => a.small = true,
+            "--reps" => a.reps = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.reps),
+            _ => {}
+        }
+    }
+    a
+}
+
+/// Fresh pseudo-random inputs in [0.05, 1.95] (never zeros; inside the source's range).
+fn inputs<S: RealScalar>(n: usize, seed: u64) -> Vec<S> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            S::from_f64(1.0 + 0.95 * ((z >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0))
+        })
+        .collect()
+}
+
+struct Ctx {
+    gpu: GpuBackend,
+    tag: String,
+    copy_bw: f64,
+    reps: usize,
+    records: Vec<Record>,
+    summary: Vec<String>,
+}
+
+impl Ctx {
+    /// Stores a timed record with the seed's figures and ratios.
+    fn push(
+        &mut self,
+        case: &str,
+        backend: &str,
+        precision: &str,
+        points: usize,
+        times: &[f64],
+        bytes: f64,
+        seed_ms: Option<f64>,
+        extra: &[(&str, String)],
+    ) {
+        let t = median(times);
+        let mut r = Record::new(SUITE, case, backend, precision);
+        r.device = self.tag.clone();
+        r.time_s = t;
+        r.reps = times.len() as u64;
+        r = r
+            .size("n", points)
+            .size("axis", (points as f64).cbrt().round() as u64);
+        if backend == "gpu" {
+            r.floor_ratio = Some(t / (bytes / self.copy_bw));
+        }
+        r = r
+            .extra("bytes", bytes)
+            .extra("gbps", bytes / t / 1e9)
+            .extra("copy_gbps", self.copy_bw / 1e9)
+            .extra("gflops", 10.0 * points as f64 / t / 1e9)
+            .extra("min_s", times.first().copied().unwrap_or(t));
+        if let Some(s) = seed_ms {
+            r = r.extra("seed_ms", s).extra("seed_device", "C2075");
+        }
+        for (k, v) in extra {
+            r = r.extra(k, v.clone());
+        }
+        self.summary.push(format!(
+            "{:<44} {:<4} {:<4} {:>10.3} {:>8.1} {:>7} {:>8}",
+            case,
+            backend,
+            precision,
+            t * 1e3,
+            10.0 * points as f64 / t / 1e9,
+            r.floor_ratio.map_or("-".into(), |f| format!("{f:.2}")),
+            seed_ms.map_or("-".into(), |s| format!("{s}")),
+        ));
+        self.records.push(r);
+    }
+}
+
+fn main() {
+    let args = parse_args();
+    let gpu = match GpuBackend::new(0) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("gpu_stencil: no CUDA device: {e}");
+            std::process::exit(3);
+        }
+    };
+    if let Err(e) = run(gpu, &args) {
+        eprintln!("gpu_stencil: FAILED: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
+    let info = gpu.device().info().clone();
+    let tag = std::env::var("MATEXP_BENCH_DEVICE").unwrap_or_else(|_| info.short_name());
+    println!("device: {info}");
+    let copy_bw = copy_bandwidth(&gpu, if args.small { 1 << 26 } else { 1 << 31 })?;
+    println!(
+        "device-to-device copy: {:.0} GB/s (bytes read + written)",
+        copy_bw / 1e9
+    );
+    let mut ctx = Ctx {
+        gpu,
+        tag,
+        copy_bw,
+        reps: args.reps,
+        records: Vec::new(),
+        summary: Vec::new(),
+    };
+    let (n, n_big) = if args.small { (64, 96) } else { (256, 512) };
+    table_1::<f64>(&mut ctx, n)?;
+    table_1::<f32>(&mut ctx, n)?;
+    table_2::<f64>(&mut ctx, n)?;
+    table_2::<f32>(&mut ctx, n)?;
+    fused_step::<f64>(&mut ctx, n)?;
+    fused_step::<f32>(&mut ctx, n)?;
+    for m in [n, n_big] {
+        table_3::<f64>(&mut ctx, m)?;
+        table_3::<f32>(&mut ctx, m)?;
+    }
+    write_records(&args.out, &ctx.records)?;
+    println!(
+        "\n{:<44} {:<4} {:<4} {:>10} {:>8} {:>7} {:>8}",
+        "case", "bk", "prec", "ms", "GFlop/s", "floor×", "seed ms"
+    );
+    for l in &ctx.summary {
+        println!("{l}");
+    }
+    Ok(())
+}
+
+/// Device-to-device copy bandwidth (bytes read + written per second) of a `bytes` buffer.
+fn copy_bandwidth(gpu: &GpuBackend, bytes: usize) -> Res<f64> {
+    let dev = gpu.device();
+    let src = DeviceBuffer::<u8>::zeros(dev, bytes).map_err(err)?;
+    let mut dst = DeviceBuffer::<u8>::zeros(dev, bytes).map_err(err)?;
+    let times = time_runs(dev, 3, 20, || dst.copy_from(&src)).map_err(err)?;
+    Ok(2.0 * bytes as f64 / median(&times))
+}
+
+/// Seed 003 Table I, C2075 column (ms): (naive, optimized) for double and single.
+fn seed_table_1(case: &str, naive: bool, double: bool) -> Option<f64> {
+    let (d, s) = match (case, naive) {
+        ("none", true) => (5.5, 3.1),
+        ("none", false) => (4.3, 2.9),
+        ("dirichlet", true) => (6.0, 3.5),
+        ("dirichlet", false) => (5.0, 3.9),
+        ("polynomial", true) => (12.3, 6.9),
+        ("polynomial", false) => (7.0, 6.0),
+        ("sine_exp", true) => (14.3, 13.8),
+        ("sine_exp", false) => (9.7, 6.8),
+        _ => return None,
+    };
+    Some(if double { d } else { s })
+}
+
+/// Table I: one (αA+βI)x product at n³ for every boundary treatment and both kernels.
+fn table_1<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()> {
+    let points = n * n * n;
+    let x: GpuVector<S> = ctx.gpu.upload(&inputs::<S>(points, 1)).map_err(err)?;
+    let mut y: GpuVector<S> = ctx.gpu.upload(&inputs::<S>(points, 2)).map_err(err)?;
+    let bytes = 2.0 * (points * std::mem::size_of::<S>()) as f64;
+    let cases: [(&str, Boundary, BoundaryFunction, BoundaryEval); 8] = [
+        (
+            "none",
+            Boundary::Frame,
+            BoundaryFunction::Zero,
+            BoundaryEval::Precomputed,
+        ),
+        (
+            "dirichlet",
+            Boundary::Dirichlet,
+            BoundaryFunction::Zero,
+            BoundaryEval::Precomputed,
+        ),
+        (
+            "neumann",
+            Boundary::Neumann,
+            BoundaryFunction::Zero,
+            BoundaryEval::Precomputed,
+        ),
+        (
+            "periodic",
+            Boundary::Periodic,
+            BoundaryFunction::Zero,
+            BoundaryEval::Precomputed,
+        ),
+        (
+            "polynomial",
+            Boundary::Dirichlet,
+            BoundaryFunction::Polynomial,
+            BoundaryEval::InKernel,
+        ),
+        (
+            "sine_exp",
+            Boundary::Dirichlet,
+            BoundaryFunction::SineExp,
+            BoundaryEval::InKernel,
+        ),
+        (
+            "polynomial_b",
+            Boundary::Dirichlet,
+            BoundaryFunction::Polynomial,
+            BoundaryEval::Precomputed,
+        ),
+        (
+            "sine_exp_b",
+            Boundary::Dirichlet,
+            BoundaryFunction::SineExp,
+            BoundaryEval::Precomputed,
+        ),
+    ];
+    for (name, bc, f, eval) in cases {
+        let op = Stencil::<S>::builder(Dim::Three, n)
+            .boundary(bc)
+            .boundary_values(f)
+            .build()
+            .map_err(err)?;
+        for kernel in [StencilKernel::Naive, StencilKernel::Optimized] {
+            let dev = GpuStencil::new(&ctx.gpu, &op)
+                .map_err(err)?
+                .with_kernel(kernel)
+                .with_boundary_eval(eval);
+            let times = time_runs(ctx.gpu.device(), 3, ctx.reps, || {
+                dev.apply_shifted_affine(S::from_f64(1e-6), S::one(), &x, &mut y)
+            })
+            .map_err(err)?;
+            let kname = if kernel == StencilKernel::Naive {
+                "naive"
+            } else {
+                "opt"
+            };
+            let seed = seed_table_1(name, kernel == StencilKernel::Naive, S::NAME == "f64");
+            ctx.push(
+                &format!("table1_{name}_{kname}"),
+                "gpu",
+                S::NAME,
+                points,
+                &times,
+                bytes,
+                seed,
+                &[("kernel", kname.into()), ("boundary", name.into())],
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Table II: D·Δu with the seed's D = 1/√(1+x²+y²) evaluated in the kernel, and with D
+/// read from a field (one more stream of n values).
+fn table_2<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()> {
+    let points = n * n * n;
+    let x: GpuVector<S> = ctx.gpu.upload(&inputs::<S>(points, 3)).map_err(err)?;
+    let mut y: GpuVector<S> = ctx.gpu.upload(&inputs::<S>(points, 4)).map_err(err)?;
+    let size = (points * std::mem::size_of::<S>()) as f64;
+    let seed = Stencil::<S>::builder(Dim::Three, n)
+        .coefficient(Coefficient::Seed)
+        .build()
+        .map_err(err)?;
+    let field = Stencil::<S>::builder(Dim::Three, n)
+        .coefficient(Coefficient::function(Coefficient::<f64>::seed))
+        .build()
+        .map_err(err)?;
+    let seed_ms = |naive: bool| match (naive, S::NAME == "f64") {
+        (true, true) => 10.7,
+        (true, false) => 10.2,
+        (false, true) => 10.5,
+        (false, false) => 10.3,
+    };
+    for (name, op, bytes) in [
+        ("seed_d", &seed, 2.0 * size),
+        ("field_d", &field, 3.0 * size),
+    ] {
+        for kernel in [StencilKernel::Naive, StencilKernel::Optimized] {
+            let dev = GpuStencil::new(&ctx.gpu, op)
+                .map_err(err)?
+                .with_kernel(kernel);
+            let times = time_runs(ctx.gpu.device(), 3, ctx.reps, || {
+                dev.apply_shifted(S::from_f64(1e-6), S::one(), &x, &mut y)
+            })
+            .map_err(err)?;
+            let naive = kernel == StencilKernel::Naive;
+            let kname = if naive { "naive" } else { "opt" };
+            ctx.push(
+                &format!("table2_{name}_{kname}"),
+                "gpu",
+                S::NAME,
+                points,
+                &times,
+                bytes,
+                (name == "seed_d").then(|| seed_ms(naive)),
+                &[("kernel", kname.into())],
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The fused step (product + update + norm) of the f(tA)v solvers, homogeneous Dirichlet:
+/// x and p read, y and p written; with and without waiting for the norm.
+fn fused_step<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()> {
+    let points = n * n * n;
+    let op = Stencil::<S>::laplacian(Dim::Three, n, Boundary::Dirichlet).map_err(err)?;
+    let dev = GpuStencil::new(&ctx.gpu, &op).map_err(err)?;
+    let x: GpuVector<S> = ctx.gpu.upload(&inputs::<S>(points, 5)).map_err(err)?;
+    let mut y: GpuVector<S> = ctx.gpu.upload(&inputs::<S>(points, 6)).map_err(err)?;
+    let mut p: GpuVector<S> = ctx.gpu.upload(&inputs::<S>(points, 7)).map_err(err)?;
+    let step = ShiftedStep {
+        alpha: S::from_f64(1e-6),
+        shift: S::from_f64(0.5),
+        coeff: S::from_f64(1e-3),
+    };
+    let bytes = 4.0 * (points * std::mem::size_of::<S>()) as f64;
+    let times = time_runs(ctx.gpu.device(), 3, ctx.reps, || {
+        dev.queue_step(&step, &x, &mut y, &mut p)
+    })
+    .map_err(err)?;
+    ctx.push(
+        "fused_step_dirichlet",
+        "gpu",
+        S::NAME,
+        points,
+        &times,
+        bytes,
+        None,
+        &[("norm", "left on the device".into())],
+    );
+    let times = time_runs(ctx.gpu.device(), 3, ctx.reps, || {
+        use matexp_core::LinearOperator;
+        dev.shifted_step(&ctx.gpu, &step, &x, &mut y, &mut p)
+            .map(|_| ())
+    })
+    .map_err(err)?;
+    ctx.push(
+        "fused_step_dirichlet_norm_read",
+        "gpu",
+        S::NAME,
+        points,
+        &times,
+        bytes,
+        None,
+        &[("norm", "copied to the host".into())],
+    );
+    Ok(())
+}
+
+/// Table III: the combustion source at n³, full and fast, on the GPU and on the host CPU.
+fn table_3<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()> {
+    let points = n * n * n;
+    let host = inputs::<S>(points, 8);
+    let x: GpuVector<S> = ctx.gpu.upload(&host).map_err(err)?;
+    let mut y: GpuVector<S> = ctx.gpu.zeros::<S>(points).map_err(err)?;
+    let bytes = 2.0 * (points * std::mem::size_of::<S>()) as f64;
+    let big = n > 300;
+    let double = S::NAME == "f64";
+    // Seed Table III, C2075 (ms): full 4.2/33 (double), 2.6/34 (single); fast 2.4/20, 1.6/19.
+    let seed_ms = |fast: bool| match (fast, double, big) {
+        (false, true, false) => 4.2,
+        (false, true, true) => 33.0,
+        (false, false, false) => 2.6,
+        (false, false, true) => 34.0,
+        (true, true, false) => 2.4,
+        (true, true, true) => 20.0,
+        (true, false, false) => 1.6,
+        (true, false, true) => 19.0,
+    };
+    for f in [Pointwise::Combustion, Pointwise::CombustionFast] {
+        let fast = f == Pointwise::CombustionFast;
+        let name = if fast { "fast" } else { "full" };
+        let mut flag =
+            DeviceBuffer::<u64>::from_host(ctx.gpu.device(), &[u64::MAX]).map_err(err)?;
+        // Checked once, timed without the check's copy.
+        pointwise(&ctx.gpu, f, &x, &mut y).map_err(err)?;
+        let times = time_runs(ctx.gpu.device(), 3, ctx.reps, || {
+            queue_pointwise(&ctx.gpu, f, &x, &mut y, &mut flag)
+        })
+        .map_err(err)?;
+        ctx.push(
+            &format!("table3_combustion_{name}_{n}"),
+            "gpu",
+            S::NAME,
+            points,
+            &times,
+            bytes,
+            Some(seed_ms(fast)),
+            &[],
+        );
+        // The host CPU (rayon over every core), as the seed's 2×Xeon row.
+        let mut out = vec![S::zero(); points];
+        let mut cpu_times: Vec<f64> = (0..5)
+            .map(|_| {
+                let t = Instant::now();
+                f.apply(&host, &mut out).map(|_| t.elapsed().as_secs_f64())
+            })
+            .collect::<Result<_, _>>()
+            .map_err(err)?;
+        cpu_times.sort_by(|a, b| a.total_cmp(b));
+        ctx.push(
+            &format!("table3_combustion_{name}_{n}"),
+            "cpu",
+            S::NAME,
+            points,
+            &cpu_times,
+            bytes,
+            None,
+            &[("threads", rayon::current_num_threads().to_string())],
+        );
+    }
+    Ok(())
+}
+
+fn write_records(dir: &PathBuf, records: &[Record]) -> Res<()> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
+    let mut text = String::new();
+    for r in records {
+        text.push_str(&serde_json::to_string(r).map_err(err)?);
+        text.push('\n');
+    }
+    let path = dir.join(format!("{SUITE}.jsonl"));
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .map_err(|e| format!("write {}: {e}", path.display()))?;
+    println!("records: {}", path.display());
+    Ok(())
+}
