@@ -1,5 +1,5 @@
 //! The example graphs of seed 002 (Tables 1 and 2), embedded at compile time from the
-//! repository's `fixtures/graphs/` MatrixMarket files, with SciPy reference values.
+//! crate's `data/` MatrixMarket files, with SciPy reference values (`data/make_references.py`).
 //!
 //! ```
 //! use matexp_sparse::fixtures;
@@ -14,14 +14,15 @@ use crate::PatternCsr;
 use crate::matrix_market::{DenseArray, MatrixMarketReader};
 use matexp_core::Result;
 
-const TABLE1: &str = include_str!("../../../fixtures/graphs/seed002_table1.mtx");
-const TABLE2: &str = include_str!("../../../fixtures/graphs/seed002_table2_dumbbell.mtx");
-const REFERENCES: &str = include_str!("../../../fixtures/graphs/seed002_references.mtx");
+const TABLE1: &str = include_str!("../data/seed002_table1.mtx");
+const TABLE2: &str = include_str!("../data/seed002_table2_dumbbell.mtx");
+const REFERENCES: &str = include_str!("../data/seed002_references.mtx");
 
 /// Seed 002, Table 1: 10 nodes, 11 edges (1-based): (1,10) (2,5) (2,8) (2,10) (3,6) (3,7)
 /// (3,8) (4,5) (5,10) (8,9) (9,10); stored 0-based and symmetric.
 pub fn seed002_table1() -> Result<PatternCsr<u32>> {
-    MatrixMarketReader::new(TABLE1.as_bytes(), "fixtures/graphs/seed002_table1.mtx")?.read_pattern()
+    MatrixMarketReader::new(TABLE1.as_bytes(), "matexp-sparse/data/seed002_table1.mtx")?
+        .read_pattern()
 }
 
 /// Seed 002, Table 2, the "dumbbell": 10 nodes, 14 edges (1-based): (1,4) (1,5) (1,10)
@@ -29,18 +30,18 @@ pub fn seed002_table1() -> Result<PatternCsr<u32>> {
 pub fn seed002_dumbbell() -> Result<PatternCsr<u32>> {
     MatrixMarketReader::new(
         TABLE2.as_bytes(),
-        "fixtures/graphs/seed002_table2_dumbbell.mtx",
+        "matexp-sparse/data/seed002_table2_dumbbell.mtx",
     )?
     .read_pattern()
 }
 
 /// 10 × 4 column-major array from `scipy.linalg.expm`: columns e^A·1 and diag(e^A) of the
-/// Table 1 graph, then of the dumbbell (fixtures/graphs/make_references.py). Estrada
+/// Table 1 graph, then of the dumbbell (`data/make_references.py`). Estrada
 /// indices (column sums of the diagonals): 28.2238…, 44.1073….
 pub fn seed002_references() -> Result<DenseArray<f64>> {
     MatrixMarketReader::new(
         REFERENCES.as_bytes(),
-        "fixtures/graphs/seed002_references.mtx",
+        "matexp-sparse/data/seed002_references.mtx",
     )?
     .read_dense()
 }

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures/sparse")
+        .join("tests/data")
         .join(name)
 }
 
