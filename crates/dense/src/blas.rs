@@ -1,13 +1,20 @@
-//! Matrix products: CBLAS (OpenBLAS) for `f64` and `c64`, plain loops for the others.
+//! Matrix products: CBLAS (OpenBLAS, threaded) for `f64` and `c64` with the `lapack` feature,
+//! column-oriented loops otherwise and for `f32`/`c32`.
 
 use crate::Matrix;
-use matexp_core::{RealScalar, Result, Scalar, c64, check_dim};
+#[cfg(feature = "lapack")]
+use matexp_core::{RealScalar, c64};
+use matexp_core::{Result, Scalar, check_dim};
+#[cfg(feature = "lapack")]
 use std::any::Any;
 use std::os::raw::c_int;
 
+#[cfg(feature = "lapack")]
 const CBLAS_COL_MAJOR: c_int = 102;
+#[cfg(feature = "lapack")]
 const CBLAS_NO_TRANS: c_int = 111;
 
+#[cfg(feature = "lapack")]
 unsafe extern "C" {
     fn cblas_dgemm(
         layout: c_int,
@@ -45,10 +52,15 @@ unsafe extern "C" {
 
 /// C ← α·A·B + β·C (C is not read when β = 0).
 ///
-/// `f64` and `c64` call OpenBLAS `cblas_dgemm` / `cblas_zgemm`; `f32` and `c32` (rare here:
-/// the library promotes small dense work to double precision) use a column-oriented loop.
-/// Errors with [`matexp_core::Error::DimensionMismatch`] on incompatible shapes or when a
-/// dimension exceeds the BLAS integer range.
+/// With the `lapack` feature, `f64` and `c64` call OpenBLAS `cblas_dgemm` / `cblas_zgemm`
+/// (blocked and threaded: the choice for large products). Otherwise, and for `f32`/`c32`, a
+/// column-oriented loop with a contiguous inner loop computes C: 2mnk flops, each entry a
+/// left-to-right sum, which is fast enough for the small matrices of the Krylov methods.
+///
+/// # Errors
+///
+/// [`matexp_core::Error::DimensionMismatch`] on incompatible shapes or when a dimension
+/// exceeds the BLAS integer range.
 ///
 /// ```
 /// use matexp_dense::{Matrix, gemm};
@@ -96,6 +108,19 @@ pub fn gemm<S: Scalar>(
         }
         return Ok(());
     }
+    #[cfg(feature = "lapack")]
+    if cblas(alpha, a, b, beta, c) {
+        return Ok(());
+    }
+    gemm_loops(alpha, a, b, beta, c);
+    Ok(())
+}
+
+/// C ← α·A·B + β·C by CBLAS when S is `f64` or `c64` (shapes checked, all nonzero); false
+/// when S is another type.
+#[cfg(feature = "lapack")]
+fn cblas<S: Scalar>(alpha: S, a: &Matrix<S>, b: &Matrix<S>, beta: S, c: &mut Matrix<S>) -> bool {
+    let (m, n, k) = (a.nrows(), b.ncols(), a.ncols());
     let ld = |r: usize| r.max(1) as c_int;
     if let (Some(a64), Some(b64)) = (
         (a as &dyn Any).downcast_ref::<Matrix<f64>>(),
@@ -106,7 +131,7 @@ pub fn gemm<S: Scalar>(
         let c64m = (c as &mut dyn Any)
             .downcast_mut::<Matrix<f64>>()
             .expect("C has the scalar type of A");
-        // SAFETY: shapes were checked above; leading dimensions are the row counts of the
+        // SAFETY: shapes were checked by `gemm`; leading dimensions are the row counts of the
         // column-major buffers, which hold exactly rows·cols entries.
         unsafe {
             cblas_dgemm(
@@ -126,7 +151,7 @@ pub fn gemm<S: Scalar>(
                 ld(m),
             );
         }
-        return Ok(());
+        return true;
     }
     if let (Some(az), Some(bz)) = (
         (a as &dyn Any).downcast_ref::<Matrix<c64>>(),
@@ -157,10 +182,9 @@ pub fn gemm<S: Scalar>(
                 ld(m),
             );
         }
-        return Ok(());
+        return true;
     }
-    gemm_loops(alpha, a, b, beta, c);
-    Ok(())
+    false
 }
 
 /// Column-oriented product: C[:, j] = β·C[:, j] + Σ_l (α·b_lj)·A[:, l], contiguous inner loop.
@@ -187,7 +211,7 @@ fn gemm_loops<S: Scalar>(alpha: S, a: &Matrix<S>, b: &Matrix<S>, beta: S, c: &mu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use matexp_core::c32;
+    use matexp_core::{RealScalar, c32, c64};
 
     fn naive<S: Scalar>(a: &Matrix<S>, b: &Matrix<S>) -> Matrix<S> {
         Matrix::from_fn(a.nrows(), b.ncols(), |i, j| {

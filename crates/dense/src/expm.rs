@@ -4,7 +4,8 @@
 //! since R2015 and of SciPy's `expm`).
 
 use crate::Matrix;
-use crate::lapack::{LapackScalar, Wide, solve_in_place};
+use crate::lu::solve_in_place;
+use crate::wide::{Wide, WideScalar};
 use matexp_core::{Result, Scalar, c64};
 
 /// θ_m: the largest ‖2^{-s}A‖ for which the [m/m] Padé approximant has backward error
@@ -89,7 +90,8 @@ pub struct ExpmInfo {
 /// nonnormal matrices, hence less "overscaling"), and s is then increased by the
 /// ℓ correction ℓ = ⌈log₂(α/u)/(2m)⌉, α = ‖|A|^{2m+1}‖₁/(‖A‖₁|c_{2m+1}|), which guards
 /// against the rounding error of the Padé evaluation. r_m = p_m/q_m is evaluated as
-/// Q⁻¹P with P = V + U, Q = V − U by LU (`?getrf2`/`?getrs`), and squared s times. For an
+/// Q⁻¹P with P = V + U, Q = V − U by LU with partial pivoting (pure Rust, or LAPACK's
+/// `?getrf2`/`?getrs` with the `lapack` feature), and squared s times. For an
 /// upper triangular A the diagonal and first superdiagonal are recomputed exactly after each
 /// squaring (the paper's Code Fragment 2.1), which keeps e.g. Jordan blocks accurate.
 /// The 1-norms of A⁴, A⁶, A⁸, A¹⁰ are computed exactly (the paper estimates the last two;
@@ -137,22 +139,22 @@ pub fn expm_with_info<S: Scalar>(a: &Matrix<S>) -> Result<(Matrix<S>, ExpmInfo)>
     a.check_finite("expm: A")?;
     match Wide::of(a) {
         Wide::Real(m) => {
-            let (x, info) = expm_lapack(&m)?;
+            let (x, info) = expm_wide(&m)?;
             Ok((Wide::Real(x).narrow(), info))
         }
         Wide::Complex(m) => {
-            let (x, info) = expm_lapack(&m)?;
+            let (x, info) = expm_wide(&m)?;
             Ok((Wide::Complex(x).narrow(), info))
         }
     }
 }
 
-fn mul<T: LapackScalar>(a: &Matrix<T>, b: &Matrix<T>) -> Matrix<T> {
+fn mul<T: WideScalar>(a: &Matrix<T>, b: &Matrix<T>) -> Matrix<T> {
     a.matmul(b).expect("square matrices of one order")
 }
 
 /// Σ c_k·M_k + c_I·I.
-fn lincomb<T: LapackScalar>(n: usize, terms: &[(f64, &Matrix<T>)], ident: f64) -> Matrix<T> {
+fn lincomb<T: WideScalar>(n: usize, terms: &[(f64, &Matrix<T>)], ident: f64) -> Matrix<T> {
     let mut out = Matrix::zeros(n, n);
     for &(c, m) in terms {
         let c = T::from_f64(c);
@@ -206,11 +208,7 @@ fn ell(abs_a: &Matrix<f64>, norm_a: f64, s: u32, m: usize) -> u32 {
 }
 
 /// U, V of r_m = (V + U)/(V − U) for m ∈ {3, 5, 7, 9}: U = A·Σ b_{2k+1}A^{2k}, V = Σ b_{2k}A^{2k}.
-fn pade_low<T: LapackScalar>(
-    m: usize,
-    a: &Matrix<T>,
-    pows: &[&Matrix<T>],
-) -> (Matrix<T>, Matrix<T>) {
+fn pade_low<T: WideScalar>(m: usize, a: &Matrix<T>, pows: &[&Matrix<T>]) -> (Matrix<T>, Matrix<T>) {
     let n = a.nrows();
     let b = pade_coefficients(m);
     // pows = [A², A⁴, A⁶, A⁸] (as many as m needs)
@@ -223,7 +221,7 @@ fn pade_low<T: LapackScalar>(
 }
 
 /// U, V of r₁₃ at B = 2^{-s}A, with the 6-product evaluation of Higham (2005).
-fn pade13<T: LapackScalar>(
+fn pade13<T: WideScalar>(
     a: &Matrix<T>,
     a2: &Matrix<T>,
     a4: &Matrix<T>,
@@ -251,7 +249,7 @@ fn pade13<T: LapackScalar>(
 }
 
 /// r_m = (V − U)⁻¹(V + U).
-fn solve_pq<T: LapackScalar>(u: Matrix<T>, v: Matrix<T>) -> Result<Matrix<T>> {
+fn solve_pq<T: WideScalar>(u: Matrix<T>, v: Matrix<T>) -> Result<Matrix<T>> {
     let mut p = v.clone();
     p.add_scaled(T::one(), &u)?;
     let mut q = v;
@@ -280,7 +278,7 @@ fn exp_divided_difference(x: c64, y: c64) -> c64 {
 
 /// Overwrites diag(X) and its first superdiagonal with those of exp(σ·A), A upper triangular
 /// (Higham, Functions of Matrices, eq. (10.42)).
-fn fix_triangular<T: LapackScalar>(x: &mut Matrix<T>, a: &Matrix<T>, sigma: f64) {
+fn fix_triangular<T: WideScalar>(x: &mut Matrix<T>, a: &Matrix<T>, sigma: f64) {
     let n = a.nrows();
     for i in 0..n {
         x[(i, i)] = T::from_c64((a[(i, i)].to_c64() * sigma).exp());
@@ -297,7 +295,7 @@ fn fix_triangular<T: LapackScalar>(x: &mut Matrix<T>, a: &Matrix<T>, sigma: f64)
     }
 }
 
-pub(crate) fn expm_lapack<T: LapackScalar>(a_in: &Matrix<T>) -> Result<(Matrix<T>, ExpmInfo)> {
+pub(crate) fn expm_wide<T: WideScalar>(a_in: &Matrix<T>) -> Result<(Matrix<T>, ExpmInfo)> {
     let n = a_in.nrows();
     let norm_in = a_in.norm_one();
     if n == 0 || norm_in == 0.0 {

@@ -1,25 +1,37 @@
 //! Small dense matrices for matexp: the matrix exponential and φ-functions, LU solves,
 //! symmetric/Hermitian and tridiagonal eigensolvers.
 //!
-//! These are the small problems inside the large-scale methods — the tridiagonal
-//! eigenproblem of Lanczos, the Hessenberg exponential of Arnoldi — and the dense references
-//! the tests compare against.
+//! These are the small problems inside the large-scale methods — the Hessenberg exponential
+//! of Arnoldi, the Padé solves of Taylor — and the dense references the tests compare
+//! against.
 //!
 //! * [`Matrix`]: column-major dense matrix over any [`matexp_core::Scalar`], with
-//!   [`gemm`] (OpenBLAS for `f64`/`c64`) and the 1-, ∞-, Frobenius and max norms.
+//!   [`gemm`] and the 1-, ∞-, Frobenius and max norms.
 //! * [`expm`]: scaling and squaring with Padé approximants and the backward-error-based
 //!   degree/scaling choice of Al-Mohy & Higham (2009).
 //! * [`phi_functions`], [`phi_vectors`], [`phi_scalar`]: φ_k(A), φ_k(A)b and φ_k(z).
-//! * [`solve`] (LU, `?getrf2`/`?getrs`), [`eigh`] (`dsyevd`/`zheevd`), [`eigh_tridiagonal`]
-//!   (`dstevd`).
+//! * [`solve`] (LU with partial pivoting), [`eigh`] (symmetric/Hermitian),
+//!   [`eigh_tridiagonal`].
 //!
-//! All LAPACK work runs in double precision: `f32`/`c32` inputs are promoted and results
-//! rounded back. Errors are typed ([`matexp_core::Error`]): non-square input gives
-//! `DimensionMismatch`, NaN/∞ gives `NonFinite`, a LAPACK failure gives `Lapack` with its
-//! `info`.
+//! All kernels run in double precision: `f32`/`c32` inputs are promoted and results rounded
+//! back.
 //!
-//! Linking: binaries need `liblapacke.so.3` and `libopenblas.so.0` (see `build.rs`;
-//! `MATEXP_LAPACK_LIB_DIR` adds a search path).
+//! # Pure Rust, or LAPACK by feature
+//!
+//! By default the crate is pure Rust and links nothing: LU with partial pivoting, the cyclic
+//! Jacobi eigensolver and loop GEMM, which are accurate to the same order as LAPACK's and
+//! fast enough for the small matrices of the Krylov methods (order ≲ 100). The `lapack`
+//! feature switches [`solve`] (and with it [`expm`]) to `?getrf2`/`?getrs`, [`eigh`] to
+//! `dsyevd`/`zheevd`, [`eigh_tridiagonal`] to `dstevd` and [`gemm`] to OpenBLAS's threaded
+//! `cblas_?gemm`, for large dense problems; binaries then need `liblapacke.so.3` and
+//! `libopenblas.so.0` (see `build.rs`; `MATEXP_LAPACK_LIB_DIR` adds a search path). The
+//! results agree to rounding; the API is the same.
+//!
+//! # Errors
+//!
+//! Every fallible function returns [`matexp_core::Error`]: non-square input gives
+//! `DimensionMismatch`, NaN/∞ gives `NonFinite`, a singular matrix or a LAPACK failure gives
+//! `Lapack` with LAPACK's `info`.
 //!
 //! ```
 //! use matexp_dense::{Matrix, expm, eigh};
@@ -35,14 +47,27 @@
 //! # Ok::<(), matexp_core::Error>(())
 //! ```
 
+#![warn(missing_docs)]
+
 mod blas;
+mod eigen;
 mod expm;
+#[cfg(not(feature = "lapack"))]
+mod jacobi;
+#[cfg(feature = "lapack")]
 mod lapack;
+mod lu;
 mod matrix;
 mod phi;
+mod wide;
 
 pub use blas::gemm;
+pub use eigen::{eigh, eigh_tridiagonal};
 pub use expm::{ExpmInfo, THETA, expm, expm_with_info};
-pub use lapack::{LapackScalar, eigh, eigh_tridiagonal, solve};
+pub use lu::solve;
 pub use matrix::Matrix;
 pub use phi::{phi_functions, phi_scalar, phi_vectors};
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -9,7 +9,7 @@ use std::ops::{Index, IndexMut};
 /// BLAS without copies or transposes.
 ///
 /// Meant for the small problems of the library (Krylov projections of size ≤ a few hundred,
-/// dense references in tests); products go through BLAS for `f64`/`c64` (see [`gemm`]).
+/// dense references in tests); products go through [`gemm`](crate::gemm) (OpenBLAS for `f64`/`c64` with the `lapack` feature).
 ///
 /// ```
 /// use matexp_dense::Matrix;

@@ -115,14 +115,23 @@ fn non_finite_input_is_reported_with_its_position() {
 }
 
 #[test]
-fn lapack_failures_carry_routine_and_info() {
+fn singular_matrices_carry_routine_and_info() {
+    // LAPACK's convention on both kernels: info = the first zero pivot, 1-based.
+    let want = if cfg!(feature = "lapack") {
+        "LAPACKE_zgetrf2"
+    } else {
+        "zgetrf (matexp-dense, pure Rust)"
+    };
     let a = Matrix::<c64>::zeros(3, 3);
     match solve(&a, &Matrix::identity(3)) {
-        Err(Error::Lapack {
-            routine: "LAPACKE_zgetrf2",
-            info: 1,
-        }) => {}
+        Err(Error::Lapack { routine, info: 1 }) if routine == want => {}
         other => panic!("expected a zgetrf failure, got {other:?}"),
+    }
+    let mut b = Matrix::<f64>::identity(3);
+    b[(2, 2)] = 0.0;
+    match solve(&b, &Matrix::identity(3)) {
+        Err(Error::Lapack { info: 3, .. }) => {}
+        other => panic!("expected info = 3, got {other:?}"),
     }
 }
 

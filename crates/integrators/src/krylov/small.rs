@@ -3,7 +3,8 @@
 
 use crate::Tolerance;
 use matexp_core::{Error, Result, Scalar, c64};
-use matexp_dense::{Matrix, eigh_tridiagonal, phi_vectors};
+use matexp_dense::{Matrix, phi_vectors};
+use matexp_leja::symmetric_tridiagonal_eigen;
 
 /// f(τT_k)e₁ = e^{c}·y with the estimated error of y (same scaling) and ‖y‖₂.
 #[derive(Debug, Clone)]
@@ -86,7 +87,16 @@ fn first_column(z: &Matrix<f64>, f: impl Fn(usize) -> c64) -> Vec<c64> {
     y
 }
 
-/// e^{τT_k}e₁ = e^{c}·y via `dstevd`, c = max Re(τλ), with the error estimate
+/// The eigendecomposition of the tridiagonal T_k: pure-Rust implicit QL (`matexp-leja`), so
+/// that Lanczos links no LAPACK; T_k is small (k ≲ 100), so O(k³) is negligible next to
+/// the k operator products.
+fn eigh_tridiagonal(alpha: &[f64], beta: &[f64]) -> Result<(Vec<f64>, Matrix<f64>)> {
+    let e = symmetric_tridiagonal_eigen(alpha, beta)?;
+    let k = e.values.len();
+    Ok((e.values, Matrix::from_col_major(k, k, e.vectors)?))
+}
+
+/// e^{τT_k}e₁ = e^{c}·y from the eigendecomposition of T_k, c = max Re(τλ), with the error estimate
 /// max(‖y_k − [y_{k−1}; 0]‖, β_{k+1}·|e_kᵀy|) (same scaling); zero when `exact`.
 pub(crate) fn exp_coefficients(
     alpha: &[f64],
