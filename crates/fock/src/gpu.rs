@@ -469,3 +469,96 @@ impl<S: Scalar> LinearOperator<GpuBackend, S> for FrozenGpuBoseHubbard<'_> {
         true
     }
 }
+
+/// Classic RK4 for `ψ' = −i·H(t)·ψ` on the GPU with every stage fused into one kernel (the
+/// seed's listing A.5): a step is 4 passes plus one copy, instead of 4 products and 11
+/// vector updates of the generic RK4 of `matexp_integrators::rk`. Workspace: 3 vectors.
+///
+/// The arithmetic is that of the generic method, so both give the same states to rounding.
+#[derive(Debug)]
+pub struct FusedRk4<'a> {
+    op: &'a GpuBoseHubbard,
+    acc: GpuVector<c64>,
+    stage: [GpuVector<c64>; 2],
+}
+
+impl<'a> FusedRk4<'a> {
+    /// A workspace for `op` (complex double precision).
+    ///
+    /// # Errors
+    /// Allocation failures.
+    pub fn new(op: &'a GpuBoseHubbard) -> Result<Self> {
+        let d = op.model.basis().len()?;
+        Ok(FusedRk4 {
+            op,
+            acc: GpuVector::zeros(&op.device, d)?,
+            stage: [
+                GpuVector::zeros(&op.device, d)?,
+                GpuVector::zeros(&op.device, d)?,
+            ],
+        })
+    }
+
+    /// One step from `t` to `t + h`, in place.
+    ///
+    /// # Errors
+    /// Those of the stage kernel; [`Error::DimensionMismatch`] for a wrong state length.
+    pub fn step(&mut self, t: f64, h: f64, psi: &mut GpuVector<c64>) -> Result<()> {
+        let mi = c64::new(0.0, -1.0);
+        let [s1, s2] = &mut self.stage;
+        self.acc.copy_range_from(psi, 0, psi.len())?;
+        self.op
+            .rk_stage(t, mi, psi, h / 6.0, &mut self.acc, 0.5 * h, Some((psi, s1)))?;
+        self.op.rk_stage(
+            t + 0.5 * h,
+            mi,
+            s1,
+            h / 3.0,
+            &mut self.acc,
+            0.5 * h,
+            Some((psi, s2)),
+        )?;
+        self.op.rk_stage(
+            t + 0.5 * h,
+            mi,
+            s2,
+            h / 3.0,
+            &mut self.acc,
+            h,
+            Some((psi, s1)),
+        )?;
+        self.op
+            .rk_stage(t + h, mi, s1, h / 6.0, &mut self.acc, 0.0, None)?;
+        std::mem::swap(psi, &mut self.acc);
+        Ok(())
+    }
+
+    /// `steps` equal steps from `t0` to `t1`.
+    ///
+    /// # Errors
+    /// As [`FusedRk4::step`]; [`Error::InvalidArgument`] for a bad interval.
+    pub fn integrate(
+        &mut self,
+        t0: f64,
+        t1: f64,
+        steps: usize,
+        psi: &mut GpuVector<c64>,
+    ) -> Result<()> {
+        if !(t0.is_finite() && t1.is_finite() && t1 >= t0) || (steps == 0 && t1 > t0) {
+            return Err(Error::invalid(
+                "t1",
+                t1,
+                format!("needs finite t0 = {t0} ≤ t1 and at least one step"),
+            ));
+        }
+        let h = if steps == 0 {
+            0.0
+        } else {
+            (t1 - t0) / steps as f64
+        };
+        for k in 0..steps {
+            self.step(t0 + k as f64 * h, h, psi)?;
+        }
+        Ok(())
+    }
+}

@@ -211,3 +211,29 @@ fn gpu_rk45_follows_the_cpu_run() {
     let dens = op.site_densities(&pg).unwrap();
     assert!((dens.iter().sum::<f64>() - f64::from(n)).abs() < 1e-8);
 }
+
+/// The fused RK4 on the GPU gives the generic RK4's states (CPU backend) to rounding.
+#[test]
+#[ignore = "needs an NVIDIA GPU; run by the GPU bundle"]
+fn fused_rk4_equals_the_generic_rk4() {
+    use matexp_fock::gpu::FusedRk4;
+    use matexp_integrators::rk::Rk4;
+    let gpu = GpuBackend::new(0).unwrap();
+    let cpu = CpuBackend;
+    let h = model(8, 5, true);
+    let d = h.basis().dim() as usize;
+    let psi0 = random(d, 11);
+    let mut psi = psi0.clone();
+    Rk4::new(&cpu, d)
+        .unwrap()
+        .integrate(&LinearOde::schrodinger(&h).unwrap(), 0.0, 0.5, 50, &mut psi)
+        .unwrap();
+    let op = GpuBoseHubbard::new(&gpu, &h, GpuLookup::DeltaUnrank).unwrap();
+    let mut pg = gpu.upload(&psi0).unwrap();
+    FusedRk4::new(&op)
+        .unwrap()
+        .integrate(0.0, 0.5, 50, &mut pg)
+        .unwrap();
+    let e = rel_err(&gpu.to_host(&pg).unwrap(), &psi);
+    assert!(e < 1e-13, "fused vs generic RK4: {e:e}");
+}
