@@ -320,7 +320,7 @@ fn random_csr_with(r: &mut impl Rng, n: usize, m: usize, max_row: usize, distinc
 
 impl Csr {
     fn indices<I: GpuIndex>(&self) -> (Vec<I>, Vec<I>) {
-        let f = |v: &Vec<usize>| v.iter().map(|&i| I::from_usize(i).unwrap()).collect();
+        let f = |v: &Vec<usize>| v.iter().map(|&i| I::try_narrow(i).unwrap()).collect();
         (f(&self.row_ptr), f(&self.col_idx))
     }
     fn values<S: Scalar>(&self) -> Vec<S> {

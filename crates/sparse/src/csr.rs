@@ -2,7 +2,7 @@
 
 use crate::pattern::{canonicalize_in_place, transpose_raw};
 use crate::{CsrIndex, PatternCsr};
-use matexp_core::{Error, Result, Scalar, SpectralBounds, c64};
+use matexp_core::{Error, Result, Scalar, SpectralBounds};
 use rayon::prelude::*;
 use std::fmt;
 use std::sync::OnceLock;
@@ -446,34 +446,12 @@ impl<S: Scalar, I: CsrIndex> CsrMatrix<S, I> {
             if self.nrows() != self.ncols() || self.nrows() == 0 {
                 return None;
             }
-            let (a, b, c, d) = (0..self.nrows())
-                .into_par_iter()
-                .with_min_len(1024)
-                .map(|i| {
-                    let (cols, vals) = self.row(i);
-                    let mut diag = c64::new(0.0, 0.0);
-                    let mut r = 0.0f64;
-                    for (cidx, v) in cols.iter().zip(vals) {
-                        let z = v.to_c64();
-                        if cidx.as_usize() == i {
-                            diag += z;
-                        } else {
-                            r += z.norm();
-                        }
-                    }
-                    (diag.re - r, diag.re + r, diag.im - r, diag.im + r)
-                })
-                .reduce(
-                    || {
-                        (
-                            f64::INFINITY,
-                            f64::NEG_INFINITY,
-                            f64::INFINITY,
-                            f64::NEG_INFINITY,
-                        )
-                    },
-                    |x, y| (x.0.min(y.0), x.1.max(y.1), x.2.min(y.2), x.3.max(y.3)),
-                );
+            let (a, b, c, d) = crate::gershgorin_box(
+                self.nrows(),
+                self.row_ptr(),
+                self.col_idx(),
+                Some(self.values()),
+            );
             if self.is_hermitian() {
                 SpectralBounds::real(a, b).ok()
             } else {

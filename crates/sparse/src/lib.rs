@@ -65,6 +65,7 @@
 mod csr;
 pub mod fixtures;
 pub mod generators;
+mod gershgorin;
 mod index;
 pub mod matrix_market;
 pub mod operator;
@@ -73,8 +74,9 @@ mod pattern;
 mod sprs_interop;
 
 pub use csr::CsrMatrix;
+pub use gershgorin::gershgorin_box;
 pub use index::CsrIndex;
-pub use pattern::PatternCsr;
+pub use pattern::{PatternCsr, validate as validate_csr};
 
 #[cfg(doc)]
 use matexp_core::{LinearOperator, SpectralBounds};

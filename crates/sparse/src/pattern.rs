@@ -64,8 +64,21 @@ impl<I: CsrIndex> PartialEq for PatternCsr<I> {
     }
 }
 
-/// Checks the CSR invariants and returns whether every row is strictly increasing.
-pub(crate) fn validate<I: CsrIndex>(
+/// Checks the CSR invariants, the single definition of a valid CSR structure in matexp (the
+/// GPU uploads call it too): `row_ptr` has `nrows + 1` non-decreasing entries from 0 to
+/// `col_idx.len()`, every column index is below `ncols`, and `nrows`, `ncols` fit `I`.
+/// Returns whether every row is strictly increasing (canonical). O(nnz), parallel for large
+/// inputs.
+///
+/// # Errors
+/// [`Error::DimensionMismatch`] or [`Error::InvalidArgument`] naming the first violation.
+///
+/// ```
+/// use matexp_sparse::validate_csr;
+/// assert!(validate_csr(2, 2, &[0u32, 1, 2], &[0, 1]).unwrap());
+/// assert!(validate_csr(2, 2, &[0u32, 2, 1], &[0]).is_err());
+/// ```
+pub fn validate<I: CsrIndex>(
     nrows: usize,
     ncols: usize,
     row_ptr: &[I],
@@ -451,24 +464,13 @@ impl<I: CsrIndex> PatternCsr<I> {
             if self.nrows != self.ncols || self.nrows == 0 {
                 return None;
             }
-            let (lo, hi, rmax) = (0..self.nrows)
-                .into_par_iter()
-                .with_min_len(1024)
-                .map(|i| {
-                    let row = self.row(i);
-                    let d = row.iter().filter(|c| c.as_usize() == i).count() as f64;
-                    let r = row.len() as f64 - d;
-                    (d - r, d + r, r)
-                })
-                .reduce(
-                    || (f64::INFINITY, f64::NEG_INFINITY, 0.0),
-                    |a, b| (a.0.min(b.0), a.1.max(b.1), a.2.max(b.2)),
-                );
+            let (lo, hi, im_lo, im_hi) =
+                crate::gershgorin_box::<f64, I>(self.nrows, &self.row_ptr, &self.col_idx, None);
             if self.is_symmetric() {
                 SpectralBounds::real(lo, hi).ok()
             } else {
                 // Discs centred on the real axis: the imaginary extent is the largest radius.
-                SpectralBounds::new(lo, hi, -rmax, rmax).ok()
+                SpectralBounds::new(lo, hi, im_lo, im_hi).ok()
             }
         })
     }

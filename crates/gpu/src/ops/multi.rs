@@ -55,7 +55,7 @@ impl RowPartition {
             return Err(Error::invalid("row_ptr", "[]", "needs nrows + 1 entries"));
         }
         let n = row_ptr.len() - 1;
-        let work = |i: usize| row_ptr[i].to_usize() + i;
+        let work = |i: usize| row_ptr[i].as_usize() + i;
         let total = work(n);
         let mut bounds = vec![0];
         for k in 1..parts {
@@ -588,11 +588,11 @@ impl<S: Scalar> MultiGpuCsr<S> {
         let mut blocks = Vec::with_capacity(backend.devices.len());
         for (d, dev) in backend.devices.iter().enumerate() {
             let r = partition.range(d);
-            let (a, b) = (row_ptr[r.start].to_usize(), row_ptr[r.end].to_usize());
+            let (a, b) = (row_ptr[r.start].as_usize(), row_ptr[r.end].as_usize());
             let local: Vec<I> = row_ptr[r.clone()]
                 .iter()
                 .chain(std::iter::once(&row_ptr[r.end]))
-                .map(|p| I::from_usize(p.to_usize() - a).unwrap_or(*p))
+                .map(|p| I::try_narrow(p.as_usize() - a).unwrap_or(*p))
                 .collect();
             let st = CsrStructure::upload(dev, r.len(), ncols, &local, &col_idx[a..b], lanes)?;
             let mut vals = DeviceBuffer::uninit(dev, (b - a) * std::mem::size_of::<S>())?;

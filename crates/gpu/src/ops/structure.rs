@@ -9,48 +9,21 @@ use crate::kernels::{
     LEJA_CSR, LEJA_PATTERN, SPMV_CSR_SCALAR, SPMV_CSR_VECTOR, SPMV_PATTERN_SCALAR,
     SPMV_PATTERN_VECTOR,
 };
-use crate::rt::{Device, DeviceBuffer, DeviceElement, Function, Kernel, LaunchConfig, scalar};
-use matexp_core::{Error, Result, Scalar, ShiftedStep, SpectralBounds, check_dim};
+use crate::rt::{Device, DeviceBuffer, Function, Kernel, KernelIndex, LaunchConfig, scalar};
+use matexp_core::{Error, Result, Scalar, ShiftedStep, SpectralBounds};
 use matexp_cuda_sys::{MX_MAX_PARTIALS, MX_REDUCE_THREADS, MxLejaParams, MxSpmvParams};
+use matexp_sparse::CsrIndex;
+pub(crate) use matexp_sparse::gershgorin_box;
 use rayon::prelude::*;
 use std::fmt;
 use std::sync::Arc;
 
-mod sealed {
-    pub trait Sealed {}
-    impl Sealed for u32 {}
-    impl Sealed for u64 {}
-}
+/// Index types of GPU sparse matrices: `u32` (half the index traffic) or `u64`. The index
+/// concept is `matexp-sparse`'s [`CsrIndex`]; this bound adds only that kernels exist for the
+/// type ([`KernelIndex`]), and every `CsrIndex` has them.
+pub trait GpuIndex: CsrIndex + KernelIndex {}
 
-/// Index types of GPU sparse matrices: `u32` (half the index traffic) or `u64`.
-pub trait GpuIndex: sealed::Sealed + DeviceElement + Ord + fmt::Debug + fmt::Display {
-    /// `u32` or `u64` (kernel name suffix).
-    const NAME: &'static str;
-    /// Widens to `usize`.
-    fn to_usize(self) -> usize;
-    /// Narrows from `usize`, `None` if it does not fit.
-    fn from_usize(i: usize) -> Option<Self>;
-}
-
-impl GpuIndex for u32 {
-    const NAME: &'static str = "u32";
-    fn to_usize(self) -> usize {
-        self as usize
-    }
-    fn from_usize(i: usize) -> Option<Self> {
-        u32::try_from(i).ok()
-    }
-}
-
-impl GpuIndex for u64 {
-    const NAME: &'static str = "u64";
-    fn to_usize(self) -> usize {
-        self as usize
-    }
-    fn from_usize(i: usize) -> Option<Self> {
-        Some(i as u64)
-    }
-}
+impl<I: CsrIndex + KernelIndex> GpuIndex for I {}
 
 /// Which SpMV kernel an operator uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -132,49 +105,21 @@ pub(crate) fn resolve(kernel: SpmvKernel, auto: u32) -> Result<Mapping> {
     }
 }
 
-/// Checks CSR structure: `row_ptr` has `nrows + 1` non-decreasing entries from 0 to
-/// `col_idx.len()`, every column index is below `ncols`. Returns the longest row.
+/// Checks CSR arrays for an upload with `matexp-sparse`'s [`validate_csr`](matexp_sparse::validate_csr)
+/// (the one definition of a valid CSR structure), plus the one limit of the kernels: they
+/// step through a row with `j += lanes` in the index type, so with `u32` indices the entry
+/// count must stay 64 below `u32::MAX`. Returns the longest row (for the kernel choice).
+///
+/// # Errors
+/// As `validate_csr`, and [`Error::InvalidArgument`] for too many entries for `u32`.
 pub fn validate_csr<I: GpuIndex>(
     nrows: usize,
     ncols: usize,
     row_ptr: &[I],
     col_idx: &[I],
 ) -> Result<usize> {
-    check_dim("CSR row_ptr length (nrows + 1)", nrows + 1, row_ptr.len())?;
-    if row_ptr[0].to_usize() != 0 {
-        return Err(Error::invalid("row_ptr[0]", row_ptr[0], "must be 0"));
-    }
-    check_dim(
-        "CSR col_idx length (row_ptr[nrows])",
-        row_ptr[nrows].to_usize(),
-        col_idx.len(),
-    )?;
-    if let Some(i) = (0..nrows)
-        .into_par_iter()
-        .find_first(|&i| row_ptr[i + 1] < row_ptr[i])
-    {
-        return Err(Error::invalid(
-            "row_ptr",
-            format!(
-                "row_ptr[{}] = {} > row_ptr[{}] = {}",
-                i,
-                row_ptr[i],
-                i + 1,
-                row_ptr[i + 1]
-            ),
-            "row pointers must not decrease",
-        ));
-    }
-    if let Some(j) = col_idx.par_iter().position_first(|c| c.to_usize() >= ncols) {
-        return Err(Error::invalid(
-            "col_idx",
-            format!("col_idx[{j}] = {}", col_idx[j]),
-            format!("column index out of range for {ncols} columns"),
-        ));
-    }
-    // Kernels step through a row with `j += lanes` in the index type: keep that below the
-    // type's maximum.
-    if I::NAME == "u32" && col_idx.len() > (u32::MAX - 64) as usize {
+    matexp_sparse::validate_csr(nrows, ncols, row_ptr, col_idx)?;
+    if I::BYTES == 4 && col_idx.len() > (u32::MAX - 64) as usize {
         return Err(Error::invalid(
             "nnz",
             col_idx.len(),
@@ -183,51 +128,9 @@ pub fn validate_csr<I: GpuIndex>(
     }
     Ok((0..nrows)
         .into_par_iter()
-        .map(|i| row_ptr[i + 1].to_usize() - row_ptr[i].to_usize())
+        .map(|i| row_ptr[i + 1].as_usize() - row_ptr[i].as_usize())
         .max()
         .unwrap_or(0))
-}
-
-/// Gershgorin discs of the rows, enclosed in a box: (re_min, re_max, im_min, im_max).
-/// `values = None` means every stored entry is 1.
-pub(crate) fn gershgorin_box<S: Scalar, I: GpuIndex>(
-    nrows: usize,
-    row_ptr: &[I],
-    col_idx: &[I],
-    values: Option<&[S]>,
-) -> (f64, f64, f64, f64) {
-    (0..nrows)
-        .into_par_iter()
-        .map(|i| {
-            let (a, b) = (row_ptr[i].to_usize(), row_ptr[i + 1].to_usize());
-            let mut center = matexp_core::c64::new(0.0, 0.0);
-            let mut radius = 0.0;
-            for k in a..b {
-                let v = values.map_or(matexp_core::c64::new(1.0, 0.0), |v| v[k].to_c64());
-                if col_idx[k].to_usize() == i {
-                    center += v;
-                } else {
-                    radius += v.norm();
-                }
-            }
-            (
-                center.re - radius,
-                center.re + radius,
-                center.im - radius,
-                center.im + radius,
-            )
-        })
-        .reduce(
-            || {
-                (
-                    f64::INFINITY,
-                    f64::NEG_INFINITY,
-                    f64::INFINITY,
-                    f64::NEG_INFINITY,
-                )
-            },
-            |p, q| (p.0.min(q.0), p.1.max(q.1), p.2.min(q.2), p.3.max(q.3)),
-        )
 }
 
 pub(crate) fn bounds_from_box(b: (f64, f64, f64, f64), hermitian: bool) -> Option<SpectralBounds> {

@@ -251,7 +251,7 @@ impl Kernel {
     pub fn for_scalar_index<S: Scalar, I: KernelIndex>(&self, device: &Device) -> Result<Function> {
         let s = scalar_slot::<S>()?;
         self.cached(device, 5 + 2 * s + I::SLOT, || {
-            format!("{}_{}_{}", self.base, S::NAME, I::NAME)
+            format!("{}_{}_{}", self.base, S::NAME, I::KERNEL_SUFFIX)
         })
     }
 }

@@ -46,18 +46,18 @@ mod sealed {
 /// Index types kernels are instantiated for: `u32` (half the index traffic) and `u64`.
 pub trait KernelIndex: sealed::Sealed + super::memory::DeviceElement {
     /// `u32` or `u64`: the kernel name suffix.
-    const NAME: &'static str;
+    const KERNEL_SUFFIX: &'static str;
     /// Position among the index types (cache slot).
     const SLOT: usize;
 }
 
 impl KernelIndex for u32 {
-    const NAME: &'static str = "u32";
+    const KERNEL_SUFFIX: &'static str = "u32";
     const SLOT: usize = 0;
 }
 
 impl KernelIndex for u64 {
-    const NAME: &'static str = "u64";
+    const KERNEL_SUFFIX: &'static str = "u64";
     const SLOT: usize = 1;
 }
 
