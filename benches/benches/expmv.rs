@@ -31,7 +31,7 @@
 use matexp_benches::criterion::Criterion;
 use matexp_benches::{Record, Recorder};
 use matexp_core::{CpuBackend, Scalar, c64};
-use matexp_integrators::{
+use matexp_integrators::{ExpmvMethod, 
     Arnoldi, ArnoldiOptions, Lanczos, LanczosOptions, Leja, LejaOptions, Taylor, TaylorOptions,
     Tolerance,
 };
@@ -344,7 +344,7 @@ fn spin_bath(c: &mut Criterion, rec: &mut Recorder, spins: usize, scipy: Option<
             "leja-imag",
             Box::new(move || {
                 let mut s =
-                    Leja::new(cpur, n, LejaOptions::with_rtol(TOL)).map_err(|e| e.to_string())?;
+                    Leja::new(cpur, LejaOptions::default().with_rtol(TOL)).map_err(|e| e.to_string())?;
                 let mut w = vec![zero; n];
                 let r = s
                     .schrodinger(hr, t, pr, &mut w)
@@ -361,7 +361,7 @@ fn spin_bath(c: &mut Criterion, rec: &mut Recorder, spins: usize, scipy: Option<
             "leja-generator",
             Box::new(move || {
                 let mut s =
-                    Leja::new(cpur, n, LejaOptions::with_rtol(TOL)).map_err(|e| e.to_string())?;
+                    Leja::new(cpur, LejaOptions::default().with_rtol(TOL)).map_err(|e| e.to_string())?;
                 let mut w = vec![zero; n];
                 let r = s
                     .expmv(gr, c64::new(t, 0.0), pr, &mut w)
@@ -377,7 +377,7 @@ fn spin_bath(c: &mut Criterion, rec: &mut Recorder, spins: usize, scipy: Option<
         (
             "seed-fixed",
             Box::new(move || {
-                let mut s = Leja::new(cpur, n, LejaOptions::seed_fixed(200, TOL))
+                let mut s = Leja::new(cpur, LejaOptions::seed_fixed(200, TOL))
                     .map_err(|e| e.to_string())?;
                 let mut w = vec![zero; n];
                 let r = s
@@ -394,9 +394,7 @@ fn spin_bath(c: &mut Criterion, rec: &mut Recorder, spins: usize, scipy: Option<
         (
             "lanczos",
             Box::new(move || {
-                let mut s = Lanczos::new(
-                    cpur,
-                    n,
+                let mut s = Lanczos::new(cpur,
                     LanczosOptions {
                         tol,
                         ..Default::default()
@@ -409,16 +407,14 @@ fn spin_bath(c: &mut Criterion, rec: &mut Recorder, spins: usize, scipy: Option<
                     w,
                     matvecs: r.matvecs,
                     substeps: r.substeps,
-                    degree: r.krylov_dim,
+                    degree: r.max_degree,
                 })
             }),
         ),
         (
             "arnoldi",
             Box::new(move || {
-                let mut s = Arnoldi::new(
-                    cpur,
-                    n,
+                let mut s = Arnoldi::new(cpur,
                     ArnoldiOptions {
                         tol,
                         ..Default::default()
@@ -431,16 +427,14 @@ fn spin_bath(c: &mut Criterion, rec: &mut Recorder, spins: usize, scipy: Option<
                     w,
                     matvecs: r.matvecs,
                     substeps: r.substeps,
-                    degree: r.krylov_dim,
+                    degree: r.max_degree,
                 })
             }),
         ),
         (
             "taylor",
             Box::new(move || {
-                let mut s = Taylor::new(
-                    cpur,
-                    n,
+                let mut s = Taylor::new(cpur,
                     TaylorOptions {
                         tol,
                         ..Default::default()
@@ -453,7 +447,7 @@ fn spin_bath(c: &mut Criterion, rec: &mut Recorder, spins: usize, scipy: Option<
                     w,
                     matvecs: r.matvecs,
                     substeps: r.substeps,
-                    degree: r.krylov_dim,
+                    degree: r.max_degree,
                 })
             }),
         ),
@@ -491,7 +485,7 @@ fn laplace(c: &mut Criterion, rec: &mut Recorder, grid: usize, step: f64, scipy:
             "leja-real",
             Box::new(move || {
                 let mut s =
-                    Leja::new(cpur, n, LejaOptions::with_rtol(TOL)).map_err(|e| e.to_string())?;
+                    Leja::new(cpur, LejaOptions::default().with_rtol(TOL)).map_err(|e| e.to_string())?;
                 let mut w = vec![0.0; n];
                 let r = s.expmv(ar, step, ur, &mut w).map_err(|e| e.to_string())?;
                 Ok(Run {
@@ -505,7 +499,7 @@ fn laplace(c: &mut Criterion, rec: &mut Recorder, grid: usize, step: f64, scipy:
         (
             "seed-fixed",
             Box::new(move || {
-                let mut s = Leja::new(cpur, n, LejaOptions::seed_fixed(1, TOL))
+                let mut s = Leja::new(cpur, LejaOptions::seed_fixed(1, TOL))
                     .map_err(|e| e.to_string())?;
                 let mut w = vec![0.0; n];
                 let r = s.expmv(ar, step, ur, &mut w).map_err(|e| e.to_string())?;
@@ -520,9 +514,7 @@ fn laplace(c: &mut Criterion, rec: &mut Recorder, grid: usize, step: f64, scipy:
         (
             "lanczos",
             Box::new(move || {
-                let mut s = Lanczos::new(
-                    cpur,
-                    n,
+                let mut s = Lanczos::new(cpur,
                     LanczosOptions {
                         tol,
                         ..Default::default()
@@ -535,16 +527,14 @@ fn laplace(c: &mut Criterion, rec: &mut Recorder, grid: usize, step: f64, scipy:
                     w,
                     matvecs: r.matvecs,
                     substeps: r.substeps,
-                    degree: r.krylov_dim,
+                    degree: r.max_degree,
                 })
             }),
         ),
         (
             "arnoldi",
             Box::new(move || {
-                let mut s = Arnoldi::new(
-                    cpur,
-                    n,
+                let mut s = Arnoldi::new(cpur,
                     ArnoldiOptions {
                         tol,
                         ..Default::default()
@@ -557,16 +547,14 @@ fn laplace(c: &mut Criterion, rec: &mut Recorder, grid: usize, step: f64, scipy:
                     w,
                     matvecs: r.matvecs,
                     substeps: r.substeps,
-                    degree: r.krylov_dim,
+                    degree: r.max_degree,
                 })
             }),
         ),
         (
             "taylor",
             Box::new(move || {
-                let mut s = Taylor::new(
-                    cpur,
-                    n,
+                let mut s = Taylor::new(cpur,
                     TaylorOptions {
                         tol,
                         ..Default::default()
@@ -579,7 +567,7 @@ fn laplace(c: &mut Criterion, rec: &mut Recorder, grid: usize, step: f64, scipy:
                     w,
                     matvecs: r.matvecs,
                     substeps: r.substeps,
-                    degree: r.krylov_dim,
+                    degree: r.max_degree,
                 })
             }),
         ),

@@ -4,53 +4,153 @@ use matexp_core::{Error, RealScalar, Result, Scalar};
 
 /// The accuracy requested of a result w ≈ f(tA)v:
 /// ‖w − f(tA)v‖₂ ≤ `atol` + `rtol`·‖f(tA)v‖₂ (as estimated by each method).
+///
+/// The default leaves `rtol` to the precision of the computation:
+/// [`Tolerance::default_rtol`] gives 10⁻⁸ for `f64`/`c64` and 10⁻⁵ for `f32`/`c32`
+/// (about 170 units of roundoff, so that every method reaches it), with `atol = 0`. A
+/// tolerance built with [`Tolerance::relative`], [`Tolerance::new`] or
+/// [`Tolerance::with_rtol`] is taken as given.
+///
+/// ```
+/// use matexp_integrators::Tolerance;
+/// assert_eq!(Tolerance::default().resolve::<f32>()?.rtol, 1e-5);
+/// assert_eq!(Tolerance::default().resolve::<f64>()?.rtol, 1e-8);
+/// // Below the roundoff of the scalar type: an error that says what to do.
+/// let err = Tolerance::relative(1e-10).resolve::<f32>().unwrap_err();
+/// assert!(err.to_string().contains("f64"));
+/// # Ok::<(), matexp_core::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Tolerance {
     /// Relative tolerance; must be finite, > 0, and not below the unit roundoff of the scalar
-    /// type (≈ 6e−8 for `f32`, 1.1e−16 for `f64`).
+    /// type (≈ 6e−8 for `f32`, 1.1e−16 for `f64`). The default holds the double-precision
+    /// value until [`Tolerance::resolve`] fills in the one of the precision in use.
     pub rtol: f64,
     /// Absolute tolerance; finite and ≥ 0.
     pub atol: f64,
+    /// Whether `rtol` is still the default, to be chosen by the precision.
+    by_precision: bool,
 }
 
+/// The default relative tolerance in double precision.
+const DOUBLE_RTOL: f64 = 1e-8;
+/// The default relative tolerance in single precision.
+const SINGLE_RTOL: f64 = 1e-5;
+
 impl Default for Tolerance {
-    /// `rtol = 1e−8`, `atol = 0` (single-precision users must ask for ≥ 6e−8).
+    /// `rtol` by precision ([`Tolerance::default_rtol`]), `atol = 0`.
     fn default() -> Self {
-        Tolerance {
-            rtol: 1e-8,
-            atol: 0.0,
-        }
+        Tolerance::by_precision()
     }
 }
 
 impl Tolerance {
+    /// `rtol` chosen by the precision of the computation ([`Tolerance::default_rtol`]),
+    /// `atol = 0`; the same as `Tolerance::default()`.
+    pub const fn by_precision() -> Self {
+        Tolerance {
+            rtol: DOUBLE_RTOL,
+            atol: 0.0,
+            by_precision: true,
+        }
+    }
+
     /// A purely relative tolerance.
-    pub fn relative(rtol: f64) -> Self {
-        Tolerance { rtol, atol: 0.0 }
+    pub const fn relative(rtol: f64) -> Self {
+        Tolerance {
+            rtol,
+            atol: 0.0,
+            by_precision: false,
+        }
     }
 
     /// Relative and absolute tolerances.
-    pub fn new(rtol: f64, atol: f64) -> Self {
-        Tolerance { rtol, atol }
+    pub const fn new(rtol: f64, atol: f64) -> Self {
+        Tolerance {
+            rtol,
+            atol,
+            by_precision: false,
+        }
     }
 
-    /// Checks the tolerance for computations in scalar type `S`.
-    pub fn validate<S: Scalar>(&self) -> Result<()> {
-        let u = S::Real::EPS.as_f64() / 2.0;
-        if !(self.rtol.is_finite() && self.rtol > 0.0) {
-            return Err(Error::invalid("rtol", self.rtol, "must be finite and > 0"));
+    /// The same tolerance with relative part `rtol`.
+    pub const fn with_rtol(self, rtol: f64) -> Self {
+        Tolerance {
+            rtol,
+            by_precision: false,
+            ..self
         }
-        if self.rtol < u {
+    }
+
+    /// The same tolerance with absolute part `atol`.
+    pub const fn with_atol(self, atol: f64) -> Self {
+        Tolerance { atol, ..self }
+    }
+
+    /// The requested relative tolerance, `None` while it is left to the precision (then
+    /// [`Tolerance::resolve`] fills in [`Tolerance::default_rtol`]).
+    pub fn rtol(&self) -> Option<f64> {
+        (!(self.by_precision && self.rtol == DOUBLE_RTOL)).then_some(self.rtol)
+    }
+
+    /// The absolute tolerance.
+    pub fn atol(&self) -> f64 {
+        self.atol
+    }
+
+    /// The relative tolerance used when none is given: 10⁻⁸ in double precision, 10⁻⁵ in
+    /// single precision (unit roundoff 6·10⁻⁸).
+    pub fn default_rtol<S: Scalar>() -> f64 {
+        if S::Real::EPS.as_f64() > 1e-10 {
+            SINGLE_RTOL
+        } else {
+            DOUBLE_RTOL
+        }
+    }
+
+    /// The tolerance for computations in scalar type `S`: the default `rtol` replaced by the
+    /// one of the precision, and checked.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] when `rtol` is not finite and > 0, is below the unit
+    /// roundoff of `S` (the message names the smallest usable value and the default), or
+    /// `atol` is not finite and ≥ 0.
+    pub fn resolve<S: Scalar>(&self) -> Result<Tolerance> {
+        // A default whose rtol was assigned through the public field counts as given.
+        let rtol = self.rtol().unwrap_or_else(Self::default_rtol::<S>);
+        let u = S::Real::EPS.as_f64() / 2.0;
+        if !(rtol.is_finite() && rtol > 0.0) {
+            return Err(Error::invalid("rtol", rtol, "must be finite and > 0"));
+        }
+        if rtol < u {
+            let higher = if S::IS_COMPLEX { "c64" } else { "f64" };
             return Err(Error::invalid(
                 "rtol",
-                self.rtol,
-                format!("is below the unit roundoff {u:.2e} of {}", S::NAME),
+                rtol,
+                format!(
+                    "is below the unit roundoff {u:.2e} of {}: ask for rtol ≥ {:.0e} (or keep \
+                     the default tolerance, {:.0e} for {}), or compute in {higher}",
+                    S::NAME,
+                    (20.0 * u).max(1e-15),
+                    Self::default_rtol::<S>(),
+                    S::NAME,
+                ),
             ));
         }
         if !(self.atol.is_finite() && self.atol >= 0.0) {
             return Err(Error::invalid("atol", self.atol, "must be finite and ≥ 0"));
         }
-        Ok(())
+        Ok(Tolerance::new(rtol, self.atol))
+    }
+
+    /// Checks the tolerance for computations in scalar type `S`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Tolerance::resolve`].
+    pub fn validate<S: Scalar>(&self) -> Result<()> {
+        self.resolve::<S>().map(|_| ())
     }
 
     /// atol + rtol·scale.
@@ -58,6 +158,73 @@ impl Tolerance {
         self.atol + self.rtol * scale
     }
 }
+
+/// What the options of every f(tA)v method share: a [`Tolerance`], builder methods and
+/// validation for a scalar type. Implemented by [`LejaOptions`](crate::LejaOptions),
+/// [`LanczosOptions`], [`ArnoldiOptions`] and [`TaylorOptions`], which also have the
+/// builder methods `with_rtol`, `with_atol` and `with_tolerance` without importing this
+/// trait.
+pub trait MethodOptions: Clone + std::fmt::Debug + Default + Send + Sync {
+    /// The requested accuracy.
+    fn tolerance(&self) -> Tolerance;
+    /// Replaces the requested accuracy.
+    fn set_tolerance(&mut self, tol: Tolerance);
+    /// Checks every option for computations in scalar type `S` and returns the options with
+    /// the tolerance resolved ([`Tolerance::resolve`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] naming the first option out of its domain.
+    fn resolved<S: Scalar>(&self) -> Result<Self>;
+}
+
+/// Inherent builder methods and the [`MethodOptions`] impl of an options struct with a
+/// `tol` field and a `check` method.
+macro_rules! method_options {
+    ($ty:ty) => {
+        impl $ty {
+            /// These options with relative tolerance `rtol` (the absolute one is kept).
+            pub fn with_rtol(mut self, rtol: f64) -> Self {
+                self.tol = self.tol.with_rtol(rtol);
+                self
+            }
+
+            /// These options with absolute tolerance `atol` (the relative one is kept).
+            pub fn with_atol(mut self, atol: f64) -> Self {
+                self.tol = self.tol.with_atol(atol);
+                self
+            }
+
+            /// These options with tolerance `tol`.
+            pub fn with_tolerance(mut self, tol: $crate::Tolerance) -> Self {
+                self.tol = tol;
+                self
+            }
+        }
+
+        impl $crate::MethodOptions for $ty {
+            fn tolerance(&self) -> $crate::Tolerance {
+                self.tol
+            }
+
+            fn set_tolerance(&mut self, tol: $crate::Tolerance) {
+                self.tol = tol;
+            }
+
+            fn resolved<S: matexp_core::Scalar>(&self) -> matexp_core::Result<Self> {
+                let mut o = self.clone();
+                o.tol = self.tol.resolve::<S>()?;
+                o.check()?;
+                Ok(o)
+            }
+        }
+    };
+}
+pub(crate) use method_options;
+
+method_options!(LanczosOptions);
+method_options!(ArnoldiOptions);
+method_options!(TaylorOptions);
 
 /// Options of the Lanczos method ([`crate::Lanczos`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -100,8 +267,7 @@ impl Default for LanczosOptions {
 }
 
 impl LanczosOptions {
-    pub(crate) fn validate<S: Scalar>(&self) -> Result<()> {
-        self.tol.validate::<S>()?;
+    fn check(&self) -> Result<()> {
         if self.max_dim == 0 {
             return Err(Error::invalid("max_dim", 0, "must be ≥ 1"));
         }
@@ -147,8 +313,7 @@ impl Default for ArnoldiOptions {
 }
 
 impl ArnoldiOptions {
-    pub(crate) fn validate<S: Scalar>(&self) -> Result<()> {
-        self.tol.validate::<S>()?;
+    fn check(&self) -> Result<()> {
         if self.krylov_dim < 2 {
             return Err(Error::invalid("krylov_dim", self.krylov_dim, "must be ≥ 2"));
         }
@@ -165,13 +330,14 @@ impl ArnoldiOptions {
 /// What the Taylor method knows about the size of the operator.
 ///
 /// The truncated Taylor method needs ‖A − μI‖ (Al-Mohy & Higham use ‖A‖₁ and the 1-norm
-/// estimates d_p ≈ ‖(A − μI)^p‖₁^{1/p}). [`matexp_core::LinearOperator`] offers neither a
-/// norm nor the adjoint the block 1-norm estimator needs, hence the choices below.
+/// estimates d_p ≈ ‖(A − μI)^p‖₁^{1/p}). [`matexp_core::LinearOperator`] offers an optional
+/// norm bound but not the adjoint the block 1-norm estimator needs, hence the choices below.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum NormBound {
     /// Hermitian operators with [`matexp_core::LinearOperator::spectral_bounds`]: the exact
     /// 2-norm max|λ − μ| (an upper bound if the bounds are). Otherwise
-    /// [`NormBound::Estimate`] with 2 probes.
+    /// [`matexp_core::LinearOperator::norm_bound`] plus |μ| where the operator knows a
+    /// bound, and [`NormBound::Estimate`] with 2 probes where it does not.
     #[default]
     Auto,
     /// An upper bound on ‖A − μI‖ in some consistent operator norm (‖A‖₁ from column
@@ -237,8 +403,7 @@ impl Default for TaylorOptions {
 }
 
 impl TaylorOptions {
-    pub(crate) fn validate<S: Scalar>(&self) -> Result<()> {
-        self.tol.validate::<S>()?;
+    fn check(&self) -> Result<()> {
         if !(1..=60).contains(&self.m_max) {
             return Err(Error::invalid("m_max", self.m_max, "must be in 1..=60"));
         }

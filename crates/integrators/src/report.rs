@@ -1,28 +1,65 @@
-//! What a call did.
+//! What a call did: one report for every method.
 
-/// Work and accuracy of one call (summed over output times and vectors where a call has
-/// several).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+use crate::leja::BoundsSource;
+use matexp_core::SpectralBounds;
+use std::fmt;
+
+/// Work and accuracy of one call of any f(tA)v method (summed over output times and vectors
+/// where a call has several). It prints as one line:
+///
+/// ```
+/// use matexp_core::{CpuBackend, DenseMatrixOperator};
+/// use matexp_integrators::{ExpmvMethod, Lanczos, LanczosOptions};
+/// let cpu = CpuBackend::new();
+/// let op = DenseMatrixOperator::new(2, 2, vec![-2.0, 1.0, 1.0, -2.0])?;
+/// let mut lz = Lanczos::new(&cpu, LanczosOptions::default())?;
+/// let mut w = vec![0.0; 2];
+/// let report = lz.expmv(&op, 1.0, &vec![1.0, 0.0], &mut w)?;
+/// let line = report.to_string();
+/// assert!(line.starts_with("lanczos: 2 products") && line.contains("rtol 1.0e-8"));
+/// assert!(report.rel_error_estimate <= report.rtol);
+/// # Ok::<(), matexp_core::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Report {
-    /// `"lanczos"`, `"arnoldi"` or `"taylor"`.
+    /// `"leja"`, `"leja-seed"` (the thesis's fixed substeps), `"lanczos"`, `"arnoldi"` or
+    /// `"taylor"`.
     pub method: &'static str,
-    /// Operator applications (including those spent on error and norm estimation).
+    /// Operator applications, including those spent on estimates (spectral bounds, norms,
+    /// error estimates) and on rejected substeps.
     pub matvecs: usize,
-    /// Accepted substeps (Arnoldi), scaling steps s summed over intervals (Taylor), 1 per
-    /// vector for Lanczos.
+    /// Operator applications spent on estimating the spectrum (Leja) or the norm (Taylor);
+    /// included in `matvecs`.
+    pub estimate_matvecs: usize,
+    /// Accepted substeps (Leja, Arnoldi), scaling steps s summed over intervals (Taylor), 1
+    /// per vector for Lanczos.
     pub substeps: usize,
-    /// Rejected step-size trials (Arnoldi).
+    /// Rejected step-size trials (Arnoldi) or halved substeps (Leja).
     pub rejected: usize,
-    /// Largest Krylov dimension (Lanczos, Arnoldi) or Taylor degree m* (Taylor) used.
-    pub krylov_dim: usize,
-    /// Estimated absolute 2-norm error of the result (largest over vectors): Lanczos' a
-    /// posteriori estimate at the final dimension (largest over output times), Arnoldi's
-    /// local estimates summed over substeps, and for Taylor the relative sizes of the last
-    /// series terms summed over steps, times ‖w‖. An estimate, not a bound.
+    /// Largest degree of the polynomial in A that was used: the Krylov dimension (Lanczos,
+    /// Arnoldi), the Taylor degree m* (Taylor) or the interpolation degree (Leja).
+    pub max_degree: usize,
+    /// Degree of every accepted substep, in order (Leja only; empty for the others).
+    pub degrees: Vec<usize>,
+    /// Estimated absolute 2-norm error of the result (largest over vectors and output
+    /// times): Lanczos' a posteriori estimate at the final dimension, Arnoldi's and Leja's
+    /// local estimates summed over substeps, Taylor's relative sizes of the last series terms
+    /// summed over steps times ‖w‖. An estimate, not a bound.
     pub error_estimate: f64,
-    /// Whether every estimate met the tolerance (false only with
-    /// [`crate::LanczosOptions::allow_unconverged`]).
+    /// `error_estimate` relative to the smallest ‖w‖₂ among the outputs (0 when the result is
+    /// exact, ∞ when an output is zero and the estimate is not): the number to compare with
+    /// `rtol`.
+    pub rel_error_estimate: f64,
+    /// The relative tolerance that was requested (after the default for the precision was
+    /// filled in).
+    pub rtol: f64,
+    /// The absolute tolerance that was requested.
+    pub atol: f64,
+    /// Whether every estimate met the tolerance (false only with `allow_unconverged`).
     pub converged: bool,
+    /// The spectral bounds used and where they came from (Leja; Taylor for Hermitian
+    /// operators with bounds).
+    pub bounds: Option<(SpectralBounds, BoundsSource)>,
 }
 
 impl Report {
@@ -34,13 +71,66 @@ impl Report {
         }
     }
 
-    /// Adds another call's work (for blocks of vectors).
-    pub(crate) fn merge(&mut self, o: &Report) {
+    /// Adds another call's work: products, substeps and rejections add up, degrees and
+    /// error estimates take the largest, `converged` holds if it held for both (for blocks
+    /// of vectors and φ_j computed one after another).
+    pub fn merge(&mut self, o: &Report) {
         self.matvecs += o.matvecs;
+        self.estimate_matvecs += o.estimate_matvecs;
         self.substeps += o.substeps;
         self.rejected += o.rejected;
-        self.krylov_dim = self.krylov_dim.max(o.krylov_dim);
+        self.degrees.extend_from_slice(&o.degrees);
+        self.max_degree = self.max_degree.max(o.max_degree);
         self.error_estimate = self.error_estimate.max(o.error_estimate);
+        self.rel_error_estimate = self.rel_error_estimate.max(o.rel_error_estimate);
         self.converged &= o.converged;
+        if self.bounds.is_none() {
+            self.bounds = o.bounds;
+        }
+    }
+
+    /// The same report (kept for callers of the former Leja-specific summary).
+    pub fn summary(&self) -> Report {
+        self.clone()
+    }
+}
+
+impl fmt::Display for Report {
+    /// `method: N products (E for estimates), S substeps (R rejected), degree ≤ D; estimated
+    /// relative error e (rtol r[, atol a]); converged|NOT converged; spectrum in [a, b] (source)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {} products", self.method, self.matvecs)?;
+        if self.estimate_matvecs > 0 {
+            write!(f, " ({} for estimates)", self.estimate_matvecs)?;
+        }
+        write!(f, ", {} substeps", self.substeps)?;
+        if self.rejected > 0 {
+            write!(f, " ({} rejected)", self.rejected)?;
+        }
+        write!(
+            f,
+            ", degree ≤ {}; estimated relative error {:.1e} (rtol {:.1e}",
+            self.max_degree, self.rel_error_estimate, self.rtol
+        )?;
+        if self.atol > 0.0 {
+            write!(f, ", atol {:.1e}", self.atol)?;
+        }
+        write!(
+            f,
+            "); {}",
+            if self.converged {
+                "converged"
+            } else {
+                "NOT converged"
+            }
+        )?;
+        if let Some((b, source)) = &self.bounds {
+            write!(f, "; spectrum in [{:.4e}, {:.4e}]", b.re_min, b.re_max)?;
+            if !b.is_real() {
+                write!(f, " × i[{:.4e}, {:.4e}]", b.im_min, b.im_max)?;
+            }
+            write!(f, " ({source:?})")?;
+        }
+        Ok(())
     }
 }

@@ -11,7 +11,7 @@ mod leja_common;
 
 use leja_common::*;
 use matexp_core::{CpuBackend, DenseMatrixOperator, c64};
-use matexp_integrators::{Leja, LejaOptions};
+use matexp_integrators::{ExpmvMethod, Leja, LejaOptions};
 use matexp_sparse::CsrMatrix;
 use matexp_sparse::generators::{
     SpinBath, StoredZeros, laplacian_1d, laplacian_2d, laplacian_3d, laplacian_eigenvalue,
@@ -64,7 +64,7 @@ fn laplacians_on_eigenvectors_match_the_analytic_decay() {
                 "case chosen so that the bound below is meaningful"
             );
             for &tol in &TOLS {
-                let mut leja = Leja::new(&cpu, u0.len(), LejaOptions::with_rtol(tol)).unwrap();
+                let mut leja = Leja::new(&cpu, LejaOptions::default().with_rtol(tol)).unwrap();
                 let mut w = vec![0.0; u0.len()];
                 let r = leja.expmv(a, t, &u0, &mut w).unwrap();
                 let err = rel_err(&w, &exact);
@@ -109,7 +109,7 @@ fn laplacian_random_vectors_match_dense_expm() {
             let kappa = (t * lambda_max).exp() * norm2(&v) / norm2(&exact);
             assert!(kappa < 1e6);
             for &tol in &TOLS {
-                let mut leja = Leja::new(&cpu, n, LejaOptions::with_rtol(tol)).unwrap();
+                let mut leja = Leja::new(&cpu, LejaOptions::default().with_rtol(tol)).unwrap();
                 let mut w = vec![0.0; n];
                 let r = leja.expmv(&a, t, &v, &mut w).unwrap();
                 let err = rel_err(&w, &exact);
@@ -138,7 +138,7 @@ fn advection_diffusion_matches_dense_expm() {
             let t = ta / norm;
             let exact = dense_expmv(&dense, n, t, &v);
             for &tol in &TOLS {
-                let mut leja = Leja::new(&cpu, n, LejaOptions::with_rtol(tol)).unwrap();
+                let mut leja = Leja::new(&cpu, LejaOptions::default().with_rtol(tol)).unwrap();
                 let mut w = vec![0.0; n];
                 let r = leja.expmv(&a, t, &v, &mut w).unwrap();
                 let err = rel_err(&w, &exact);
@@ -168,7 +168,7 @@ fn spin_bath_schrodinger_matches_the_eigendecomposition() {
             let t = ta / norm;
             let exact = propagator.apply(t, &psi);
             for &tol in &TOLS {
-                let mut leja = Leja::new(&cpu, n, LejaOptions::with_rtol(tol)).unwrap();
+                let mut leja = Leja::new(&cpu, LejaOptions::default().with_rtol(tol)).unwrap();
                 let mut w = vec![c64::new(0.0, 0.0); n];
                 let r = leja.schrodinger(&h, t, &psi, &mut w).unwrap();
                 let err = rel_err(&w, &exact);
@@ -207,7 +207,7 @@ fn skew_hermitian_generator_matches_dense_expm() {
     for &t in &[0.5, 5.0, 50.0] {
         let exact = dense_expmv(&g, n, c64::new(t, 0.0), &v);
         for &tol in &TOLS {
-            let mut leja = Leja::new(&cpu, n, LejaOptions::with_rtol(tol)).unwrap();
+            let mut leja = Leja::new(&cpu, LejaOptions::default().with_rtol(tol)).unwrap();
             let mut w = vec![c64::new(0.0, 0.0); n];
             let rep = leja.expmv(&op, c64::new(t, 0.0), &v, &mut w).unwrap();
             let err = rel_err(&w, &exact);

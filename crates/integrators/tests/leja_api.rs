@@ -6,7 +6,7 @@ mod leja_common;
 use leja_common::*;
 use matexp_core::{CpuBackend, LinearOperator, Result, SpectralBounds, c64};
 use matexp_integrators::leja::BoundsSource;
-use matexp_integrators::{Leja, LejaMethod, LejaOptions, LejaWorkspace};
+use matexp_integrators::{ExpmvMethod, Leja, LejaMethod, LejaOptions, LejaWorkspace};
 use matexp_sparse::CsrMatrix;
 use matexp_sparse::generators::{SpinBath, StoredZeros, laplacian_1d, laplacian_2d};
 
@@ -36,10 +36,10 @@ fn several_times_reuse_the_march_and_match_single_calls() {
     let dense = a.to_dense().unwrap();
     let v = random_vector::<f64>(n, 5);
     let times = [0.0, 0.01, 0.02, 0.03, 0.04, 0.05];
-    let opts = LejaOptions::with_rtol(1e-10);
-    let mut leja = Leja::new(&cpu, n, opts).unwrap();
+    let opts = LejaOptions::default().with_rtol(1e-10);
+    let mut leja = Leja::new(&cpu, opts).unwrap();
     let mut out = vec![vec![0.0; n]; times.len()];
-    let together = leja.expmv_times(&a, 1.0, &times, &v, &mut out).unwrap();
+    let together = leja.expmv_times(&a, &times, &v, &mut out).unwrap();
     let mut separate = 0;
     for (i, &t) in times.iter().enumerate() {
         let exact = dense_expmv(&dense, n, t, &v);
@@ -58,11 +58,13 @@ fn several_times_reuse_the_march_and_match_single_calls() {
         "marching through the times ({}) must be cheaper than separate calls ({separate})",
         together.matvecs
     );
-    // A scale factor multiplies every time.
-    let mut scaled = vec![vec![0.0; n]; 2];
-    leja.expmv_times(&a, 2.0, &[0.01, 0.025], &v, &mut scaled)
+    // Times in any order come back in the caller's order; negative times run backwards.
+    let mut scaled = vec![vec![0.0; n]; 3];
+    leja.expmv_times(&a, &[0.05, -0.01, 0.02], &v, &mut scaled)
         .unwrap();
-    assert!(rel_err(&scaled[0], &out[2]) <= 1e-9 && rel_err(&scaled[1], &out[5]) <= 1e-9);
+    assert!(rel_err(&scaled[0], &out[5]) <= 1e-9 && rel_err(&scaled[2], &out[2]) <= 1e-9);
+    let back = dense_expmv(&dense, n, -0.01, &v);
+    assert!(rel_err(&scaled[1], &back) <= 1e-9);
 }
 
 #[test]
@@ -72,7 +74,7 @@ fn block_of_vectors_matches_one_by_one() {
     let n = a.nrows();
     let vs: Vec<Vec<f64>> = (0..3).map(|j| random_vector(n, 60 + j)).collect();
     let mut ws = vec![vec![0.0; n]; 3];
-    let mut leja = Leja::new(&cpu, n, LejaOptions::with_rtol(1e-8)).unwrap();
+    let mut leja = Leja::new(&cpu, LejaOptions::default().with_rtol(1e-8)).unwrap();
     let block = leja.expmv_block(&a, 0.01, &vs, &mut ws).unwrap();
     let mut sum = 0;
     for (v, w) in vs.iter().zip(&ws) {
@@ -92,7 +94,7 @@ fn time_stepping_reuses_workspace_and_coefficients() {
     let v = random_vector::<f64>(n, 9);
     let h = 2e-3;
     let mut leja =
-        Leja::with_workspace(&cpu, LejaWorkspace::new(n), LejaOptions::with_rtol(1e-10)).unwrap();
+        Leja::with_workspace(&cpu, LejaWorkspace::new(), LejaOptions::default().with_rtol(1e-10)).unwrap();
     let (mut u, mut next) = (v.clone(), vec![0.0; n]);
     for _ in 0..20 {
         let r = leja.expmv(&a, h, &u, &mut next).unwrap();
@@ -104,7 +106,7 @@ fn time_stepping_reuses_workspace_and_coefficients() {
     assert!(rel_err(&u, &exact) <= 2e-9);
     // The workspace moves to another solver with other options and keeps its cache.
     let ws = leja.into_workspace();
-    let leja2 = Leja::with_workspace(&cpu, ws, LejaOptions::with_rtol(1e-6)).unwrap();
+    let leja2 = Leja::with_workspace(&cpu, ws, LejaOptions::default().with_rtol(1e-6)).unwrap();
     assert_eq!(leja2.workspace().order(), n);
     assert_eq!(leja2.workspace().cached_coefficient_sets(), 1);
 }
@@ -114,7 +116,7 @@ fn report_is_consistent() {
     let cpu = CpuBackend::new();
     let a = laplacian_1d::<f64, u32>(100).unwrap();
     let v = random_vector::<f64>(100, 1);
-    let mut leja = Leja::new(&cpu, 100, LejaOptions::with_rtol(1e-8)).unwrap();
+    let mut leja = Leja::new(&cpu, LejaOptions::default().with_rtol(1e-8)).unwrap();
     let mut w = vec![0.0; 100];
     let r = leja.expmv(&a, 1.0, &v, &mut w).unwrap();
     assert_eq!(r.method, "leja");
@@ -131,7 +133,7 @@ fn report_is_consistent() {
     assert_eq!((b.re_min, b.re_max), (-4.0 * 101.0 * 101.0, 0.0));
     let s = r.summary();
     assert_eq!(
-        (s.matvecs, s.krylov_dim, s.method),
+        (s.matvecs, s.max_degree, s.method),
         (r.matvecs, r.max_degree, "leja")
     );
 }
@@ -144,7 +146,7 @@ fn bounds_from_options_estimates_and_operators_agree() {
     let v = random_vector::<f64>(n, 3);
     let exact = dense_expmv(&a.to_dense().unwrap(), n, 0.02, &v);
     // Lanczos estimate (Hermitian, no bounds from the operator).
-    let mut leja = Leja::new(&cpu, n, LejaOptions::with_rtol(1e-9)).unwrap();
+    let mut leja = Leja::new(&cpu, LejaOptions::default().with_rtol(1e-9)).unwrap();
     let mut w = vec![0.0; n];
     let r = leja.expmv(&Hidden(&a), 0.02, &v, &mut w).unwrap();
     assert_eq!(r.bounds.unwrap().1, BoundsSource::Lanczos);
@@ -155,9 +157,9 @@ fn bounds_from_options_estimates_and_operators_agree() {
     let hi = -4.0 * 61.0f64.powi(2) * (std::f64::consts::PI / 122.0).sin().powi(2);
     let opts = LejaOptions {
         bounds: Some(SpectralBounds::real(lo, hi).unwrap()),
-        ..LejaOptions::with_rtol(1e-9)
+        ..LejaOptions::default().with_rtol(1e-9)
     };
-    let mut leja = Leja::new(&cpu, n, opts).unwrap();
+    let mut leja = Leja::new(&cpu, opts).unwrap();
     let r2 = leja.expmv(&Hidden(&a), 0.02, &v, &mut w).unwrap();
     assert_eq!(r2.bounds.unwrap().1, BoundsSource::Options);
     assert_eq!(r2.estimate_matvecs, 0);
@@ -165,7 +167,7 @@ fn bounds_from_options_estimates_and_operators_agree() {
     // A non-symmetric operator without bounds: power-iteration box.
     let ad = advection_diffusion_1d(n, 5.0);
     let adm = CsrMatrix::<f64, u32>::from_dense(n, n, &ad).unwrap();
-    let mut leja = Leja::new(&cpu, n, LejaOptions::with_rtol(1e-9)).unwrap();
+    let mut leja = Leja::new(&cpu, LejaOptions::default().with_rtol(1e-9)).unwrap();
     let r3 = leja.expmv(&Hidden(&adm), 1e-3, &v, &mut w).unwrap();
     assert_eq!(r3.bounds.unwrap().1, BoundsSource::Power);
     assert!(rel_err(&w, &dense_expmv(&ad, n, 1e-3, &v)) <= 1e-8);
@@ -178,7 +180,7 @@ fn schrodinger_is_expmv_at_minus_i_t_and_unitary() {
     let h = model.hamiltonian::<c64, u32>(StoredZeros::Drop).unwrap();
     let n = h.nrows();
     let psi = model.initial_state::<c64>(1).unwrap();
-    let mut leja = Leja::new(&cpu, n, LejaOptions::with_rtol(1e-11)).unwrap();
+    let mut leja = Leja::new(&cpu, LejaOptions::default().with_rtol(1e-11)).unwrap();
     let (mut a, mut b, mut back) = (
         vec![c64::new(0.0, 0.0); n],
         vec![c64::new(0.0, 0.0); n],
@@ -222,7 +224,7 @@ fn seed_fixed_method_reproduces_algorithm_10() {
     let substeps = (t * gamma / 0.5).ceil() as usize;
     let opts = LejaOptions::seed_fixed(substeps, 1e-10);
     assert_eq!(opts.method, LejaMethod::SeedFixed { substeps });
-    let mut leja = Leja::new(&cpu, n, opts).unwrap();
+    let mut leja = Leja::new(&cpu, opts).unwrap();
     let mut w = vec![0.0; n];
     let r = leja.expmv(&a, t, &v, &mut w).unwrap();
     assert_eq!(r.method, "leja-seed");
@@ -247,7 +249,7 @@ fn imaginary_focal_interval_of_h_beats_the_generators_box() {
     let g = h.map_values(|z| z * c64::new(0.0, -1.0)).unwrap();
     let n = h.nrows();
     let psi = model.initial_state::<c64>(1).unwrap();
-    let mut leja = Leja::new(&cpu, n, LejaOptions::with_rtol(1e-8)).unwrap();
+    let mut leja = Leja::new(&cpu, LejaOptions::default().with_rtol(1e-8)).unwrap();
     let (mut a, mut b) = (vec![c64::new(0.0, 0.0); n], vec![c64::new(0.0, 0.0); n]);
     let ri = leja.schrodinger(&h, 20.0, &psi, &mut a).unwrap();
     let rg = leja.expmv(&g, c64::new(20.0, 0.0), &psi, &mut b).unwrap();
@@ -276,11 +278,11 @@ fn single_precision_complex_schrodinger_follows_double() {
         .collect();
     let mut w64 = vec![c64::new(0.0, 0.0); n];
     let mut w32 = vec![matexp_core::c32::new(0.0, 0.0); n];
-    Leja::new(&cpu, n, LejaOptions::with_rtol(1e-12))
+    Leja::new(&cpu, LejaOptions::default().with_rtol(1e-12))
         .unwrap()
         .schrodinger(&h64, 10.0, &psi64, &mut w64)
         .unwrap();
-    let r = Leja::new(&cpu, n, LejaOptions::with_rtol(1e-5))
+    let r = Leja::new(&cpu, LejaOptions::default().with_rtol(1e-5))
         .unwrap()
         .schrodinger(&h32, 10.0, &psi32, &mut w32)
         .unwrap();

@@ -6,7 +6,7 @@ mod leja_common;
 use leja_common::*;
 use matexp_core::{CpuBackend, DenseMatrixOperator, c64};
 use matexp_dense::{Matrix, phi_vectors};
-use matexp_integrators::{Leja, LejaOptions};
+use matexp_integrators::{ExpmvMethod, Leja, LejaOptions};
 use matexp_sparse::CsrMatrix;
 use matexp_sparse::generators::{SpinBath, StoredZeros, laplacian_1d};
 
@@ -34,10 +34,10 @@ fn phi_k_of_diffusion_and_advection_match_dense() {
             let t = ta / norm;
             let reference = dense_phis(dense, n, t, &v, 4);
             for &tol in &[1e-6, 1e-10] {
-                let mut leja = Leja::new(&cpu, n, LejaOptions::with_rtol(tol)).unwrap();
+                let mut leja = Leja::new(&cpu, LejaOptions::default().with_rtol(tol)).unwrap();
                 for k in 1..=4 {
                     let mut w = vec![0.0; n];
-                    let r = leja.phimv(&a, k, t, &v, &mut w).unwrap();
+                    let r = leja.phimv_k(&a, k, t, &v, &mut w).unwrap();
                     let err = rel_err(&w, &reference[k]);
                     assert!(
                         err <= 10.0 * tol,
@@ -60,11 +60,11 @@ fn phi_combination_over_several_times_matches_dense() {
     let dense = a.to_dense().unwrap();
     let bs: Vec<Vec<f64>> = (0..3).map(|j| random_vector::<f64>(n, 40 + j)).collect();
     let times = [0.0, 1e-3, 0.01, 0.05];
-    let mut leja = Leja::new(&cpu, n, LejaOptions::with_rtol(1e-9)).unwrap();
+    let mut leja = Leja::new(&cpu, LejaOptions::default().with_rtol(1e-9)).unwrap();
     let mut out = vec![vec![0.0; n]; times.len()];
     let refs: Vec<&Vec<f64>> = bs.iter().collect();
     let r = leja
-        .phi_combination_times(&a, 1.0, &times, &refs, &mut out)
+        .phi_combination_times(&a, &times, &refs, &mut out)
         .unwrap();
     assert!(r.converged);
     for (i, &t) in times.iter().enumerate() {
@@ -95,10 +95,10 @@ fn phi_1_of_the_schrodinger_generator_matches_dense() {
     for &s in &[0.5, 5.0, 20.0] {
         let t = c64::new(0.0, -s);
         let reference = dense_phis(&dense, n, t, &v, 2);
-        let mut leja = Leja::new(&cpu, n, LejaOptions::with_rtol(1e-10)).unwrap();
+        let mut leja = Leja::new(&cpu, LejaOptions::default().with_rtol(1e-10)).unwrap();
         for k in 1..=2 {
             let mut w = vec![c64::new(0.0, 0.0); n];
-            leja.phimv(&h, k, t, &v, &mut w).unwrap();
+            leja.phimv_k(&h, k, t, &v, &mut w).unwrap();
             let err = rel_err(&w, &reference[k]);
             assert!(err <= 1e-9, "s = {s} φ_{k}: error {err:.2e}");
         }
@@ -109,15 +109,15 @@ fn phi_1_of_the_schrodinger_generator_matches_dense() {
 fn phi_at_time_zero_and_of_a_scalar() {
     let cpu = CpuBackend::new();
     let op = DenseMatrixOperator::new(1, 1, vec![-3.0]).unwrap();
-    let mut leja = Leja::new(&cpu, 1, LejaOptions::with_rtol(1e-12)).unwrap();
+    let mut leja = Leja::new(&cpu, LejaOptions::default().with_rtol(1e-12)).unwrap();
     let mut w = vec![0.0];
     for k in 0..=4usize {
-        leja.phimv(&op, k, 0.0, &vec![2.0], &mut w).unwrap();
+        leja.phimv_k(&op, k, 0.0, &vec![2.0], &mut w).unwrap();
         let kfact: f64 = (1..=k).map(|i| i as f64).product();
         assert_eq!(w[0], 2.0 / kfact);
     }
     // φ₃(−3) = (e^{−3} − 1 + 3 − 9/2)/(−27).
-    leja.phimv(&op, 3, 1.0, &vec![1.0], &mut w).unwrap();
+    leja.phimv_k(&op, 3, 1.0, &vec![1.0], &mut w).unwrap();
     let z: f64 = -3.0;
     let exact = (z.exp() - 1.0 - z - z * z / 2.0) / (z * z * z);
     assert!(

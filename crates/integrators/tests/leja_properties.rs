@@ -4,7 +4,7 @@ mod leja_common;
 
 use leja_common::*;
 use matexp_core::{CpuBackend, DenseMatrixOperator, LinearOperator, c64};
-use matexp_integrators::{Leja, LejaOptions};
+use matexp_integrators::{ExpmvMethod, Leja, LejaOptions};
 use proptest::prelude::*;
 
 /// A random symmetric n×n matrix with entries in [−scale, scale] (row-major).
@@ -23,7 +23,7 @@ fn symmetric(n: usize, scale: f64, seed: u64) -> Vec<f64> {
 
 fn expmv(op: &DenseMatrixOperator<f64>, t: f64, v: &[f64], rtol: f64) -> Vec<f64> {
     let cpu = CpuBackend::new();
-    let mut leja = Leja::new(&cpu, v.len(), LejaOptions::with_rtol(rtol)).unwrap();
+    let mut leja = Leja::new(&cpu, LejaOptions::default().with_rtol(rtol)).unwrap();
     let mut w = vec![0.0; v.len()];
     leja.expmv(op, t, &v.to_vec(), &mut w).unwrap();
     w
@@ -55,7 +55,7 @@ proptest! {
             .collect();
         let op = DenseMatrixOperator::new(n, n, h).unwrap();
         let cpu = CpuBackend::new();
-        let mut leja = Leja::new(&cpu, n, LejaOptions::with_rtol(1e-12)).unwrap();
+        let mut leja = Leja::new(&cpu, LejaOptions::default().with_rtol(1e-12)).unwrap();
         let v = random_vector::<c64>(n, seed + 3);
         let (mut a, mut b, mut c) = (vec![c64::new(0.0, 0.0); n], vec![c64::new(0.0, 0.0); n], vec![c64::new(0.0, 0.0); n]);
         leja.schrodinger(&op, s + t, &v, &mut a).unwrap();
@@ -72,10 +72,10 @@ proptest! {
         let op = DenseMatrixOperator::new(n, n, a).unwrap();
         let v = random_vector::<f64>(n, seed + 5);
         let cpu = CpuBackend::new();
-        let mut leja = Leja::new(&cpu, n, LejaOptions::with_rtol(1e-12)).unwrap();
+        let mut leja = Leja::new(&cpu, LejaOptions::default().with_rtol(1e-12)).unwrap();
         let (mut pk, mut pk1) = (vec![0.0; n], vec![0.0; n]);
-        leja.phimv(&op, k, t, &v, &mut pk).unwrap();
-        leja.phimv(&op, k + 1, t, &v, &mut pk1).unwrap();
+        leja.phimv_k(&op, k, t, &v, &mut pk).unwrap();
+        leja.phimv_k(&op, k + 1, t, &v, &mut pk1).unwrap();
         let kfact: f64 = (1..=k).map(|i| i as f64).product();
         let mut rhs: Vec<f64> = v.iter().map(|x| x / kfact).collect();
         op.apply(&cpu, t, &pk1, 1.0, &mut rhs).unwrap();
@@ -106,7 +106,7 @@ proptest! {
         let op32 = DenseMatrixOperator::new(n, n, a.iter().map(|&x| x as f32).collect()).unwrap();
         let w64 = expmv(&op64, t, &v, 1e-12);
         let cpu = CpuBackend::new();
-        let mut leja = Leja::new(&cpu, n, LejaOptions::with_rtol(1e-5)).unwrap();
+        let mut leja = Leja::new(&cpu, LejaOptions::default().with_rtol(1e-5)).unwrap();
         let v32: Vec<f32> = v.iter().map(|&x| x as f32).collect();
         let mut w32 = vec![0.0f32; n];
         leja.expmv(&op32, t as f32, &v32, &mut w32).unwrap();

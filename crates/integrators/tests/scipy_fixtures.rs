@@ -6,7 +6,7 @@ mod leja_common;
 
 use leja_common::rel_err;
 use matexp_core::{CpuBackend, c64};
-use matexp_integrators::{
+use matexp_integrators::{ExpmvMethod, 
     Arnoldi, ArnoldiOptions, Lanczos, LanczosOptions, Leja, LejaOptions, Taylor, TaylorOptions,
     Tolerance, total_communicability,
 };
@@ -116,14 +116,12 @@ fn real_case(name: &str, symmetric: bool) {
     let n = f.n;
     let tol = Tolerance::relative(TOL);
     let mut w = vec![0.0; n];
-    Leja::new(&cpu, n, LejaOptions::with_rtol(TOL))
+    Leja::new(&cpu, LejaOptions::default().with_rtol(TOL))
         .unwrap()
         .expmv(&a, t, &v, &mut w)
         .unwrap();
     check(&f.name, "leja", &to_c(&w), &want, 10.0 * TOL);
-    Arnoldi::new(
-        &cpu,
-        n,
+    Arnoldi::new(&cpu,
         ArnoldiOptions {
             tol,
             ..Default::default()
@@ -133,9 +131,7 @@ fn real_case(name: &str, symmetric: bool) {
     .expmv(&a, t, &v, &mut w)
     .unwrap();
     check(&f.name, "arnoldi", &to_c(&w), &want, 10.0 * TOL);
-    Taylor::new(
-        &cpu,
-        n,
+    Taylor::new(&cpu,
         TaylorOptions {
             tol,
             ..Default::default()
@@ -146,9 +142,7 @@ fn real_case(name: &str, symmetric: bool) {
     .unwrap();
     check(&f.name, "taylor", &to_c(&w), &want, 10.0 * TOL);
     if symmetric {
-        Lanczos::new(
-            &cpu,
-            n,
+        Lanczos::new(&cpu,
             LanczosOptions {
                 tol,
                 ..Default::default()
@@ -199,45 +193,39 @@ fn laplace_1d_several_times() {
             );
         }
     };
-    Leja::new(&cpu, n, LejaOptions::with_rtol(TOL))
+    Leja::new(&cpu, LejaOptions::default().with_rtol(TOL))
         .unwrap()
-        .expmv_times(&a, 1.0, &times, &v, &mut out)
+        .expmv_times(&a, &times, &v, &mut out)
         .unwrap();
     checks("leja", &out);
-    Lanczos::new(
-        &cpu,
-        n,
+    Lanczos::new(&cpu,
         LanczosOptions {
             tol,
             ..Default::default()
         },
     )
     .unwrap()
-    .expmv_times(&a, 1.0, &times, &v, &mut out)
+    .expmv_times(&a, &times, &v, &mut out)
     .unwrap();
     checks("lanczos", &out);
-    Arnoldi::new(
-        &cpu,
-        n,
+    Arnoldi::new(&cpu,
         ArnoldiOptions {
             tol,
             ..Default::default()
         },
     )
     .unwrap()
-    .expmv_times(&a, 1.0, &times, &v, &mut out)
+    .expmv_times(&a, &times, &v, &mut out)
     .unwrap();
     checks("arnoldi", &out);
-    Taylor::new(
-        &cpu,
-        n,
+    Taylor::new(&cpu,
         TaylorOptions {
             tol,
             ..Default::default()
         },
     )
     .unwrap()
-    .expmv_times(&a, 1.0, &times, &v, &mut out)
+    .expmv_times(&a, &times, &v, &mut out)
     .unwrap();
     checks("taylor", &out);
 }
@@ -254,7 +242,7 @@ fn hermitian_schrodinger() {
         let tol = Tolerance::relative(TOL);
         let mi = c64::new(0.0, -t);
         let mut w = vec![c64::new(0.0, 0.0); n];
-        Leja::new(&cpu, n, LejaOptions::with_rtol(TOL))
+        Leja::new(&cpu, LejaOptions::default().with_rtol(TOL))
             .unwrap()
             .schrodinger(h, t, &v, &mut w)
             .unwrap();
@@ -265,9 +253,7 @@ fn hermitian_schrodinger() {
             &want,
             10.0 * TOL,
         );
-        Lanczos::new(
-            &cpu,
-            n,
+        Lanczos::new(&cpu,
             LanczosOptions {
                 tol,
                 ..Default::default()
@@ -277,9 +263,7 @@ fn hermitian_schrodinger() {
         .expmv(h, mi, &v, &mut w)
         .unwrap();
         check(name, "lanczos", &w, &want, 10.0 * TOL);
-        Arnoldi::new(
-            &cpu,
-            n,
+        Arnoldi::new(&cpu,
             ArnoldiOptions {
                 tol,
                 ..Default::default()
@@ -289,9 +273,7 @@ fn hermitian_schrodinger() {
         .expmv(h, mi, &v, &mut w)
         .unwrap();
         check(name, "arnoldi", &w, &want, 10.0 * TOL);
-        Taylor::new(
-            &cpu,
-            n,
+        Taylor::new(&cpu,
             TaylorOptions {
                 tol,
                 ..Default::default()
@@ -348,7 +330,7 @@ fn graph_table1_total_communicability() {
     assert!(report.converged);
     check(&f.name, "lanczos", &to_c(&tc), &want, 1e-11);
     let mut w = vec![0.0; n];
-    Leja::new(&cpu, n, LejaOptions::with_rtol(1e-12))
+    Leja::new(&cpu, LejaOptions::default().with_rtol(1e-12))
         .unwrap()
         .expmv(&a, 1.0, &ones, &mut w)
         .unwrap();

@@ -19,7 +19,7 @@ mod leja_common;
 
 use leja_common::*;
 use matexp_core::{CpuBackend, LinearOperator, c64};
-use matexp_integrators::{Leja, LejaOptions};
+use matexp_integrators::{ExpmvMethod, Leja, LejaOptions};
 use matexp_sparse::CsrMatrix;
 use matexp_sparse::generators::{SpinBath, StoredZeros, laplacian_3d, laplacian_eigenvalue};
 use std::f64::consts::PI;
@@ -135,7 +135,7 @@ fn spin_bath_l12_to_t20() {
     assert!((norm2(&reference) - 1.0).abs() < 1e-12);
 
     // The adaptive method on the imaginary focal interval.
-    let mut leja = Leja::new(&cpu, n, LejaOptions::with_rtol(TOL)).unwrap();
+    let mut leja = Leja::new(&cpu, LejaOptions::default().with_rtol(TOL)).unwrap();
     let mut w = vec![c64::new(0.0, 0.0); n];
     let r = leja.schrodinger(&h, t, &psi0, &mut w).unwrap();
     let err = rel_err(&w, &reference);
@@ -146,7 +146,7 @@ fn spin_bath_l12_to_t20() {
     );
 
     // The thesis's Algorithm 10: 200 steps of h = 0.1, plain recurrence, ≤ 500 points.
-    let mut seed = Leja::new(&cpu, n, LejaOptions::seed_fixed(200, TOL)).unwrap();
+    let mut seed = Leja::new(&cpu, LejaOptions::seed_fixed(200, TOL)).unwrap();
     let rs = seed.schrodinger(&h, t, &psi0, &mut w).unwrap();
     let err_seed = rel_err(&w, &reference);
     assert_eq!(rs.substeps, 200);
@@ -169,7 +169,7 @@ fn laplace_3d_n32_for_both_steps() {
     let u0 = laplace_initial(n);
     for h in [0.1, 0.01] {
         let reference = laplace_reference(n, h);
-        let mut leja = Leja::new(&cpu, a.nrows(), LejaOptions::with_rtol(TOL)).unwrap();
+        let mut leja = Leja::new(&cpu, LejaOptions::default().with_rtol(TOL)).unwrap();
         let mut w = vec![0.0; a.nrows()];
         let r = leja.expmv(&a, h, &u0, &mut w).unwrap();
         let err = rel_err(&w, &reference);

@@ -2,10 +2,8 @@
 //! augmented operator of [`crate::augmented`] for φ-functions (as in KIOPS, Gaudreault,
 //! Rainwater & Tokman 2018).
 
-use super::lanczos::check_phi_order;
 use crate::augmented::{self as aug, AugOp, AugVec};
-use crate::checks;
-use crate::{ArnoldiOptions, Report};
+use crate::{ArnoldiOptions, ExpmvMethod, MethodOptions, Report, checks};
 use matexp_core::{Backend, Error, LinearOperator, RealScalar, Result, Scalar};
 use matexp_dense::{Matrix, expm};
 
@@ -45,17 +43,16 @@ const MAX_GROWTH: f64 = 10.0;
 /// exponential of order m + 2 per trial; memory (m + 3) vectors. Rejections cost no
 /// products. The number of substeps grows like ‖tA‖/m for nonnormal or skew problems.
 ///
-/// **Several times.** [`Arnoldi::expmv_times`] steps through t₁ ≤ t₂ ≤ …, landing exactly
+/// **Several times.** [`ExpmvMethod::expmv_times`] steps through t₁ ≤ t₂ ≤ …, landing exactly
 /// on each output time.
 ///
 /// ```
 /// use matexp_core::{CpuBackend, DenseMatrixOperator};
-/// use matexp_integrators::{Arnoldi, ArnoldiOptions, Tolerance};
+/// use matexp_integrators::{Arnoldi, ArnoldiOptions, ExpmvMethod};
 /// let cpu = CpuBackend::new();
 /// // A nonnormal 2×2: e^{[[−1, 10], [0, −2]]}.
 /// let op = DenseMatrixOperator::new(2, 2, vec![-1.0, 10.0, 0.0, -2.0])?;
-/// let opts = ArnoldiOptions { tol: Tolerance::relative(1e-12), ..Default::default() };
-/// let mut arn = Arnoldi::new(&cpu, 2, opts)?;
+/// let mut arn = Arnoldi::new(&cpu, ArnoldiOptions::default().with_rtol(1e-12))?;
 /// let mut w = vec![0.0; 2];
 /// arn.expmv(&op, 1.0, &vec![0.0, 1.0], &mut w)?;
 /// let (e1, e2) = ((-1f64).exp(), (-2f64).exp());
@@ -73,15 +70,16 @@ pub struct Arnoldi<'a, B: Backend, S: Scalar> {
     cand: Option<AugVec<B, S>>,
 }
 
-impl<'a, B: Backend, S: Scalar> Arnoldi<'a, B, S> {
-    /// A workspace for operators of order `n`; vectors are allocated on first use and
-    /// kept for later calls.
-    pub fn new(backend: &'a B, n: usize, opts: ArnoldiOptions) -> Result<Self> {
-        opts.validate::<S>()?;
+impl<'a, B: Backend + 'a, S: Scalar> ExpmvMethod<'a, B, S> for Arnoldi<'a, B, S> {
+    type Options = ArnoldiOptions;
+    const NAME: &'static str = "arnoldi";
+
+    /// Vectors are allocated on first use and kept for later calls.
+    fn new(backend: &'a B, opts: ArnoldiOptions) -> Result<Self> {
         Ok(Arnoldi {
             backend,
-            opts,
-            n,
+            opts: opts.resolved::<S>()?,
+            n: 0,
             basis: Vec::new(),
             av: None,
             x: None,
@@ -89,167 +87,55 @@ impl<'a, B: Backend, S: Scalar> Arnoldi<'a, B, S> {
         })
     }
 
-    /// The options in use.
-    pub fn options(&self) -> &ArnoldiOptions {
+    fn backend(&self) -> &'a B {
+        self.backend
+    }
+
+    fn options(&self) -> &ArnoldiOptions {
         &self.opts
     }
 
-    /// Replaces the options (validated).
-    pub fn set_options(&mut self, opts: ArnoldiOptions) -> Result<()> {
-        opts.validate::<S>()?;
-        self.opts = opts;
+    fn set_options(&mut self, opts: ArnoldiOptions) -> Result<()> {
+        self.opts = opts.resolved::<S>()?;
         Ok(())
     }
 
-    /// w ← e^{tA}v (`t` complex allowed for complex `S`).
-    pub fn expmv<O: LinearOperator<B, S> + ?Sized>(
-        &mut self,
-        op: &O,
-        t: S,
-        v: &B::Vector<S>,
-        w: &mut B::Vector<S>,
-    ) -> Result<Report> {
-        checks::time("t", t)?;
-        let n = self.check_op(op)?;
-        checks::vector(self.backend, "arnoldi: v", v, n)?;
-        checks::output(self.backend, "arnoldi: w", w, n)?;
-        self.integrate(op, t, &[1.0], Some(v), Vec::new(), std::slice::from_mut(w))
-    }
-
-    /// out[i] ← e^{tᵢ·scale·A}v for non-decreasing tᵢ ≥ 0, stepping from one time to the next.
-    pub fn expmv_times<O: LinearOperator<B, S> + ?Sized>(
+    /// Substeps through the augmented operator [[A, W/η], [0, J]], W = [b_p, …, b₁], from
+    /// [b₀; η·e_p], landing exactly on each output time.
+    fn combination<O: LinearOperator<B, S> + ?Sized>(
         &mut self,
         op: &O,
         scale: S,
         times: &[f64],
-        v: &B::Vector<S>,
+        bs: &[Option<&B::Vector<S>>],
         out: &mut [B::Vector<S>],
     ) -> Result<Report> {
         checks::time("scale", scale)?;
         checks::times(times)?;
-        checks::count(
-            "arnoldi: number of outputs vs times",
-            times.len(),
-            out.len(),
-        )?;
-        let n = self.check_op(op)?;
-        checks::vector(self.backend, "arnoldi: v", v, n)?;
-        for (i, o) in out.iter().enumerate() {
-            checks::output(self.backend, &format!("arnoldi: output {i}"), o, n)?;
-        }
-        self.integrate(op, scale, times, Some(v), Vec::new(), out)
-    }
-
-    /// ws[j] ← e^{tA}·vs[j], one vector after another through this workspace.
-    pub fn expmv_block<O: LinearOperator<B, S> + ?Sized>(
-        &mut self,
-        op: &O,
-        t: S,
-        vs: &[B::Vector<S>],
-        ws: &mut [B::Vector<S>],
-    ) -> Result<Report> {
-        checks::count("arnoldi: number of outputs vs inputs", vs.len(), ws.len())?;
-        let mut total = Report::new("arnoldi");
-        for (v, w) in vs.iter().zip(ws.iter_mut()) {
-            total.merge(&self.expmv(op, t, v, w)?);
-        }
-        Ok(total)
-    }
-
-    /// w ← φ_k(tA)v, computed as t^{−k}·(t^kφ_k(tA)v) from the augmented operator with
-    /// p = k (t = 0 gives v/k!).
-    pub fn phimv<O: LinearOperator<B, S> + ?Sized>(
-        &mut self,
-        op: &O,
-        k: usize,
-        t: S,
-        v: &B::Vector<S>,
-        w: &mut B::Vector<S>,
-    ) -> Result<Report> {
-        checks::time("t", t)?;
-        check_phi_order(k)?;
-        if k == 0 {
-            return self.expmv(op, t, v, w);
-        }
-        let n = self.check_op(op)?;
-        checks::vector(self.backend, "arnoldi: v", v, n)?;
-        checks::output(self.backend, "arnoldi: w", w, n)?;
-        let kfact: f64 = (1..=k).map(|i| i as f64).product();
-        if t == S::zero() {
-            self.backend.copy(v, w)?;
-            self.backend.scale(S::from_f64(1.0 / kfact), w)?;
-            return Ok(Report::new("arnoldi"));
-        }
-        let tk = (0..k).fold(S::one(), |acc, _| acc * t);
-        let inv = S::one() / tk;
-        if !(inv.finite() && inv != S::zero()) {
-            return Err(Error::invalid(
-                "t",
-                t,
-                format!("t^{k} is outside the floating-point range; use phi_combination"),
-            ));
-        }
-        let mut wcols: Vec<Option<&B::Vector<S>>> = vec![None; k];
-        wcols[0] = Some(v);
-        let r = self.integrate(op, t, &[1.0], None, wcols, std::slice::from_mut(w))?;
-        self.backend.scale(inv, w)?;
-        Ok(r)
-    }
-
-    /// w ← Σ_{j=0}^{p} t^j·φ_j(tA)·b_j for `bs` = [b₀, …, b_p] — the combination every
-    /// exponential integrator needs (e.g. exponential Euler u₁ = u₀ + hφ₁(hA)(Au₀ + g) =
-    /// φ₀(hA)u₀ + h·φ₁(hA)g, i.e. bs = [u₀, g], t = h).
-    pub fn phi_combination<O: LinearOperator<B, S> + ?Sized>(
-        &mut self,
-        op: &O,
-        t: S,
-        bs: &[&B::Vector<S>],
-        w: &mut B::Vector<S>,
-    ) -> Result<Report> {
-        checks::time("t", t)?;
-        self.phi_combination_times(op, t, &[1.0], bs, std::slice::from_mut(w))
-    }
-
-    /// out[i] ← Σ_j (tᵢ·scale)^j·φ_j(tᵢ·scale·A)·b_j for non-decreasing tᵢ ≥ 0.
-    pub fn phi_combination_times<O: LinearOperator<B, S> + ?Sized>(
-        &mut self,
-        op: &O,
-        scale: S,
-        times: &[f64],
-        bs: &[&B::Vector<S>],
-        out: &mut [B::Vector<S>],
-    ) -> Result<Report> {
-        checks::time("scale", scale)?;
-        checks::times(times)?;
-        checks::count(
-            "arnoldi: number of outputs vs times",
-            times.len(),
-            out.len(),
-        )?;
-        if bs.is_empty() {
-            return Err(Error::invalid("bs", "[]", "needs at least b₀"));
-        }
-        check_phi_order(bs.len() - 1)?;
         let n = self.check_op(op)?;
         for (j, b) in bs.iter().enumerate() {
-            checks::vector(self.backend, &format!("arnoldi: b_{j}"), b, n)?;
+            if let Some(b) = b {
+                checks::vector(self.backend, &format!("arnoldi: b_{j}"), b, n)?;
+            }
         }
         for (i, o) in out.iter().enumerate() {
             checks::output(self.backend, &format!("arnoldi: output {i}"), o, n)?;
         }
         let p = bs.len() - 1;
-        let wcols: Vec<Option<&B::Vector<S>>> = (0..p).map(|i| Some(bs[p - i])).collect();
-        self.integrate(op, scale, times, Some(bs[0]), wcols, out)
+        let wcols: Vec<Option<&B::Vector<S>>> = (0..p).map(|i| bs[p - i]).collect();
+        self.integrate(op, scale, times, bs[0], wcols, out)
     }
+}
 
-    fn check_op<O: LinearOperator<B, S> + ?Sized>(&self, op: &O) -> Result<usize> {
+impl<'a, B: Backend, S: Scalar> Arnoldi<'a, B, S> {
+    fn check_op<O: LinearOperator<B, S> + ?Sized>(&mut self, op: &O) -> Result<usize> {
         let n = checks::square_order("arnoldi", op)?;
         if n != self.n {
-            return Err(Error::dim(
-                "arnoldi: operator order vs workspace",
-                self.n,
-                n,
-            ));
+            self.n = n;
+            self.basis.clear();
+            self.av = None;
+            self.x = None;
+            self.cand = None;
         }
         Ok(n)
     }
@@ -404,7 +290,7 @@ impl<'a, B: Backend, S: Scalar> Arnoldi<'a, B, S> {
                     h[(j + 1, j)] = S::from_f64(hn);
                     aug::scale(be, S::from_f64(1.0 / hn), next)?;
                 }
-                report.krylov_dim = report.krylov_dim.max(mb);
+                report.max_degree = report.max_degree.max(mb);
                 let avnorm = if breakdown {
                     0.0
                 } else {
@@ -554,14 +440,10 @@ pub fn arnoldi_expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     v: &B::Vector<S>,
     opts: &ArnoldiOptions,
 ) -> Result<(B::Vector<S>, Report)> {
-    let n = op.nrows();
-    let mut arn = Arnoldi::new(backend, n, *opts)?;
-    let mut w = backend.zeros(n)?;
-    let r = arn.expmv(op, t, v, &mut w)?;
-    Ok((w, r))
+    crate::method::expmv_with::<Arnoldi<'_, B, S>, _, _, _>(backend, op, t, v, *opts)
 }
 
-/// φ_k(tA)v by Arnoldi with a fresh workspace. See [`Arnoldi::phimv`].
+/// φ_k(tA)v by Arnoldi with a fresh workspace. See [`ExpmvMethod::phimv_k`].
 ///
 /// ```
 /// use matexp_core::{CpuBackend, DenseMatrixOperator};
@@ -580,9 +462,5 @@ pub fn arnoldi_phimv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     v: &B::Vector<S>,
     opts: &ArnoldiOptions,
 ) -> Result<(B::Vector<S>, Report)> {
-    let n = op.nrows();
-    let mut arn = Arnoldi::new(backend, n, *opts)?;
-    let mut w = backend.zeros(n)?;
-    let r = arn.phimv(op, k, t, v, &mut w)?;
-    Ok((w, r))
+    crate::method::phimv_k_with::<Arnoldi<'_, B, S>, _, _, _>(backend, op, k, t, v, *opts)
 }

@@ -1,8 +1,8 @@
 //! The Lanczos method for f(tA)v with Hermitian A.
 
 use super::small::{Coefficients, exp_coefficients, phi_coefficients};
-use crate::checks;
-use crate::{LanczosOptions, Report};
+use crate::method::check_phi_order;
+use crate::{ExpmvMethod, LanczosOptions, MethodOptions, Report, checks};
 use matexp_core::{Backend, Error, LinearOperator, RealScalar, Result, Scalar, c64};
 
 /// Which function of the tridiagonal matrix is taken.
@@ -46,12 +46,12 @@ pub(crate) enum Func {
 /// eigensolves per check. For A with spectrum in an interval of width ρ, k grows like
 /// √(ρ|t|) (Hochbruck–Lubich), so Lanczos is the method of choice for Hermitian problems.
 ///
-/// **Several times.** One basis serves all times t_i of [`Lanczos::expmv_times`]: the
+/// **Several times.** One basis serves all times t_i of [`ExpmvMethod::expmv_times`]: the
 /// dimension grows until every time meets the tolerance.
 ///
 /// ```
 /// use matexp_core::{CpuBackend, DenseMatrixOperator};
-/// use matexp_integrators::{Lanczos, LanczosOptions, Tolerance};
+/// use matexp_integrators::{ExpmvMethod, Lanczos, LanczosOptions};
 /// let cpu = CpuBackend::new();
 /// // 1D Laplacian tridiag(1, −2, 1), n = 50.
 /// let n = 50;
@@ -61,12 +61,11 @@ pub(crate) enum Func {
 ///     if i + 1 < n { a[i * n + i + 1] = 1.0; a[(i + 1) * n + i] = 1.0; }
 /// }
 /// let op = DenseMatrixOperator::new(n, n, a)?;
-/// let opts = LanczosOptions { tol: Tolerance::relative(1e-10), ..Default::default() };
-/// let mut lz = Lanczos::new(&cpu, n, opts)?;
+/// let mut lz = Lanczos::new(&cpu, LanczosOptions::default().with_rtol(1e-10))?;
 /// let v = vec![1.0; n];
 /// let mut w = vec![0.0; n];
 /// let report = lz.expmv(&op, 2.0, &v, &mut w)?;
-/// assert!(report.converged && report.krylov_dim < n);
+/// assert!(report.converged && report.max_degree < n);
 /// # Ok::<(), matexp_core::Error>(())
 /// ```
 #[derive(Debug)]
@@ -85,67 +84,107 @@ struct Tridiagonal {
     k: usize,
 }
 
-impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
-    /// A workspace for operators of order `n`. Basis vectors are allocated as the
-    /// dimension grows and kept for later calls.
-    pub fn new(backend: &'a B, n: usize, opts: LanczosOptions) -> Result<Self> {
-        opts.validate::<S>()?;
+impl<'a, B: Backend + 'a, S: Scalar> ExpmvMethod<'a, B, S> for Lanczos<'a, B, S> {
+    type Options = LanczosOptions;
+    const NAME: &'static str = "lanczos";
+
+    /// Basis vectors are allocated as the dimension grows and kept for later calls.
+    fn new(backend: &'a B, opts: LanczosOptions) -> Result<Self> {
         Ok(Lanczos {
             backend,
-            opts,
-            n,
+            opts: opts.resolved::<S>()?,
+            n: 0,
             basis: Vec::new(),
             alpha: Vec::new(),
             beta: Vec::new(),
         })
     }
 
-    /// The options in use.
-    pub fn options(&self) -> &LanczosOptions {
+    fn backend(&self) -> &'a B {
+        self.backend
+    }
+
+    fn options(&self) -> &LanczosOptions {
         &self.opts
     }
 
-    /// Replaces the options (validated).
-    pub fn set_options(&mut self, opts: LanczosOptions) -> Result<()> {
-        opts.validate::<S>()?;
-        self.opts = opts;
+    fn set_options(&mut self, opts: LanczosOptions) -> Result<()> {
+        self.opts = opts.resolved::<S>()?;
         Ok(())
     }
 
-    /// w ← e^{tA}v. `t` may be complex for complex `S` (e.g. t = −i·τ for the Schrödinger
-    /// propagator e^{−iτH}).
-    pub fn expmv<O: LinearOperator<B, S> + ?Sized>(
-        &mut self,
-        op: &O,
-        t: S,
-        v: &B::Vector<S>,
-        w: &mut B::Vector<S>,
-    ) -> Result<Report> {
-        checks::time("t", t)?;
-        self.run(op, Func::Exp, t, &[1.0], v, std::slice::from_mut(w))
-    }
-
-    /// out[i] ← e^{tᵢ·scale·A}v for non-decreasing tᵢ ≥ 0, from one Krylov basis.
-    pub fn expmv_times<O: LinearOperator<B, S> + ?Sized>(
+    /// Σ_j τᵢ^j·φ_j(τᵢA)·b_j by linearity: one Lanczos basis per nonzero b_j, serving every
+    /// time; each term meets the tolerance relative to its own norm.
+    fn combination<O: LinearOperator<B, S> + ?Sized>(
         &mut self,
         op: &O,
         scale: S,
         times: &[f64],
+        bs: &[Option<&B::Vector<S>>],
+        out: &mut [B::Vector<S>],
+    ) -> Result<Report> {
+        let be = self.backend;
+        let taus: Vec<c64> = times.iter().map(|&t| scale.to_c64() * t).collect();
+        let terms: Vec<(usize, &B::Vector<S>)> = bs
+            .iter()
+            .enumerate()
+            .filter_map(|(j, b)| b.map(|b| (j, b)))
+            .collect();
+        if let [(0, b0)] = terms[..] {
+            let targets: Vec<(Func, c64)> = taus.iter().map(|&t| (Func::Exp, t)).collect();
+            return self.run(op, &targets, b0, out);
+        }
+        let n = checks::square_order("lanczos", op)?;
+        for (i, o) in out.iter_mut().enumerate() {
+            checks::output(be, &format!("lanczos: output {i}"), o, n)?;
+            be.fill(o, S::zero())?;
+        }
+        let mut total = Report::new("lanczos");
+        let mut tmp: Vec<B::Vector<S>> = Vec::with_capacity(times.len());
+        for (j, b) in terms {
+            let func = if j == 0 { Func::Exp } else { Func::Phi(j) };
+            let targets: Vec<(Func, c64)> = taus.iter().map(|&t| (func, t)).collect();
+            while tmp.len() < times.len() {
+                tmp.push(be.zeros(n)?);
+            }
+            let r = self.run(op, &targets, b, &mut tmp)?;
+            total.merge(&r);
+            for ((o, w), tau) in out.iter_mut().zip(&tmp).zip(&taus) {
+                be.axpby(S::from_c64(tau.powi(j as i32)), w, S::one(), o)?;
+            }
+        }
+        Ok(total)
+    }
+
+    /// φ₀, …, φ_k from one Lanczos basis: the dimension grows until all of them meet the
+    /// tolerance.
+    fn phimv<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        t: S,
         v: &B::Vector<S>,
         out: &mut [B::Vector<S>],
     ) -> Result<Report> {
-        checks::time("scale", scale)?;
-        checks::times(times)?;
-        checks::count(
-            "lanczos: number of outputs vs times",
-            times.len(),
-            out.len(),
-        )?;
-        self.run(op, Func::Exp, scale, times, v, out)
+        checks::time("t", t)?;
+        if out.is_empty() {
+            return Err(Error::invalid(
+                "out",
+                "[]",
+                "needs k + 1 ≥ 1 outputs for φ₀, …, φ_k",
+            ));
+        }
+        check_phi_order(out.len() - 1)?;
+        let targets: Vec<(Func, c64)> = (0..out.len())
+            .map(|j| {
+                let f = if j == 0 { Func::Exp } else { Func::Phi(j) };
+                (f, t.to_c64())
+            })
+            .collect();
+        let r = self.run(op, &targets, v, out)?;
+        self.finish(r, out)
     }
 
-    /// w ← φ_k(tA)v (φ₀ = exp).
-    pub fn phimv<O: LinearOperator<B, S> + ?Sized>(
+    fn phimv_k<O: LinearOperator<B, S> + ?Sized>(
         &mut self,
         op: &O,
         k: usize,
@@ -156,49 +195,32 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
         checks::time("t", t)?;
         check_phi_order(k)?;
         let func = if k == 0 { Func::Exp } else { Func::Phi(k) };
-        self.run(op, func, t, &[1.0], v, std::slice::from_mut(w))
+        let w = std::slice::from_mut(w);
+        let r = self.run(op, &[(func, t.to_c64())], v, w)?;
+        self.finish(r, w)
     }
+}
 
-    /// ws[j] ← e^{tA}·vs[j] for a block of vectors, one after another through this
-    /// workspace. The report sums the work and takes the worst estimate.
-    pub fn expmv_block<O: LinearOperator<B, S> + ?Sized>(
-        &mut self,
-        op: &O,
-        t: S,
-        vs: &[B::Vector<S>],
-        ws: &mut [B::Vector<S>],
-    ) -> Result<Report> {
-        checks::count("lanczos: number of outputs vs inputs", vs.len(), ws.len())?;
-        let mut total = Report::new("lanczos");
-        for (v, w) in vs.iter().zip(ws.iter_mut()) {
-            let r = self.expmv(op, t, v, w)?;
-            total.merge(&r);
-        }
-        Ok(total)
-    }
-
+impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
+    /// `out[i]` ← fᵢ(τᵢA)v for the targets (fᵢ, τᵢ), from one basis.
     fn run<O: LinearOperator<B, S> + ?Sized>(
         &mut self,
         op: &O,
-        func: Func,
-        scale: S,
-        times: &[f64],
+        targets: &[(Func, c64)],
         v: &B::Vector<S>,
         out: &mut [B::Vector<S>],
     ) -> Result<Report> {
         let n = checks::square_order("lanczos", op)?;
         if n != self.n {
-            return Err(Error::dim(
-                "lanczos: operator order vs workspace",
-                self.n,
-                n,
-            ));
+            self.n = n;
+            self.basis.clear();
         }
         if !(op.is_hermitian() || self.opts.assume_hermitian) {
             return Err(Error::invalid(
                 "op",
                 "operator with is_hermitian() = false",
-                "Lanczos needs a Hermitian operator; use Arnoldi, or set assume_hermitian",
+                "Lanczos needs a Hermitian operator; use Arnoldi or Leja, or set \
+                 assume_hermitian",
             ));
         }
         let beta0 = checks::vector(self.backend, "lanczos: v", v, n)?;
@@ -213,9 +235,8 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
             }
             return Ok(report);
         }
-        let taus: Vec<c64> = times.iter().map(|&t| scale.to_c64() * t).collect();
-        let (tri, coeffs) = self.build(op, func, &taus, v, beta0, &mut report)?;
-        report.krylov_dim = tri.k;
+        let (tri, coeffs) = self.build(op, targets, v, beta0, &mut report)?;
+        report.max_degree = tri.k;
         self.accumulate(op, &tri, &coeffs, v, beta0, out, &mut report)?;
         Ok(report)
     }
@@ -231,8 +252,7 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
     fn build<O: LinearOperator<B, S> + ?Sized>(
         &mut self,
         op: &O,
-        func: Func,
-        taus: &[c64],
+        targets: &[(Func, c64)],
         v: &B::Vector<S>,
         beta0: f64,
         report: &mut Report,
@@ -289,7 +309,7 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
             let breakdown = b <= 10.0 * eps * scale;
             let last = k >= opts.max_dim;
             if breakdown || last || k >= next_check {
-                let coeffs = self.coefficients(func, taus, k, breakdown)?;
+                let coeffs = self.coefficients(targets, k, breakdown)?;
                 let converged = breakdown || coeffs.iter().all(|c| c.converged(&opts.tol, beta0));
                 report.error_estimate = coeffs
                     .iter()
@@ -319,13 +339,13 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
 
     fn coefficients(
         &self,
-        func: Func,
-        taus: &[c64],
+        targets: &[(Func, c64)],
         k: usize,
         exact: bool,
     ) -> Result<Vec<Coefficients>> {
-        taus.iter()
-            .map(|&tau| match func {
+        targets
+            .iter()
+            .map(|&(func, tau)| match func {
                 Func::Exp => exp_coefficients(&self.alpha, &self.beta, k, tau, exact),
                 Func::Phi(p) => phi_coefficients(&self.alpha, &self.beta, k, p, tau, exact),
             })
@@ -423,13 +443,6 @@ fn three_slots<V>(
     (with_prev.then(|| get(ip)), get(ic), u)
 }
 
-pub(crate) fn check_phi_order(k: usize) -> Result<()> {
-    if k > 20 {
-        return Err(Error::invalid("k", k, "φ_k is supported for k ≤ 20"));
-    }
-    Ok(())
-}
-
 /// e^{tA}v by Lanczos with a fresh workspace; returns the result and the report.
 /// See [`Lanczos`] for the method, its stopping rule and costs.
 ///
@@ -449,14 +462,10 @@ pub fn lanczos_expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     v: &B::Vector<S>,
     opts: &LanczosOptions,
 ) -> Result<(B::Vector<S>, Report)> {
-    let n = op.nrows();
-    let mut lz = Lanczos::new(backend, n, *opts)?;
-    let mut w = backend.zeros(n)?;
-    let r = lz.expmv(op, t, v, &mut w)?;
-    Ok((w, r))
+    crate::method::expmv_with::<Lanczos<'_, B, S>, _, _, _>(backend, op, t, v, *opts)
 }
 
-/// φ_k(tA)v by Lanczos with a fresh workspace. See [`Lanczos::phimv`].
+/// φ_k(tA)v by Lanczos with a fresh workspace. See [`ExpmvMethod::phimv_k`].
 pub fn lanczos_phimv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
@@ -465,11 +474,7 @@ pub fn lanczos_phimv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     v: &B::Vector<S>,
     opts: &LanczosOptions,
 ) -> Result<(B::Vector<S>, Report)> {
-    let n = op.nrows();
-    let mut lz = Lanczos::new(backend, n, *opts)?;
-    let mut w = backend.zeros(n)?;
-    let r = lz.phimv(op, k, t, v, &mut w)?;
-    Ok((w, r))
+    crate::method::phimv_k_with::<Lanczos<'_, B, S>, _, _, _>(backend, op, k, t, v, *opts)
 }
 
 /// Total communicability TC = e^{βA}·1 of a graph with symmetric adjacency operator A

@@ -88,7 +88,7 @@
 //! plus `p` AXPYs, one AXPY and one norm. `φ_k(tA)v = t^{−k}·(top block with b_k = v)`.
 //!
 //! **`e^{−itH}v`.** For Hermitian `H` with spectrum in `[λ_min, λ_max]` and `t` real,
-//! [`Leja::schrodinger`] interpolates `e^{z}` at the Leja points of the imaginary focal
+//! [`Leja::schrodinger`] (the same as `expmv` with the complex time −it) interpolates `e^{z}` at the Leja points of the imaginary focal
 //! interval `−it·[λ_min, λ_max]` (`β = −itγ` purely imaginary). By affine invariance of
 //! polynomial interpolation this is the same polynomial as interpolating `e^{−itλ}` at the
 //! real Leja points of `[λ_min, λ_max]` (the thesis's "real Leja point method" for the
@@ -129,7 +129,7 @@
 //!
 //! ```
 //! use matexp_core::{CpuBackend, DenseMatrixOperator};
-//! use matexp_integrators::{Leja, LejaOptions};
+//! use matexp_integrators::{ExpmvMethod, Leja, LejaOptions};
 //! let cpu = CpuBackend::new();
 //! // 1D heat equation, A = tridiag(1, −2, 1)·(n+1)², u₀ = the first sine mode.
 //! let n = 40;
@@ -142,7 +142,7 @@
 //! let op = DenseMatrixOperator::new(n, n, a)?;
 //! let pi = std::f64::consts::PI;
 //! let u0: Vec<f64> = (1..=n).map(|i| (pi * i as f64 / (n + 1) as f64).sin()).collect();
-//! let mut leja = Leja::new(&cpu, n, LejaOptions::with_rtol(1e-10))?;
+//! let mut leja = Leja::new(&cpu, LejaOptions::default().with_rtol(1e-10))?;
 //! let mut u = vec![0.0; n];
 //! let report = leja.expmv(&op, 0.1, &u0, &mut u)?;
 //! // u₀ is an eigenvector: e^{tA}u₀ = e^{tλ₁}u₀.
@@ -189,13 +189,10 @@ pub fn leja_expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     v: &B::Vector<S>,
     opts: &LejaOptions,
 ) -> Result<(B::Vector<S>, LejaReport)> {
-    let mut leja = Leja::new(backend, op.nrows(), *opts)?;
-    let mut w = backend.zeros(op.nrows())?;
-    let r = leja.expmv(op, t, v, &mut w)?;
-    Ok((w, r))
+    crate::method::expmv_with::<Leja<'_, B, S>, _, _, _>(backend, op, t, v, *opts)
 }
 
-/// φ_k(tA)v by Leja interpolation with a fresh workspace. See [`Leja::phimv`].
+/// φ_k(tA)v by Leja interpolation with a fresh workspace. See [`ExpmvMethod::phimv_k`](crate::ExpmvMethod::phimv_k).
 ///
 /// ```
 /// use matexp_core::{CpuBackend, DenseMatrixOperator};
@@ -214,10 +211,7 @@ pub fn leja_phimv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     v: &B::Vector<S>,
     opts: &LejaOptions,
 ) -> Result<(B::Vector<S>, LejaReport)> {
-    let mut leja = Leja::new(backend, op.nrows(), *opts)?;
-    let mut w = backend.zeros(op.nrows())?;
-    let r = leja.phimv(op, k, t, v, &mut w)?;
-    Ok((w, r))
+    crate::method::phimv_k_with::<Leja<'_, B, S>, _, _, _>(backend, op, k, t, v, *opts)
 }
 
 /// e^{−itH}v for Hermitian `H` by Leja interpolation on the imaginary focal interval, with a
@@ -230,7 +224,7 @@ pub fn leja_phimv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
 /// // H = σ_x: e^{−itσ_x}e₁ = (cos t, −i sin t).
 /// let one = c64::new(1.0, 0.0);
 /// let h = DenseMatrixOperator::new(2, 2, vec![c64::new(0.0, 0.0), one, one, c64::new(0.0, 0.0)])?;
-/// let (w, _) = leja_schrodinger(&cpu, &h, 3.0, &vec![one, c64::new(0.0, 0.0)], &LejaOptions::with_rtol(1e-10))?;
+/// let (w, _) = leja_schrodinger(&cpu, &h, 3.0, &vec![one, c64::new(0.0, 0.0)], &LejaOptions::default().with_rtol(1e-10))?;
 /// assert!((w[0] - c64::new(3f64.cos(), 0.0)).norm() < 1e-9);
 /// assert!((w[1] - c64::new(0.0, -3f64.sin())).norm() < 1e-9);
 /// # Ok::<(), matexp_core::Error>(())
@@ -242,7 +236,7 @@ pub fn leja_schrodinger<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>
     v: &B::Vector<S>,
     opts: &LejaOptions,
 ) -> Result<(B::Vector<S>, LejaReport)> {
-    let mut leja = Leja::new(backend, op.nrows(), *opts)?;
+    let mut leja = <Leja<'_, B, S> as crate::ExpmvMethod<'_, B, S>>::new(backend, *opts)?;
     let mut w = backend.zeros(op.nrows())?;
     let r = leja.schrodinger(op, t, v, &mut w)?;
     Ok((w, r))

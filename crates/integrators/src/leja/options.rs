@@ -23,6 +23,8 @@ pub enum LejaMethod {
     },
 }
 
+crate::options::method_options!(LejaOptions);
+
 /// Options of the Leja methods ([`crate::Leja`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LejaOptions {
@@ -68,14 +70,6 @@ impl Default for LejaOptions {
 }
 
 impl LejaOptions {
-    /// Options with a relative tolerance and defaults otherwise.
-    pub fn with_rtol(rtol: f64) -> Self {
-        LejaOptions {
-            tol: Tolerance::relative(rtol),
-            ..Default::default()
-        }
-    }
-
     /// The thesis's fixed-substep method with `substeps` substeps, tolerance `tol` and up to
     /// 500 points per substep.
     pub fn seed_fixed(substeps: usize, tol: f64) -> Self {
@@ -88,8 +82,16 @@ impl LejaOptions {
     }
 
     /// Checks the options for scalar type `S`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] naming the first option out of its domain.
     pub fn validate<S: Scalar>(&self) -> Result<()> {
         self.tol.validate::<S>()?;
+        self.check()
+    }
+
+    fn check(&self) -> Result<()> {
         let table = matexp_leja::TABLE_LEN - 1;
         if !(2..=table).contains(&self.max_degree) {
             return Err(Error::invalid(

@@ -5,7 +5,8 @@ use super::focal::{Focal, check_bounds};
 use super::model::{max_radius, model_degree, node_products, tail_degree};
 use super::newton::{Augmented, Rule, substep};
 use super::options::{LejaMethod, LejaOptions};
-use super::report::LejaReport;
+use super::LejaReport;
+use crate::{ExpmvMethod, MethodOptions, Report};
 use super::spectrum::{BoundsSource, estimate};
 use super::workspace::{CoeffKey, Coefficients, LejaWorkspace};
 use crate::checks;
@@ -27,11 +28,11 @@ const ACROSS_OSCILLATION: f64 = 0.5;
 ///
 /// ```
 /// use matexp_core::{CpuBackend, DenseMatrixOperator};
-/// use matexp_integrators::{Leja, LejaOptions};
+/// use matexp_integrators::{ExpmvMethod, Leja, LejaOptions};
 /// let cpu = CpuBackend::new();
 /// // e^{tA}v for A = [[−1, 10], [0, −2]] (non-normal), t = 1.
 /// let op = DenseMatrixOperator::new(2, 2, vec![-1.0, 10.0, 0.0, -2.0])?;
-/// let mut leja = Leja::new(&cpu, 2, LejaOptions::with_rtol(1e-12))?;
+/// let mut leja = Leja::new(&cpu, LejaOptions::default().with_rtol(1e-12))?;
 /// let mut w = vec![0.0; 2];
 /// let report = leja.expmv(&op, 1.0, &vec![0.0, 1.0], &mut w)?;
 /// let (e1, e2) = ((-1f64).exp(), (-2f64).exp());
@@ -63,18 +64,18 @@ struct PhiPart<'w, B: Backend, S: Scalar> {
 }
 
 impl<'a, B: Backend, S: Scalar> Leja<'a, B, S> {
-    /// A solver for operators of order `n` with a fresh workspace.
-    pub fn new(backend: &'a B, n: usize, opts: LejaOptions) -> Result<Self> {
-        Self::with_workspace(backend, LejaWorkspace::new(n), opts)
-    }
-
     /// A solver reusing `ws` (its vectors and cached coefficients).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for options out of their domain.
     pub fn with_workspace(
         backend: &'a B,
         ws: LejaWorkspace<B, S>,
         opts: LejaOptions,
     ) -> Result<Self> {
         opts.validate::<S>()?;
+        let opts = opts.resolved::<S>()?;
         Ok(Leja { backend, opts, ws })
     }
 
@@ -88,99 +89,13 @@ impl<'a, B: Backend, S: Scalar> Leja<'a, B, S> {
         &self.ws
     }
 
-    /// The options in use.
-    pub fn options(&self) -> &LejaOptions {
-        &self.opts
-    }
-
-    /// Replaces the options (validated).
-    pub fn set_options(&mut self, opts: LejaOptions) -> Result<()> {
-        opts.validate::<S>()?;
-        self.opts = opts;
-        Ok(())
-    }
-
-    /// w ← e^{tA}v. `t` may be complex for complex `S`; `t = −iτ` with Hermitian `A`
-    /// interpolates on the imaginary focal interval (see [`Leja::schrodinger`]).
-    pub fn expmv<O: LinearOperator<B, S> + ?Sized>(
-        &mut self,
-        op: &O,
-        t: S,
-        v: &B::Vector<S>,
-        w: &mut B::Vector<S>,
-    ) -> Result<LejaReport> {
-        checks::time("t", t)?;
-        self.expmv_times(op, t, &[1.0], v, std::slice::from_mut(w))
-    }
-
-    /// `out[i]` ← e^{tᵢ·scale·A}v for non-decreasing tᵢ ≥ 0, marching from one time to the
-    /// next (each output costs only the substeps from the previous one).
-    pub fn expmv_times<O: LinearOperator<B, S> + ?Sized>(
-        &mut self,
-        op: &O,
-        scale: S,
-        times: &[f64],
-        v: &B::Vector<S>,
-        out: &mut [B::Vector<S>],
-    ) -> Result<LejaReport> {
-        checks::time("scale", scale)?;
-        checks::times(times)?;
-        checks::count("leja: number of outputs vs times", times.len(), out.len())?;
-        let n = self.check_op(op)?;
-        let vnorm = checks::vector(self.backend, "leja: v", v, n)?;
-        for (i, o) in out.iter().enumerate() {
-            checks::output(self.backend, &format!("leja: output {i}"), o, n)?;
-        }
-        let res = self.resolve(op, false)?;
-        self.integrate(op, &res, scale, times, Some((v, vnorm)), None, out)
-    }
-
-    /// `ws[j]` ← e^{tA}·`vs[j]`, one vector after another, sharing the spectral bounds and the
-    /// cached coefficients.
-    pub fn expmv_block<O: LinearOperator<B, S> + ?Sized>(
-        &mut self,
-        op: &O,
-        t: S,
-        vs: &[B::Vector<S>],
-        ws: &mut [B::Vector<S>],
-    ) -> Result<LejaReport> {
-        checks::time("t", t)?;
-        checks::count("leja: number of outputs vs inputs", vs.len(), ws.len())?;
-        let n = self.check_op(op)?;
-        let mut norms = Vec::with_capacity(vs.len());
-        for (j, (v, w)) in vs.iter().zip(ws.iter()).enumerate() {
-            norms.push(checks::vector(
-                self.backend,
-                &format!("leja: vs[{j}]"),
-                v,
-                n,
-            )?);
-            checks::output(self.backend, &format!("leja: ws[{j}]"), w, n)?;
-        }
-        let res = self.resolve(op, false)?;
-        let mut total = LejaReport::new(self.method_name());
-        total.bounds = Some((res.bounds, res.source));
-        total.matvecs = res.matvecs;
-        total.estimate_matvecs = res.matvecs;
-        let no_estimate = Resolved { matvecs: 0, ..res };
-        for ((v, w), &vn) in vs.iter().zip(ws.iter_mut()).zip(&norms) {
-            let r = self.integrate(
-                op,
-                &no_estimate,
-                t,
-                &[1.0],
-                Some((v, vn)),
-                None,
-                std::slice::from_mut(w),
-            )?;
-            total.merge(&r);
-        }
-        Ok(total)
-    }
-
-    /// w ← e^{−itH}v for Hermitian `H` (complex scalars): Leja interpolation of `e^{z}` on
-    /// the imaginary focal interval `−it·[λ_min, λ_max]`. [`Error::Unsupported`] for real
-    /// `S`. The bounds of `H` come from the options, the operator, or a Lanczos estimate.
+    /// w ← e^{−itH}v for Hermitian `H` (complex scalars): the same as
+    /// [`expmv`](ExpmvMethod::expmv) with the complex time −i·t, which interpolates on the
+    /// imaginary focal interval `−it·[λ_min, λ_max]`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Unsupported`] for real `S`, and those of [`ExpmvMethod::expmv`].
     pub fn schrodinger<O: LinearOperator<B, S> + ?Sized>(
         &mut self,
         op: &O,
@@ -191,11 +106,14 @@ impl<'a, B: Backend, S: Scalar> Leja<'a, B, S> {
         if !t.is_finite() {
             return Err(Error::invalid("t", t, "must be finite"));
         }
-        // Any real t (negative: backward evolution).
         self.expmv(op, minus_i::<S>()? * S::from_f64(t), v, w)
     }
 
-    /// `out[i]` ← e^{−itᵢH}v for non-decreasing tᵢ ≥ 0 (see [`Leja::schrodinger`]).
+    /// `out[i]` ← e^{−itᵢH}v (see [`Leja::schrodinger`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Leja::schrodinger`] and [`ExpmvMethod::expmv_times`].
     pub fn schrodinger_times<O: LinearOperator<B, S> + ?Sized>(
         &mut self,
         op: &O,
@@ -203,120 +121,9 @@ impl<'a, B: Backend, S: Scalar> Leja<'a, B, S> {
         v: &B::Vector<S>,
         out: &mut [B::Vector<S>],
     ) -> Result<LejaReport> {
-        let scale = minus_i::<S>()?;
-        self.expmv_times(op, scale, times, v, out)
-    }
-
-    /// w ← φ_k(tA)v, as `t^{−k}` times the top block of `e^{tÃ}[0; e_k]` for the augmented
-    /// operator (module documentation); `t = 0` gives `v/k!`.
-    pub fn phimv<O: LinearOperator<B, S> + ?Sized>(
-        &mut self,
-        op: &O,
-        k: usize,
-        t: S,
-        v: &B::Vector<S>,
-        w: &mut B::Vector<S>,
-    ) -> Result<LejaReport> {
-        checks::time("t", t)?;
-        check_phi_order(k)?;
-        if k == 0 {
-            return self.expmv(op, t, v, w);
-        }
-        let n = self.check_op(op)?;
-        let vnorm = checks::vector(self.backend, "leja: v", v, n)?;
-        checks::output(self.backend, "leja: w", w, n)?;
-        let kfact: f64 = (1..=k).map(|i| i as f64).product();
-        if t == S::zero() {
-            self.backend.copy(v, w)?;
-            self.backend.scale(S::from_f64(1.0 / kfact), w)?;
-            return Ok(LejaReport::new(self.method_name()));
-        }
-        let tk = (0..k).fold(S::one(), |acc, _| acc * t);
-        let inv = S::one() / tk;
-        if !(inv.finite() && inv != S::zero()) {
-            return Err(Error::invalid(
-                "t",
-                t,
-                format!("t^{k} is outside the floating-point range; use phi_combination"),
-            ));
-        }
-        // W = [v, 0, …, 0] (b_k = v is the first column; zero columns cost nothing).
-        let mut cols: Vec<Option<&B::Vector<S>>> = vec![None; k];
-        cols[0] = Some(v);
-        let res = self.resolve(op, true)?;
-        let phi = PhiPart {
-            cols: &cols,
-            max_norm: vnorm,
-        };
-        let r = self.integrate(
-            op,
-            &res,
-            t,
-            &[1.0],
-            None,
-            Some(phi),
-            std::slice::from_mut(w),
-        )?;
-        self.backend.scale(inv, w)?;
-        Ok(r)
-    }
-
-    /// w ← Σ_{j=0}^{p} t^j·φ_j(tA)·b_j for `bs = [b₀, …, b_p]` (the combination exponential
-    /// integrators need).
-    pub fn phi_combination<O: LinearOperator<B, S> + ?Sized>(
-        &mut self,
-        op: &O,
-        t: S,
-        bs: &[&B::Vector<S>],
-        w: &mut B::Vector<S>,
-    ) -> Result<LejaReport> {
-        checks::time("t", t)?;
-        self.phi_combination_times(op, t, &[1.0], bs, std::slice::from_mut(w))
-    }
-
-    /// `out[i]` ← Σ_j (tᵢ·scale)^j·φ_j(tᵢ·scale·A)·b_j for non-decreasing tᵢ ≥ 0.
-    pub fn phi_combination_times<O: LinearOperator<B, S> + ?Sized>(
-        &mut self,
-        op: &O,
-        scale: S,
-        times: &[f64],
-        bs: &[&B::Vector<S>],
-        out: &mut [B::Vector<S>],
-    ) -> Result<LejaReport> {
-        checks::time("scale", scale)?;
-        checks::times(times)?;
-        checks::count("leja: number of outputs vs times", times.len(), out.len())?;
-        if bs.is_empty() {
-            return Err(Error::invalid("bs", "[]", "needs at least b₀"));
-        }
-        check_phi_order(bs.len() - 1)?;
-        let n = self.check_op(op)?;
-        let mut norms = Vec::with_capacity(bs.len());
-        for (j, b) in bs.iter().enumerate() {
-            norms.push(checks::vector(self.backend, &format!("leja: b_{j}"), b, n)?);
-        }
-        for (i, o) in out.iter().enumerate() {
-            checks::output(self.backend, &format!("leja: output {i}"), o, n)?;
-        }
-        let p = bs.len() - 1;
-        let res = self.resolve(op, p > 0)?;
-        if p == 0 {
-            return self.integrate(op, &res, scale, times, Some((bs[0], norms[0])), None, out);
-        }
-        let cols: Vec<Option<&B::Vector<S>>> = (0..p).map(|i| Some(bs[p - i])).collect();
-        let phi = PhiPart {
-            cols: &cols,
-            max_norm: norms[1..].iter().cloned().fold(0.0, f64::max),
-        };
-        self.integrate(
-            op,
-            &res,
-            scale,
-            times,
-            Some((bs[0], norms[0])),
-            Some(phi),
-            out,
-        )
+        let mi = minus_i::<S>()?;
+        let ts: Vec<S> = times.iter().map(|&t| mi * S::from_f64(t)).collect();
+        self.expmv_times(op, &ts, v, out)
     }
 
     fn method_name(&self) -> &'static str {
@@ -326,15 +133,9 @@ impl<'a, B: Backend, S: Scalar> Leja<'a, B, S> {
         }
     }
 
-    fn check_op<O: LinearOperator<B, S> + ?Sized>(&self, op: &O) -> Result<usize> {
+    fn check_op<O: LinearOperator<B, S> + ?Sized>(&mut self, op: &O) -> Result<usize> {
         let n = checks::square_order("leja", op)?;
-        if n != self.ws.order() {
-            return Err(Error::dim(
-                "leja: operator order vs workspace",
-                self.ws.order(),
-                n,
-            ));
-        }
+        self.ws.resize(n);
         Ok(n)
     }
 
@@ -390,7 +191,7 @@ impl<'a, B: Backend, S: Scalar> Leja<'a, B, S> {
     ) -> Result<LejaReport> {
         let be = self.backend;
         let opts = self.opts;
-        let mut report = LejaReport::new(self.method_name());
+        let mut report = Report::new(self.method_name());
         report.bounds = Some((res.bounds, res.source));
         report.matvecs = res.matvecs;
         report.estimate_matvecs = res.matvecs;
@@ -436,6 +237,107 @@ impl<'a, B: Backend, S: Scalar> Leja<'a, B, S> {
     }
 }
 
+impl<'a, B: Backend + 'a, S: Scalar> ExpmvMethod<'a, B, S> for Leja<'a, B, S> {
+    type Options = LejaOptions;
+    const NAME: &'static str = "leja";
+
+    fn new(backend: &'a B, opts: LejaOptions) -> Result<Self> {
+        Self::with_workspace(backend, LejaWorkspace::new(), opts)
+    }
+
+    fn backend(&self) -> &'a B {
+        self.backend
+    }
+
+    fn options(&self) -> &LejaOptions {
+        &self.opts
+    }
+
+    fn set_options(&mut self, opts: LejaOptions) -> Result<()> {
+        opts.validate::<S>()?;
+        self.opts = opts.resolved::<S>()?;
+        Ok(())
+    }
+
+    fn combination<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        scale: S,
+        times: &[f64],
+        bs: &[Option<&B::Vector<S>>],
+        out: &mut [B::Vector<S>],
+    ) -> Result<Report> {
+        checks::time("scale", scale)?;
+        checks::times(times)?;
+        let n = self.check_op(op)?;
+        let mut norms = Vec::with_capacity(bs.len());
+        for (j, b) in bs.iter().enumerate() {
+            norms.push(match b {
+                Some(b) => checks::vector(self.backend, &format!("leja: b_{j}"), b, n)?,
+                None => 0.0,
+            });
+        }
+        for (i, o) in out.iter().enumerate() {
+            checks::output(self.backend, &format!("leja: output {i}"), o, n)?;
+        }
+        let p = bs.len() - 1;
+        let res = self.resolve(op, p > 0)?;
+        let start = bs[0].map(|b| (b, norms[0]));
+        if p == 0 {
+            return self.integrate(op, &res, scale, times, start, None, out);
+        }
+        // W = [b_p, …, b_1]; zero columns cost nothing.
+        let cols: Vec<Option<&B::Vector<S>>> = (0..p).map(|i| bs[p - i]).collect();
+        let phi = PhiPart {
+            cols: &cols,
+            max_norm: norms[1..].iter().cloned().fold(0.0, f64::max),
+        };
+        self.integrate(op, &res, scale, times, start, Some(phi), out)
+    }
+
+    /// One spectral estimate for the whole block (the generic version estimates per vector).
+    fn expmv_block<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        t: S,
+        vs: &[B::Vector<S>],
+        ws: &mut [B::Vector<S>],
+    ) -> Result<Report> {
+        checks::time("t", t)?;
+        checks::count("leja: number of outputs vs inputs", vs.len(), ws.len())?;
+        let n = self.check_op(op)?;
+        let mut norms = Vec::with_capacity(vs.len());
+        for (j, (v, w)) in vs.iter().zip(ws.iter()).enumerate() {
+            norms.push(checks::vector(
+                self.backend,
+                &format!("leja: vs[{j}]"),
+                v,
+                n,
+            )?);
+            checks::output(self.backend, &format!("leja: ws[{j}]"), w, n)?;
+        }
+        let res = self.resolve(op, false)?;
+        let mut total = Report::new(self.method_name());
+        total.bounds = Some((res.bounds, res.source));
+        total.matvecs = res.matvecs;
+        total.estimate_matvecs = res.matvecs;
+        let no_estimate = Resolved { matvecs: 0, ..res };
+        for ((v, w), &vn) in vs.iter().zip(ws.iter_mut()).zip(&norms) {
+            let r = self.integrate(
+                op,
+                &no_estimate,
+                t,
+                &[1.0],
+                Some((v, vn)),
+                None,
+                std::slice::from_mut(w),
+            )?;
+            total.merge(&r);
+        }
+        self.finish(total, ws)
+    }
+}
+
 fn minus_i<S: Scalar>() -> Result<S> {
     if !S::IS_COMPLEX {
         return Err(Error::Unsupported(format!(
@@ -444,17 +346,6 @@ fn minus_i<S: Scalar>() -> Result<S> {
         )));
     }
     Ok(S::from_c64(c64::new(0.0, -1.0)))
-}
-
-pub(crate) fn check_phi_order(k: usize) -> Result<()> {
-    if k > matexp_divdiff::MAX_PHI_ORDER {
-        return Err(Error::invalid(
-            "k",
-            k,
-            format!("φ_k is supported for k ≤ {}", matexp_divdiff::MAX_PHI_ORDER),
-        ));
-    }
-    Ok(())
 }
 
 /// Direction (radians) of `β` in the convergence model of a substep `τ`: that of `τ·scale`

@@ -35,10 +35,10 @@ pub(crate) struct Coefficients<S> {
 ///
 /// ```
 /// use matexp_core::{CpuBackend, DenseMatrixOperator};
-/// use matexp_integrators::{Leja, LejaOptions, LejaWorkspace};
+/// use matexp_integrators::{ExpmvMethod, Leja, LejaOptions, LejaWorkspace};
 /// let cpu = CpuBackend::new();
 /// let op = DenseMatrixOperator::new(2, 2, vec![-2.0, 1.0, 1.0, -2.0])?;
-/// let mut leja = Leja::with_workspace(&cpu, LejaWorkspace::new(2), LejaOptions::default())?;
+/// let mut leja = Leja::with_workspace(&cpu, LejaWorkspace::new(), LejaOptions::default())?;
 /// let mut u = vec![1.0, 0.0];
 /// let mut next = vec![0.0; 2];
 /// for _ in 0..10 {
@@ -61,11 +61,17 @@ pub struct LejaWorkspace<B: Backend, S: Scalar> {
     cache: Vec<(CoeffKey, Arc<Coefficients<S>>)>,
 }
 
+impl<B: Backend, S: Scalar> Default for LejaWorkspace<B, S> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl<B: Backend, S: Scalar> LejaWorkspace<B, S> {
-    /// An empty workspace for operators of order `n` (vectors are allocated on first use).
-    pub fn new(n: usize) -> Self {
+    /// An empty workspace (vectors are allocated on first use, sized by the operator).
+    pub fn new() -> Self {
         LejaWorkspace {
-            n,
+            n: 0,
             u: None,
             p: None,
             ya: None,
@@ -74,9 +80,21 @@ impl<B: Backend, S: Scalar> LejaWorkspace<B, S> {
         }
     }
 
-    /// The operator order this workspace serves.
+    /// The operator order this workspace serves (0 before the first call).
     pub fn order(&self) -> usize {
         self.n
+    }
+
+    /// Serves operators of order `n` from now on: the vectors are dropped when the order
+    /// changes (the coefficients do not depend on it and stay cached).
+    pub(crate) fn resize(&mut self, n: usize) {
+        if n != self.n {
+            self.n = n;
+            self.u = None;
+            self.p = None;
+            self.ya = None;
+            self.yb = None;
+        }
     }
 
     /// Number of coefficient sets currently cached.

@@ -7,8 +7,7 @@ mod theta;
 
 pub use theta::taylor_theta;
 
-use crate::checks;
-use crate::{NormBound, Report, Shift, TaylorOptions};
+use crate::{ExpmvMethod, MethodOptions, NormBound, Report, Shift, TaylorOptions, checks};
 use matexp_core::{Backend, Error, LinearOperator, RealScalar, Result, Scalar, c64};
 use num_traits::Zero;
 use params::{NormInfo, guard_rounding, select};
@@ -52,7 +51,7 @@ use params::{NormInfo, guard_rounding, select};
 ///
 /// ```
 /// use matexp_core::{CpuBackend, DenseMatrixOperator};
-/// use matexp_integrators::{Taylor, TaylorOptions, Tolerance, NormBound};
+/// use matexp_integrators::{ExpmvMethod, NormBound, Taylor, TaylorOptions, Tolerance};
 /// let cpu = CpuBackend::new();
 /// let op = DenseMatrixOperator::new(2, 2, vec![-1.0, 10.0, 0.0, -2.0])?;
 /// let opts = TaylorOptions {
@@ -60,7 +59,7 @@ use params::{NormInfo, guard_rounding, select};
 ///     norm: NormBound::Upper(11.0), // ‖A‖₁ = max column sum
 ///     ..Default::default()
 /// };
-/// let mut tay = Taylor::new(&cpu, 2, opts)?;
+/// let mut tay = Taylor::new(&cpu, opts)?;
 /// let mut w = vec![0.0; 2];
 /// tay.expmv(&op, 1.0, &vec![0.0, 1.0], &mut w)?;
 /// let (e1, e2) = ((-1f64).exp(), (-2f64).exp());
@@ -79,14 +78,16 @@ pub struct Taylor<'a, B: Backend, S: Scalar> {
     probes: Vec<B::Vector<S>>,
 }
 
-impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
-    /// A workspace for operators of order `n` (three vectors, allocated on first use).
-    pub fn new(backend: &'a B, n: usize, opts: TaylorOptions) -> Result<Self> {
-        opts.validate::<S>()?;
+impl<'a, B: Backend + 'a, S: Scalar> ExpmvMethod<'a, B, S> for Taylor<'a, B, S> {
+    type Options = TaylorOptions;
+    const NAME: &'static str = "taylor";
+
+    /// Three vectors, allocated on first use.
+    fn new(backend: &'a B, opts: TaylorOptions) -> Result<Self> {
         Ok(Taylor {
             backend,
-            opts,
-            n,
+            opts: opts.resolved::<S>()?,
+            n: 0,
             f: None,
             b: None,
             tmp: None,
@@ -94,62 +95,54 @@ impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
         })
     }
 
-    /// The options in use.
-    pub fn options(&self) -> &TaylorOptions {
+    fn backend(&self) -> &'a B {
+        self.backend
+    }
+
+    fn options(&self) -> &TaylorOptions {
         &self.opts
     }
 
-    /// Replaces the options (validated).
-    pub fn set_options(&mut self, opts: TaylorOptions) -> Result<()> {
-        opts.validate::<S>()?;
-        self.opts = opts;
+    fn set_options(&mut self, opts: TaylorOptions) -> Result<()> {
+        self.opts = opts.resolved::<S>()?;
         Ok(())
     }
 
-    /// w ← e^{tA}v (`t` complex allowed for complex `S`).
-    pub fn expmv<O: LinearOperator<B, S> + ?Sized>(
-        &mut self,
-        op: &O,
-        t: S,
-        v: &B::Vector<S>,
-        w: &mut B::Vector<S>,
-    ) -> Result<Report> {
-        checks::time("t", t)?;
-        self.run(op, t, &[1.0], v, std::slice::from_mut(w))
-    }
-
-    /// out[i] ← e^{tᵢ·scale·A}v for non-decreasing tᵢ ≥ 0, each interval from the previous
-    /// result (norm information is obtained once).
-    pub fn expmv_times<O: LinearOperator<B, S> + ?Sized>(
+    /// e^{τA}b₀ only: each interval from the previous result (norm information is obtained
+    /// once). φ-terms (b_j ≠ 0 for j ≥ 1) are [`Error::Unsupported`]: use Leja, Arnoldi or
+    /// Lanczos for them.
+    fn combination<O: LinearOperator<B, S> + ?Sized>(
         &mut self,
         op: &O,
         scale: S,
         times: &[f64],
-        v: &B::Vector<S>,
+        bs: &[Option<&B::Vector<S>>],
         out: &mut [B::Vector<S>],
     ) -> Result<Report> {
         checks::time("scale", scale)?;
         checks::times(times)?;
-        checks::count("taylor: number of outputs vs times", times.len(), out.len())?;
-        self.run(op, scale, times, v, out)
-    }
-
-    /// ws[j] ← e^{tA}·vs[j], one vector after another through this workspace.
-    pub fn expmv_block<O: LinearOperator<B, S> + ?Sized>(
-        &mut self,
-        op: &O,
-        t: S,
-        vs: &[B::Vector<S>],
-        ws: &mut [B::Vector<S>],
-    ) -> Result<Report> {
-        checks::count("taylor: number of outputs vs inputs", vs.len(), ws.len())?;
-        let mut total = Report::new("taylor");
-        for (v, w) in vs.iter().zip(ws.iter_mut()) {
-            total.merge(&self.expmv(op, t, v, w)?);
+        if bs[1..].iter().any(Option::is_some) {
+            return Err(Error::Unsupported(
+                "the Taylor method computes e^{tA}v only; use Leja, Arnoldi or Lanczos for \
+                 φ-functions"
+                    .into(),
+            ));
         }
-        Ok(total)
+        match bs[0] {
+            Some(v) => self.run(op, scale, times, v, out),
+            None => {
+                let n = checks::square_order("taylor", op)?;
+                for (i, o) in out.iter_mut().enumerate() {
+                    checks::output(self.backend, &format!("taylor: output {i}"), o, n)?;
+                    self.backend.fill(o, S::zero())?;
+                }
+                Ok(Report::new("taylor"))
+            }
+        }
     }
+}
 
+impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
     fn run<O: LinearOperator<B, S> + ?Sized>(
         &mut self,
         op: &O,
@@ -161,7 +154,11 @@ impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
         let be = self.backend;
         let n = checks::square_order("taylor", op)?;
         if n != self.n {
-            return Err(Error::dim("taylor: operator order vs workspace", self.n, n));
+            self.n = n;
+            self.f = None;
+            self.b = None;
+            self.tmp = None;
+            self.probes.clear();
         }
         checks::vector(be, "taylor: v", v, n)?;
         for (i, o) in out.iter().enumerate() {
@@ -175,6 +172,12 @@ impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
         let mut report = Report::new("taylor");
         let opts = self.opts.clone();
         let (mu, info) = self.norm_info(op, &mut report)?;
+        report.estimate_matvecs = report.matvecs;
+        if op.is_hermitian() {
+            if let Some(b) = op.spectral_bounds() {
+                report.bounds = Some((b, crate::BoundsSource::Operator));
+            }
+        }
         let (f, b, tmp) = (
             self.f.as_mut().expect("allocated"),
             self.b.as_mut().expect("allocated"),
@@ -220,7 +223,7 @@ impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
                     });
                 }
                 let s = s as usize;
-                report.krylov_dim = report.krylov_dim.max(m);
+                report.max_degree = report.max_degree.max(m);
                 // Truncation errors of the s steps add up: each step gets 1/s of the budget.
                 let (rtol_step, atol_step) = (opts.tol.rtol / s as f64, atol_inf / s as f64);
                 // η = e^{τμ/s}, applied after each step (never e^{τμ} at once: it may overflow
@@ -323,6 +326,18 @@ impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
                     mu,
                     NormInfo {
                         norm: from_bounds(mu).expect("bounds exist"),
+                        d: Vec::new(),
+                        exact: true,
+                    },
+                ))
+            }
+            NormBound::Auto if op.norm_bound().is_some_and(|b| b.is_finite() && b >= 0.0) => {
+                // ‖A − μI‖ ≤ ‖A‖ + |μ|: safe, and free where the operator knows ‖A‖.
+                let mu = given(shift);
+                Ok((
+                    mu,
+                    NormInfo {
+                        norm: op.norm_bound().expect("checked") + mu.norm(),
                         d: Vec::new(),
                         exact: true,
                     },
@@ -459,9 +474,5 @@ pub fn taylor_expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     v: &B::Vector<S>,
     opts: &TaylorOptions,
 ) -> Result<(B::Vector<S>, Report)> {
-    let n = op.nrows();
-    let mut tay = Taylor::new(backend, n, opts.clone())?;
-    let mut w = backend.zeros(n)?;
-    let r = tay.expmv(op, t, v, &mut w)?;
-    Ok((w, r))
+    crate::method::expmv_with::<Taylor<'_, B, S>, _, _, _>(backend, op, t, v, opts.clone())
 }

@@ -25,6 +25,24 @@ pub struct DenseArray<S: Scalar> {
 }
 
 impl<S: Scalar> DenseArray<S> {
+    /// The columns, each a slice of `nrows` entries (the block of vectors a block solve
+    /// takes).
+    ///
+    /// ```
+    /// use matexp_sparse::matrix_market::DenseArray;
+    /// let a = DenseArray { nrows: 2, ncols: 3, data: vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0] };
+    /// let cols: Vec<&[f64]> = a.columns().collect();
+    /// assert_eq!(cols, [&[1.0, 2.0][..], &[3.0, 4.0], &[5.0, 6.0]]);
+    /// ```
+    pub fn columns(&self) -> impl ExactSizeIterator<Item = &[S]> + '_ {
+        (0..self.ncols).map(move |j| &self.data[j * self.nrows..(j + 1) * self.nrows])
+    }
+
+    /// The columns as owned vectors.
+    pub fn into_columns(self) -> Vec<Vec<S>> {
+        self.columns().map(<[S]>::to_vec).collect()
+    }
+
     /// The entries as a vector, if the array is one column or one row.
     pub fn into_vector(self) -> Result<Vec<S>> {
         if self.ncols == 1 || self.nrows == 1 {
@@ -660,6 +678,24 @@ pub fn read_csr<S: Scalar, I: CsrIndex, R: BufRead>(
 /// Reads a MatrixMarket file into a canonical CSR matrix.
 pub fn read_csr_file<S: Scalar, I: CsrIndex>(path: impl AsRef<Path>) -> Result<CsrMatrix<S, I>> {
     MatrixMarketReader::open(path)?.read_csr()
+}
+
+/// Reads a MatrixMarket file into a canonical CSR matrix with `u32` indices, the index type
+/// to use below 2³² − 1 stored entries (for more, [`read_csr_file`] with `u64`); only the
+/// scalar type is chosen, often by the binding's type:
+///
+/// ```no_run
+/// use matexp_sparse::{CsrMatrix, matrix_market::read_matrix_market};
+/// let a: CsrMatrix<f64> = read_matrix_market("matrix.mtx")?;
+/// # Ok::<(), matexp_core::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// `Io` when the file cannot be read, `Parse` for malformed contents, `InvalidArgument` when
+/// the entries do not fit `u32` indices.
+pub fn read_matrix_market<S: Scalar>(path: impl AsRef<Path>) -> Result<CsrMatrix<S>> {
+    read_csr_file::<S, u32>(path)
 }
 
 /// Reads the structure of a MatrixMarket matrix from `reader` (see

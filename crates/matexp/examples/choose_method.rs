@@ -1,0 +1,65 @@
+//! The products and wall time of every method on a few problems, the measurements behind
+//! `Method::Auto` (run in release: `cargo run -p matexp --release --example choose_method`).
+//! Products do not depend on the machine; times do.
+
+use matexp::sparse::generators::{laplacian_2d, laplacian_3d};
+use matexp::{CpuBackend, CsrMatrix, Method, Options, expmv, phimv};
+use std::time::Instant;
+
+fn convection_diffusion(n: usize, peclet: f64) -> matexp::Result<CsrMatrix<f64>> {
+    let h2 = ((n + 1) * (n + 1)) as f64;
+    let c = peclet * (n + 1) as f64 / 2.0;
+    let (mut rp, mut ci, mut vals) = (vec![0u32], Vec::new(), Vec::new());
+    for i in 0..n {
+        if i > 0 {
+            ci.push(i as u32 - 1);
+            vals.push(h2 + c);
+        }
+        ci.push(i as u32);
+        vals.push(-2.0 * h2);
+        if i + 1 < n {
+            ci.push(i as u32 + 1);
+            vals.push(h2 - c);
+        }
+        rp.push(ci.len() as u32);
+    }
+    CsrMatrix::try_new(n, n, rp, ci, vals)
+}
+
+fn main() -> matexp::Result<()> {
+    let cpu = CpuBackend::new();
+    let problems: Vec<(&str, CsrMatrix<f64>, f64)> = vec![
+        ("3D Laplacian N=24, t=1e-3 (Hermitian)", laplacian_3d(24)?, 1e-3),
+        ("2D Laplacian N=64, t=1e-3 (Hermitian)", laplacian_2d(64)?, 1e-3),
+        ("convection-diffusion n=2000, Pe=10, t=1e-4", convection_diffusion(2000, 10.0)?, 1e-4),
+        ("convection-diffusion n=2000, Pe=1000, t=1e-4", convection_diffusion(2000, 1000.0)?, 1e-4),
+    ];
+    println!("| problem | f | method | products | time | est. rel. error |");
+    println!("|---|---|---|---|---|---|");
+    for (name, a, t) in &problems {
+        let v: Vec<f64> = (0..a.nrows()).map(|i| 1.0 + (i as f64).sin()).collect();
+        for method in Method::ALL {
+            for k in [0usize, 1] {
+                let opts = Options::default().with_method(method).with_rtol(1e-8);
+                let start = Instant::now();
+                let r = if k == 0 {
+                    expmv(&cpu, a, *t, &v, &opts).map(|x| x.1)
+                } else {
+                    phimv(&cpu, a, *t, &v, 1, &opts).map(|x| x.1)
+                };
+                let secs = start.elapsed().as_secs_f64();
+                let f = if k == 0 { "exp" } else { "φ₀,φ₁" };
+                match r {
+                    Ok(r) => println!(
+                        "| {name} | {f} | {method} | {} | {:.1} ms | {:.1e} |",
+                        r.matvecs,
+                        secs * 1e3,
+                        r.rel_error_estimate
+                    ),
+                    Err(e) => println!("| {name} | {f} | {method} | — | — | {e} |"),
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,105 @@
+//! # matexp
+//!
+//! The matrix exponential and φ-functions of large sparse or matrix-free operators applied to
+//! vectors, w = f(tA)v, on the CPU and on NVIDIA GPUs, with error control: one front door
+//! ([`expmv`], [`phimv`], [`expmv_times`], [`phi_combination`], [`expmv_columns`],
+//! [`total_communicability`]) over four methods ([`Method`]: Leja interpolation, Lanczos,
+//! Arnoldi, Taylor), chosen per call by [`Method::Auto`] or by name. Every call takes a
+//! backend, an operator, the time t (real, negative or complex), the vector and [`Options`],
+//! and returns the result with a [`Report`] that prints.
+//!
+//! Read a MatrixMarket file and compute e^{tA}v on the CPU:
+//!
+//! ```no_run
+//! use matexp::{CpuBackend, CsrMatrix, Options, expmv, read_matrix_market};
+//! let a: CsrMatrix<f64> = read_matrix_market("matrix.mtx")?;
+//! let v = vec![1.0; a.nrows()];
+//! let (w, report) = expmv(&CpuBackend::new(), &a, 0.1, &v, &Options::default())?;
+//! println!("‖w‖∞ = {:e}; {report}", w.iter().fold(0.0f64, |m, x| m.max(x.abs())));
+//! # Ok::<(), matexp::Error>(())
+//! ```
+//!
+//! The same on the GPU (feature `gpu`):
+//!
+//! ```no_run
+//! # #[cfg(feature = "gpu")] {
+//! use matexp::{Backend, CsrMatrix, GpuBackend, GpuCsr, Options, expmv, read_matrix_market};
+//! let a: CsrMatrix<f64> = read_matrix_market("matrix.mtx")?;
+//! let gpu = GpuBackend::new(0)?;
+//! let (ag, v) = (GpuCsr::from_csr(&gpu, &a)?, gpu.upload(&vec![1.0; a.nrows()])?);
+//! let (w, report) = expmv(&gpu, &ag, 0.1, &v, &Options::default())?;
+//! println!("w[0] = {:e}; {report}", gpu.to_host(&w)?[0]);
+//! # }
+//! # Ok::<(), matexp::Error>(())
+//! ```
+//!
+//! [`AnyBackend`] chooses the CPU or a GPU at run time with host vectors in and out.
+//!
+//! ## Features
+//!
+//! | feature | default | brings |
+//! |---|---|---|
+//! | `sparse` | yes | [`CsrMatrix`], [`PatternCsr`], the MatrixMarket reader ([`read_matrix_market`]) and the test-problem generators ([`sparse`]) |
+//! | `gpu` | no | [`GpuBackend`], [`GpuCsr`], the multi-GPU backend, [`Device`] and [`AnyBackend`] (cudarc, loaded at run time: builds on machines without CUDA) |
+//! | `lapack` | no | reserved for the LAPACKE-backed dense routines |
+//!
+//! A CPU user of the default features compiles no cudarc.
+//!
+//! ## Accuracy and errors
+//!
+//! Every method aims at ‖w − f(tA)v‖₂ ≤ atol + rtol·‖f(tA)v‖₂ with estimates, not bounds
+//! ([`Report::rel_error_estimate`] next to [`Report::rtol`]); the default tolerance depends on
+//! the precision ([`Tolerance::default_rtol`]). Errors are [`Error`] values, never panics:
+//! wrong sizes, NaN in the input, a tolerance below roundoff (with the fix in the message), a
+//! method that does not apply (Lanczos on a non-Hermitian operator), no convergence within the
+//! caps. For the methods themselves, their workspaces and time stepping without allocation,
+//! see [`matexp_integrators`] (re-exported as [`methods`]).
+
+#![warn(missing_docs)]
+
+mod method;
+mod options;
+mod solve;
+
+#[cfg(feature = "gpu")]
+mod device;
+
+pub use method::Method;
+pub use options::Options;
+pub use solve::{
+    expmv, expmv_columns, expmv_times, phi_combination, phimv, total_communicability,
+};
+
+#[cfg(feature = "gpu")]
+pub use device::{AnyBackend, Device};
+
+pub use matexp_core::{
+    AtTime, Autonomous, Backend, Complex, CpuBackend, DenseMatrixOperator, Error, LinearOperator,
+    RealScalar, Result, Scalar, Scaled, Shifted, ShiftedStep, SpectralBounds, Sum,
+    TimeDependentOperator, c32, c64,
+};
+pub use matexp_integrators::{
+    ArnoldiOptions, BoundsSource, ExpmvMethod, LanczosOptions, LejaOptions, MethodOptions,
+    NormBound, Report, Shift, TaylorOptions, TimeGrid, Tolerance,
+};
+
+/// The methods with reusable workspaces (for time stepping without allocation), their
+/// options and the lower-level calls.
+pub use matexp_integrators as methods;
+
+#[cfg(feature = "sparse")]
+pub use matexp_sparse::{
+    CsrIndex, CsrMatrix, PatternCsr,
+    matrix_market::{DenseArray, read_dense_file, read_matrix_market, read_pattern_file},
+};
+
+/// Sparse matrices, MatrixMarket I/O and the test-problem generators (feature `sparse`).
+#[cfg(feature = "sparse")]
+pub use matexp_sparse as sparse;
+
+#[cfg(feature = "gpu")]
+pub use matexp_gpu::{GpuBackend, GpuCsr, GpuPattern, MultiGpuBackend, MultiGpuCsr};
+
+/// The GPU runtime (feature `gpu`).
+#[cfg(feature = "gpu")]
+pub use matexp_gpu as gpu;

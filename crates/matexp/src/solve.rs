@@ -1,0 +1,239 @@
+//! The entry points: f(tA)v by the method the options name, on any backend.
+
+use crate::{Method, Options};
+use matexp_core::{Backend, Error, LinearOperator, Result, Scalar, check_dim};
+use matexp_integrators::{Arnoldi, ExpmvMethod, Lanczos, Leja, Report, Taylor};
+
+/// Runs `$body` with `$m` bound to a fresh solver of the method that `$opts` resolves to for
+/// `$op` (the body is compiled once per method: the solvers are generic, not objects).
+macro_rules! with_method {
+    ($backend:expr, $op:expr, $opts:expr, |$m:ident| $body:expr) => {{
+        let opts: &Options = $opts;
+        match opts.method.resolve($op) {
+            Method::Leja => {
+                let mut $m = Leja::new($backend, opts.for_method(&opts.leja))?;
+                $body
+            }
+            Method::Lanczos => {
+                let mut $m = Lanczos::new($backend, opts.for_method(&opts.lanczos))?;
+                $body
+            }
+            Method::Arnoldi => {
+                let mut $m = Arnoldi::new($backend, opts.for_method(&opts.arnoldi))?;
+                $body
+            }
+            // `resolve` never returns Auto.
+            Method::Auto | Method::Taylor => {
+                let mut $m = Taylor::new($backend, opts.for_method(&opts.taylor))?;
+                $body
+            }
+        }
+    }};
+}
+
+/// w = e^{tA}v by the method of `opts` ([`Method::Auto`] by default): the front door.
+///
+/// `t` is a scalar of the computation, complex for complex `S`: e^{−iτH}v is
+/// `expmv(.., c64::new(0.0, -τ), ..)` for every method. Accuracy: ‖w − e^{tA}v‖₂ ≲
+/// atol + rtol·‖e^{tA}v‖₂ as estimated by the method ([`Report::rel_error_estimate`]); cost:
+/// see [`Method`].
+///
+/// ```
+/// use matexp::{CpuBackend, DenseMatrixOperator, Options, expmv};
+/// let cpu = CpuBackend::new();
+/// let a = DenseMatrixOperator::new(2, 2, vec![0.0, 1.0, 1.0, 0.0])?;
+/// let (w, report) = expmv(&cpu, &a, 1.0, &vec![1.0, 0.0], &Options::default())?;
+/// assert!((w[0] - 1f64.cosh()).abs() < 1e-8 && (w[1] - 1f64.sinh()).abs() < 1e-8);
+/// println!("{report}"); // lanczos: 2 products, 1 substeps, degree ≤ 2; …
+/// # Ok::<(), matexp::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// `InvalidArgument` for a non-finite `t`, options out of their domain or a tolerance below
+/// the roundoff of `S` (the message names a usable one), a non-Hermitian operator given to
+/// Lanczos; `DimensionMismatch` for a non-square operator or a vector of another length;
+/// `NonFinite` for NaN/∞ in `v` or an overflowing result; `NoConvergence` at the method's
+/// caps; errors of the backend.
+pub fn expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+    backend: &B,
+    op: &O,
+    t: S,
+    v: &B::Vector<S>,
+    opts: &Options,
+) -> Result<(B::Vector<S>, Report)> {
+    let mut w = backend.zeros(op.nrows())?;
+    let report = with_method!(backend, op, opts, |m| m.expmv(op, t, v, &mut w)?);
+    Ok((w, report))
+}
+
+/// `out[i]` = e^{tᵢA}v for a list of times: a SciPy-style grid
+/// `TimeGrid::linspace(start, stop, num)` (start ≠ 0 and t < 0 included) or any list, real or
+/// complex (complex times on one line through 0, e.g. −i·τⱼ). Times of one sign are computed in
+/// one march from 0 in order of |tᵢ| (Lanczos: one basis for all of them).
+///
+/// ```
+/// use matexp::{CpuBackend, DenseMatrixOperator, Options, TimeGrid, expmv_times};
+/// let cpu = CpuBackend::new();
+/// let a = DenseMatrixOperator::new(1, 1, vec![-1.0])?;
+/// let grid = TimeGrid::linspace(-1.0f64, 2.0, 4); // −1, 0, 1, 2
+/// let (ws, _) = expmv_times(&cpu, &a, &grid, &vec![1.0], &Options::default())?;
+/// for (w, t) in ws.iter().zip(grid.iter()) {
+///     assert!((w[0] - (-t).exp()).abs() < 1e-7 * (-t).exp());
+/// }
+/// # Ok::<(), matexp::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`expmv`], and `InvalidArgument` for an empty list or complex times not on one line
+/// through 0.
+pub fn expmv_times<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+    backend: &B,
+    op: &O,
+    times: &[S],
+    v: &B::Vector<S>,
+    opts: &Options,
+) -> Result<(Vec<B::Vector<S>>, Report)> {
+    let mut out = zeros(backend, op.nrows(), times.len())?;
+    let report = with_method!(backend, op, opts, |m| m.expmv_times(op, times, v, &mut out)?);
+    Ok((out, report))
+}
+
+/// `[φ₀(tA)v, φ₁(tA)v, …, φ_k(tA)v]` together, like Julia's `phiv` (φ₀ = exp,
+/// φ_j(z) = Σᵢ zⁱ/(i + j)!). Lanczos computes all of them from one basis; Leja and Arnoldi
+/// compute each from the augmented operator; Taylor computes only k = 0 (`Unsupported`
+/// otherwise). [`Method::Auto`] never picks Taylor.
+///
+/// ```
+/// use matexp::{CpuBackend, DenseMatrixOperator, Options, phimv};
+/// let cpu = CpuBackend::new();
+/// let a = DenseMatrixOperator::new(1, 1, vec![-2.0])?;
+/// let (phis, _) = phimv(&cpu, &a, 1.0, &vec![1.0], 2, &Options::default())?;
+/// let z = -2.0f64;
+/// let exact = [z.exp(), (z.exp() - 1.0) / z, (z.exp() - 1.0 - z) / (z * z)];
+/// for (p, e) in phis.iter().zip(exact) {
+///     assert!((p[0] - e).abs() < 1e-7);
+/// }
+/// # Ok::<(), matexp::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`expmv`], `InvalidArgument` for k beyond [`matexp_integrators::MAX_PHI_ORDER`] or t^k
+/// outside the floating-point range, `Unsupported` for Taylor with k ≥ 1.
+pub fn phimv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+    backend: &B,
+    op: &O,
+    t: S,
+    v: &B::Vector<S>,
+    k: usize,
+    opts: &Options,
+) -> Result<(Vec<B::Vector<S>>, Report)> {
+    let mut out = zeros(backend, op.nrows(), k + 1)?;
+    let report = with_method!(backend, op, opts, |m| m.phimv(op, t, v, &mut out)?);
+    Ok((out, report))
+}
+
+/// w = Σ_{j=0}^{p} t^j·φ_j(tA)·b_j for `bs = [b₀, …, b_p]`: the step of exponential
+/// integrators (exponential Euler: bs = [u₀, g(u₀)], t = h).
+///
+/// # Errors
+///
+/// As [`phimv`], and `InvalidArgument` for an empty `bs`.
+pub fn phi_combination<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+    backend: &B,
+    op: &O,
+    t: S,
+    bs: &[&B::Vector<S>],
+    opts: &Options,
+) -> Result<(B::Vector<S>, Report)> {
+    let mut w = backend.zeros(op.nrows())?;
+    let report = with_method!(backend, op, opts, |m| m.phi_combination(op, t, bs, &mut w)?);
+    Ok((w, report))
+}
+
+/// e^{tA} applied to each column of a column-major host array (`columns.len()` = n·k, the
+/// layout of the MatrixMarket reader's `DenseArray`), returned in the same layout.
+/// The columns go to the backend one at a time.
+///
+/// ```
+/// use matexp::{CpuBackend, DenseMatrixOperator, Options, expmv_columns};
+/// let cpu = CpuBackend::new();
+/// let a = DenseMatrixOperator::new(2, 2, vec![-1.0, 0.0, 0.0, -2.0])?;
+/// let block = [1.0, 0.0, /* second column */ 0.0, 1.0];
+/// let (w, _) = expmv_columns(&cpu, &a, 1.0, &block, &Options::default())?;
+/// assert!((w[0] - (-1f64).exp()).abs() < 1e-8 && (w[3] - (-2f64).exp()).abs() < 1e-8);
+/// # Ok::<(), matexp::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// `DimensionMismatch` when `columns.len()` is not a multiple of the operator's order, and
+/// those of [`expmv`].
+pub fn expmv_columns<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+    backend: &B,
+    op: &O,
+    t: S,
+    columns: &[S],
+    opts: &Options,
+) -> Result<(Vec<S>, Report)> {
+    let n = op.nrows();
+    if n == 0 {
+        return Err(Error::invalid("op", "0 × 0 operator", "needs at least one row"));
+    }
+    let k = columns.len() / n;
+    check_dim("expmv_columns: length of the column-major block (n·k)", k * n, columns.len())?;
+    let mut result = vec![S::zero(); columns.len()];
+    let report = with_method!(backend, op, opts, |m| {
+        let mut w = backend.zeros(n)?;
+        let mut total: Option<Report> = None;
+        for (col, res) in columns.chunks(n).zip(result.chunks_mut(n)) {
+            let v = backend.upload(col)?;
+            let r = m.expmv(op, t, &v, &mut w)?;
+            backend.download(&w, res)?;
+            match total.as_mut() {
+                Some(tot) => tot.merge(&r),
+                None => total = Some(r),
+            }
+        }
+        total.unwrap_or_default()
+    });
+    Ok((result, report))
+}
+
+/// Total communicability e^{βA}·1 of a graph with symmetric adjacency operator A (Estrada &
+/// Higham), in double precision: no type to spell for a pattern matrix, and any method
+/// (Auto: Lanczos for a symmetric pattern). Overflow-safe up to the f64 range with Lanczos
+/// (values of 10¹⁹⁵ occur on large graphs).
+///
+/// ```
+/// use matexp::{CpuBackend, Options, PatternCsr, total_communicability};
+/// let cpu = CpuBackend::new();
+/// // The path graph 1 – 2: e^A·1 = e·1.
+/// let g = PatternCsr::<u32>::try_new(2, 2, vec![0, 1, 2], vec![1, 0])?;
+/// let (tc, report) = total_communicability(&cpu, &g, 1.0, &Options::default())?;
+/// assert!((tc[0] - 1f64.exp()).abs() < 1e-7, "{report}");
+/// # Ok::<(), matexp::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// `InvalidArgument` for a non-finite β, and those of [`expmv`].
+pub fn total_communicability<B: Backend, O: LinearOperator<B, f64> + ?Sized>(
+    backend: &B,
+    op: &O,
+    beta: f64,
+    opts: &Options,
+) -> Result<(B::Vector<f64>, Report)> {
+    if !beta.is_finite() {
+        return Err(Error::invalid("beta", beta, "must be finite"));
+    }
+    let mut ones = backend.zeros(op.nrows())?;
+    backend.fill(&mut ones, 1.0)?;
+    expmv(backend, op, beta, &ones, opts)
+}
+
+fn zeros<B: Backend, S: Scalar>(backend: &B, n: usize, count: usize) -> Result<Vec<B::Vector<S>>> {
+    (0..count).map(|_| backend.zeros(n)).collect()
+}

@@ -1,0 +1,84 @@
+//! The README's GPU example end to end, every method through the facade on the GPU backend,
+//! and the run-time choice of device, each against the same call on the CPU. Run by the GPU
+//! bundle: `cargo test -p matexp --features gpu --test gpu_facade -- --ignored`.
+
+use matexp::sparse::generators::laplacian_3d;
+use matexp::sparse::matrix_market::{Symmetry, write_csr_file};
+use matexp::{
+    AnyBackend, Backend, CpuBackend, CsrMatrix, Device, GpuBackend, GpuCsr, Method, Options,
+    expmv, read_matrix_market,
+};
+
+fn rel_diff(a: &[f64], b: &[f64]) -> f64 {
+    let d: f64 = a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum();
+    let r: f64 = b.iter().map(|y| y * y).sum();
+    (d / r).sqrt()
+}
+
+fn mtx_file() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("matexp-gpu-facade-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("matrix.mtx");
+    let a: CsrMatrix<f64> = laplacian_3d(16).unwrap();
+    write_csr_file(&path, &a, Symmetry::Symmetric, &["3D Laplacian, N = 16"]).unwrap();
+    path
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU; run by the GPU bundle"]
+fn readme_gpu_example_matches_the_cpu() {
+    let path = mtx_file();
+    // The README's two examples, verbatim apart from the path.
+    let a: CsrMatrix<f64> = read_matrix_market(&path).unwrap();
+    let v = vec![1.0; a.nrows()];
+    let (w_cpu, r_cpu) = expmv(&CpuBackend::new(), &a, 1e-3, &v, &Options::default()).unwrap();
+
+    let gpu = GpuBackend::new(0).unwrap();
+    let (ag, vg) = (GpuCsr::from_csr(&gpu, &a).unwrap(), gpu.upload(&v).unwrap());
+    let (wg, r_gpu) = expmv(&gpu, &ag, 1e-3, &vg, &Options::default()).unwrap();
+    let w_gpu = gpu.to_host(&wg).unwrap();
+    eprintln!("cpu: {r_cpu}\ngpu: {r_gpu}");
+    let e = rel_diff(&w_gpu, &w_cpu);
+    assert!(e <= 1e-7, "GPU vs CPU {e:.2e}");
+    assert_eq!(r_cpu.method, r_gpu.method);
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU; run by the GPU bundle"]
+fn every_method_runs_on_the_gpu_through_the_facade() {
+    let a: CsrMatrix<f64> = laplacian_3d(20).unwrap();
+    let v: Vec<f64> = (0..a.nrows()).map(|i| ((i * 7919) % 97) as f64 / 97.0).collect();
+    let gpu = GpuBackend::new(0).unwrap();
+    let ag = GpuCsr::from_csr(&gpu, &a).unwrap();
+    let vg = gpu.upload(&v).unwrap();
+    for method in [Method::Auto, Method::Leja, Method::Lanczos, Method::Arnoldi, Method::Taylor] {
+        let opts = Options::default().with_method(method).with_rtol(1e-8);
+        let (wc, rc) = expmv(&CpuBackend::new(), &a, 1e-2, &v, &opts).unwrap();
+        let (wg, rg) = expmv(&gpu, &ag, 1e-2, &vg, &opts).unwrap();
+        let e = rel_diff(&gpu.to_host(&wg).unwrap(), &wc);
+        eprintln!("{method}: GPU vs CPU {e:.2e}; gpu {rg}; cpu {rc}");
+        assert!(e <= 1e-7, "{method}: GPU vs CPU {e:.2e}");
+    }
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU; run by the GPU bundle"]
+fn any_backend_chooses_the_gpu_when_present_and_agrees_with_the_cpu() {
+    let path = mtx_file();
+    let a: CsrMatrix<f64> = read_matrix_market(&path).unwrap();
+    let v = vec![1.0; a.nrows()];
+    assert_eq!(Device::best_available(), Device::Gpu(0));
+    let gpu = AnyBackend::new(Device::Gpu(0)).unwrap();
+    let cpu = AnyBackend::new(Device::Cpu).unwrap();
+    assert_eq!(gpu.device(), Device::Gpu(0));
+    let opts = Options::default();
+    let (wg, _) = gpu.expmv(&a, 1e-3, &v, &opts).unwrap();
+    let (wc, _) = cpu.expmv(&a, 1e-3, &v, &opts).unwrap();
+    assert!(rel_diff(&wg, &wc) <= 1e-7);
+    let (tg, _) = gpu.expmv_times(&a, &[0.0, 5e-4, 1e-3], &v, &opts).unwrap();
+    assert!(rel_diff(&tg[2], &wc) <= 1e-7);
+    // An ordinal beyond the machine's GPUs: a clear error, and the fallback works.
+    let e = AnyBackend::new(Device::Gpu(1000)).unwrap_err();
+    assert!(e.to_string().contains("gpu:1000"), "{e}");
+    assert_eq!(AnyBackend::gpu_or_cpu(1000).device(), Device::Cpu);
+}
