@@ -31,9 +31,9 @@
 use matexp_benches::criterion::Criterion;
 use matexp_benches::{Record, Recorder};
 use matexp_core::{CpuBackend, Scalar, c64};
-use matexp_integrators::{ExpmvMethod, 
-    Arnoldi, ArnoldiOptions, Lanczos, LanczosOptions, Leja, LejaOptions, Taylor, TaylorOptions,
-    Tolerance,
+use matexp_integrators::{
+    Arnoldi, ArnoldiOptions, ExpmvMethod, Lanczos, LanczosOptions, Leja, LejaOptions, Taylor,
+    TaylorOptions, Tolerance,
 };
 use matexp_sparse::CsrMatrix;
 use matexp_sparse::generators::{SpinBath, StoredZeros, laplacian_3d, laplacian_eigenvalue};
@@ -343,8 +343,8 @@ fn spin_bath(c: &mut Criterion, rec: &mut Recorder, spins: usize, scipy: Option<
         (
             "leja-imag",
             Box::new(move || {
-                let mut s =
-                    Leja::new(cpur, LejaOptions::default().with_rtol(TOL)).map_err(|e| e.to_string())?;
+                let mut s = Leja::new(cpur, LejaOptions::default().with_rtol(TOL))
+                    .map_err(|e| e.to_string())?;
                 let mut w = vec![zero; n];
                 let r = s
                     .schrodinger(hr, t, pr, &mut w)
@@ -360,8 +360,8 @@ fn spin_bath(c: &mut Criterion, rec: &mut Recorder, spins: usize, scipy: Option<
         (
             "leja-generator",
             Box::new(move || {
-                let mut s =
-                    Leja::new(cpur, LejaOptions::default().with_rtol(TOL)).map_err(|e| e.to_string())?;
+                let mut s = Leja::new(cpur, LejaOptions::default().with_rtol(TOL))
+                    .map_err(|e| e.to_string())?;
                 let mut w = vec![zero; n];
                 let r = s
                     .expmv(gr, c64::new(t, 0.0), pr, &mut w)
@@ -394,7 +394,8 @@ fn spin_bath(c: &mut Criterion, rec: &mut Recorder, spins: usize, scipy: Option<
         (
             "lanczos",
             Box::new(move || {
-                let mut s = Lanczos::new(cpur,
+                let mut s = Lanczos::new(
+                    cpur,
                     LanczosOptions {
                         tol,
                         ..Default::default()
@@ -414,7 +415,8 @@ fn spin_bath(c: &mut Criterion, rec: &mut Recorder, spins: usize, scipy: Option<
         (
             "arnoldi",
             Box::new(move || {
-                let mut s = Arnoldi::new(cpur,
+                let mut s = Arnoldi::new(
+                    cpur,
                     ArnoldiOptions {
                         tol,
                         ..Default::default()
@@ -434,7 +436,8 @@ fn spin_bath(c: &mut Criterion, rec: &mut Recorder, spins: usize, scipy: Option<
         (
             "taylor",
             Box::new(move || {
-                let mut s = Taylor::new(cpur,
+                let mut s = Taylor::new(
+                    cpur,
                     TaylorOptions {
                         tol,
                         ..Default::default()
@@ -484,8 +487,8 @@ fn laplace(c: &mut Criterion, rec: &mut Recorder, grid: usize, step: f64, scipy:
         (
             "leja-real",
             Box::new(move || {
-                let mut s =
-                    Leja::new(cpur, LejaOptions::default().with_rtol(TOL)).map_err(|e| e.to_string())?;
+                let mut s = Leja::new(cpur, LejaOptions::default().with_rtol(TOL))
+                    .map_err(|e| e.to_string())?;
                 let mut w = vec![0.0; n];
                 let r = s.expmv(ar, step, ur, &mut w).map_err(|e| e.to_string())?;
                 Ok(Run {
@@ -499,8 +502,8 @@ fn laplace(c: &mut Criterion, rec: &mut Recorder, grid: usize, step: f64, scipy:
         (
             "seed-fixed",
             Box::new(move || {
-                let mut s = Leja::new(cpur, LejaOptions::seed_fixed(1, TOL))
-                    .map_err(|e| e.to_string())?;
+                let mut s =
+                    Leja::new(cpur, LejaOptions::seed_fixed(1, TOL)).map_err(|e| e.to_string())?;
                 let mut w = vec![0.0; n];
                 let r = s.expmv(ar, step, ur, &mut w).map_err(|e| e.to_string())?;
                 Ok(Run {
@@ -514,7 +517,8 @@ fn laplace(c: &mut Criterion, rec: &mut Recorder, grid: usize, step: f64, scipy:
         (
             "lanczos",
             Box::new(move || {
-                let mut s = Lanczos::new(cpur,
+                let mut s = Lanczos::new(
+                    cpur,
                     LanczosOptions {
                         tol,
                         ..Default::default()
@@ -534,7 +538,8 @@ fn laplace(c: &mut Criterion, rec: &mut Recorder, grid: usize, step: f64, scipy:
         (
             "arnoldi",
             Box::new(move || {
-                let mut s = Arnoldi::new(cpur,
+                let mut s = Arnoldi::new(
+                    cpur,
                     ArnoldiOptions {
                         tol,
                         ..Default::default()
@@ -554,7 +559,8 @@ fn laplace(c: &mut Criterion, rec: &mut Recorder, grid: usize, step: f64, scipy:
         (
             "taylor",
             Box::new(move || {
-                let mut s = Taylor::new(cpur,
+                let mut s = Taylor::new(
+                    cpur,
                     TaylorOptions {
                         tol,
                         ..Default::default()

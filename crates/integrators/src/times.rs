@@ -145,11 +145,7 @@ impl<S: Scalar> Rays<S> {
         out: &mut [V],
         mut f: impl FnMut(S, &[f64], &mut [V]) -> Result<()>,
     ) -> Result<()> {
-        let order: Vec<usize> = self
-            .rays
-            .iter()
-            .flat_map(|r| r.2.iter().copied())
-            .collect();
+        let order: Vec<usize> = self.rays.iter().flat_map(|r| r.2.iter().copied()).collect();
         permute(out, &order);
         let mut start = 0;
         let mut result = Ok(());

@@ -90,8 +90,8 @@ fn wrong_lengths_and_workspace_orders() {
         let n = q.n();
         let mut w = vec![0.0; n];
         lz.expmv(&q.op, 1.0, &vec![1.0; n], &mut w).unwrap();
-        let (fresh, _) = lanczos_expmv(&CPU, &q.op, 1.0, &vec![1.0; n], &LanczosOptions::default())
-            .unwrap();
+        let (fresh, _) =
+            lanczos_expmv(&CPU, &q.op, 1.0, &vec![1.0; n], &LanczosOptions::default()).unwrap();
         assert_eq!(w, fresh, "n = {n}");
     }
     // The output must have the operator's length.

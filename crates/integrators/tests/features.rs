@@ -6,8 +6,8 @@ mod common;
 use common::*;
 use matexp_core::{CpuBackend, c64};
 use matexp_dense::Matrix;
-use matexp_integrators::*;
 use matexp_integrators::ExpmvMethod;
+use matexp_integrators::*;
 
 static CPU: CpuBackend = CpuBackend;
 
@@ -76,7 +76,8 @@ fn several_times_in_one_call() {
             }
         };
         if hermitian {
-            let mut lz = Lanczos::new(&CPU,
+            let mut lz = Lanczos::new(
+                &CPU,
                 LanczosOptions {
                     tol,
                     ..Default::default()
@@ -86,7 +87,8 @@ fn several_times_in_one_call() {
             lz.expmv_times(&q.op, &times, &v, &mut outs).unwrap();
             check("lanczos", &outs);
         }
-        let mut arn = Arnoldi::new(&CPU,
+        let mut arn = Arnoldi::new(
+            &CPU,
             ArnoldiOptions {
                 tol,
                 ..Default::default()
@@ -95,7 +97,8 @@ fn several_times_in_one_call() {
         .unwrap();
         arn.expmv_times(&q.op, &times, &v, &mut outs).unwrap();
         check("arnoldi", &outs);
-        let mut tay = Taylor::new(&CPU,
+        let mut tay = Taylor::new(
+            &CPU,
             TaylorOptions {
                 tol,
                 ..Default::default()
@@ -114,7 +117,8 @@ fn complex_times_give_the_schrodinger_propagator_at_several_times() {
     let times = [0.5, 1.0, 4.0];
     let tol = Tolerance::relative(1e-10);
     let mut outs = vec![vec![c64::new(0.0, 0.0); q.n()]; 3];
-    let mut lz = Lanczos::new(&CPU,
+    let mut lz = Lanczos::new(
+        &CPU,
         LanczosOptions {
             tol,
             ..Default::default()
@@ -139,7 +143,8 @@ fn blocks_and_repeated_calls_reuse_the_workspace() {
     let tol = Tolerance::relative(1e-10);
     let vs: Vec<Vec<f64>> = (0..3).map(|s| start_vector::<f64>(q.n(), 10 + s)).collect();
     let mut ws = vec![vec![0.0; q.n()]; 3];
-    let mut arn = Arnoldi::new(&CPU,
+    let mut arn = Arnoldi::new(
+        &CPU,
         ArnoldiOptions {
             tol,
             ..Default::default()
@@ -164,7 +169,8 @@ fn blocks_and_repeated_calls_reuse_the_workspace() {
         assert!(rel_err(w, &w1) <= 1e-15);
     }
     assert_eq!(rep.matvecs, single_matvecs);
-    let mut tay = Taylor::new(&CPU,
+    let mut tay = Taylor::new(
+        &CPU,
         TaylorOptions {
             tol,
             ..Default::default()
@@ -176,7 +182,8 @@ fn blocks_and_repeated_calls_reuse_the_workspace() {
         assert!(rel_err(w, &dense_expmv(&q.a, 0.5, v)) <= 1e-9);
     }
     let sym = laplacian(40, 1).with_norm(100.0);
-    let mut lz = Lanczos::new(&CPU,
+    let mut lz = Lanczos::new(
+        &CPU,
         LanczosOptions {
             tol,
             ..Default::default()
@@ -360,7 +367,8 @@ fn phi_combinations_at_several_times() {
     let b: Vec<Vec<f64>> = (0..3).map(|s| start_vector::<f64>(n, 20 + s)).collect();
     let times = [0.0, 0.01, 0.3, 1.0];
     let tol = Tolerance::relative(1e-10);
-    let mut arn = Arnoldi::new(&CPU,
+    let mut arn = Arnoldi::new(
+        &CPU,
         ArnoldiOptions {
             tol,
             ..Default::default()

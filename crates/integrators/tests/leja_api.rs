@@ -93,8 +93,12 @@ fn time_stepping_reuses_workspace_and_coefficients() {
     let n = 50;
     let v = random_vector::<f64>(n, 9);
     let h = 2e-3;
-    let mut leja =
-        Leja::with_workspace(&cpu, LejaWorkspace::new(), LejaOptions::default().with_rtol(1e-10)).unwrap();
+    let mut leja = Leja::with_workspace(
+        &cpu,
+        LejaWorkspace::new(),
+        LejaOptions::default().with_rtol(1e-10),
+    )
+    .unwrap();
     let (mut u, mut next) = (v.clone(), vec![0.0; n]);
     for _ in 0..20 {
         let r = leja.expmv(&a, h, &u, &mut next).unwrap();

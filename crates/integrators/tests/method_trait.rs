@@ -61,9 +61,15 @@ fn default_options_reach_the_default_tolerance<'a, M: ExpmvMethod<'a, CpuBackend
         M::NAME,
         S::NAME
     );
-    assert!(report.converged && report.rel_error_estimate.is_finite(), "{report}");
+    assert!(
+        report.converged && report.rel_error_estimate.is_finite(),
+        "{report}"
+    );
     let line = report.to_string();
-    assert!(line.starts_with(M::NAME) && line.contains("products"), "{line}");
+    assert!(
+        line.starts_with(M::NAME) && line.contains("products"),
+        "{line}"
+    );
 }
 
 #[test]
@@ -75,8 +81,12 @@ fn default_options_work_in_every_precision_for_every_method() {
         Matrix::<c64>::from_fn(lap.n(), lap.n(), |i, j| c64::new(lap.a[(i, j)], 0.0)),
     );
     let t = c64::new(0.7, 0.0);
-    for_each_method!(default_options_reach_the_default_tolerance::<f64>(&lap_c, t));
-    for_each_method!(default_options_reach_the_default_tolerance::<f32>(&lap_c, t));
+    for_each_method!(default_options_reach_the_default_tolerance::<f64>(
+        &lap_c, t
+    ));
+    for_each_method!(default_options_reach_the_default_tolerance::<f32>(
+        &lap_c, t
+    ));
     // Complex: the Schrödinger propagator e^{−iτH}, spelled as the complex time −iτ.
     let h = spin_chain(5, 0.5, 7);
     let t = c64::new(0.0, -1.5);
@@ -91,10 +101,19 @@ fn a_tolerance_below_single_precision_roundoff_names_the_fix() {
         assert_eq!(opts.tolerance().rtol, 1e-8);
         let mut tight = M::Options::default();
         tight.set_tolerance(Tolerance::relative(1e-9));
-        let e = M::new(&CPU, tight).err().expect("1e-9 is below f32 roundoff");
+        let e = M::new(&CPU, tight)
+            .err()
+            .expect("1e-9 is below f32 roundoff");
         let msg = e.to_string();
-        assert!(matches!(e, Error::InvalidArgument { name: "rtol", .. }), "{msg}");
-        assert!(msg.contains("1e-5") && msg.contains("f64"), "{}: {msg}", M::NAME);
+        assert!(
+            matches!(e, Error::InvalidArgument { name: "rtol", .. }),
+            "{msg}"
+        );
+        assert!(
+            msg.contains("1e-5") && msg.contains("f64"),
+            "{}: {msg}",
+            M::NAME
+        );
     }
     rejects::<Leja<'_, CpuBackend, f32>>();
     rejects::<Lanczos<'_, CpuBackend, f32>>();
@@ -102,9 +121,7 @@ fn a_tolerance_below_single_precision_roundoff_names_the_fix() {
     rejects::<Taylor<'_, CpuBackend, f32>>();
 }
 
-fn times_of_either_sign_in_any_order<'a, M: ExpmvMethod<'a, CpuBackend, f64>>(
-    p: &Problem<f64>,
-) {
+fn times_of_either_sign_in_any_order<'a, M: ExpmvMethod<'a, CpuBackend, f64>>(p: &Problem<f64>) {
     let v: Vec<f64> = start_vector(p.n(), 11);
     let mut m = M::new(&CPU, M::Options::default()).unwrap();
     let mut opts = m.options().clone();
@@ -130,10 +147,7 @@ fn several_times_of_either_sign_for_every_method() {
     for_each_method!(times_of_either_sign_in_any_order(&p));
 }
 
-fn phi_functions_together<'a, M: ExpmvMethod<'a, CpuBackend, f64>>(
-    p: &Problem<f64>,
-    t: f64,
-) {
+fn phi_functions_together<'a, M: ExpmvMethod<'a, CpuBackend, f64>>(p: &Problem<f64>, t: f64) {
     let v: Vec<f64> = start_vector(p.n(), 5);
     let opts = {
         let mut o = M::Options::default();

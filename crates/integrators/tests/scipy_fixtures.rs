@@ -6,9 +6,9 @@ mod leja_common;
 
 use leja_common::rel_err;
 use matexp_core::{CpuBackend, c64};
-use matexp_integrators::{ExpmvMethod, 
-    Arnoldi, ArnoldiOptions, Lanczos, LanczosOptions, Leja, LejaOptions, Taylor, TaylorOptions,
-    Tolerance, total_communicability,
+use matexp_integrators::{
+    Arnoldi, ArnoldiOptions, ExpmvMethod, Lanczos, LanczosOptions, Leja, LejaOptions, Taylor,
+    TaylorOptions, Tolerance, total_communicability,
 };
 use matexp_sparse::CsrMatrix;
 use serde_json::Value;
@@ -121,7 +121,8 @@ fn real_case(name: &str, symmetric: bool) {
         .expmv(&a, t, &v, &mut w)
         .unwrap();
     check(&f.name, "leja", &to_c(&w), &want, 10.0 * TOL);
-    Arnoldi::new(&cpu,
+    Arnoldi::new(
+        &cpu,
         ArnoldiOptions {
             tol,
             ..Default::default()
@@ -131,7 +132,8 @@ fn real_case(name: &str, symmetric: bool) {
     .expmv(&a, t, &v, &mut w)
     .unwrap();
     check(&f.name, "arnoldi", &to_c(&w), &want, 10.0 * TOL);
-    Taylor::new(&cpu,
+    Taylor::new(
+        &cpu,
         TaylorOptions {
             tol,
             ..Default::default()
@@ -142,7 +144,8 @@ fn real_case(name: &str, symmetric: bool) {
     .unwrap();
     check(&f.name, "taylor", &to_c(&w), &want, 10.0 * TOL);
     if symmetric {
-        Lanczos::new(&cpu,
+        Lanczos::new(
+            &cpu,
             LanczosOptions {
                 tol,
                 ..Default::default()
@@ -198,7 +201,8 @@ fn laplace_1d_several_times() {
         .expmv_times(&a, &times, &v, &mut out)
         .unwrap();
     checks("leja", &out);
-    Lanczos::new(&cpu,
+    Lanczos::new(
+        &cpu,
         LanczosOptions {
             tol,
             ..Default::default()
@@ -208,7 +212,8 @@ fn laplace_1d_several_times() {
     .expmv_times(&a, &times, &v, &mut out)
     .unwrap();
     checks("lanczos", &out);
-    Arnoldi::new(&cpu,
+    Arnoldi::new(
+        &cpu,
         ArnoldiOptions {
             tol,
             ..Default::default()
@@ -218,7 +223,8 @@ fn laplace_1d_several_times() {
     .expmv_times(&a, &times, &v, &mut out)
     .unwrap();
     checks("arnoldi", &out);
-    Taylor::new(&cpu,
+    Taylor::new(
+        &cpu,
         TaylorOptions {
             tol,
             ..Default::default()
@@ -253,7 +259,8 @@ fn hermitian_schrodinger() {
             &want,
             10.0 * TOL,
         );
-        Lanczos::new(&cpu,
+        Lanczos::new(
+            &cpu,
             LanczosOptions {
                 tol,
                 ..Default::default()
@@ -263,7 +270,8 @@ fn hermitian_schrodinger() {
         .expmv(h, mi, &v, &mut w)
         .unwrap();
         check(name, "lanczos", &w, &want, 10.0 * TOL);
-        Arnoldi::new(&cpu,
+        Arnoldi::new(
+            &cpu,
             ArnoldiOptions {
                 tol,
                 ..Default::default()
@@ -273,7 +281,8 @@ fn hermitian_schrodinger() {
         .expmv(h, mi, &v, &mut w)
         .unwrap();
         check(name, "arnoldi", &w, &want, 10.0 * TOL);
-        Taylor::new(&cpu,
+        Taylor::new(
+            &cpu,
             TaylorOptions {
                 tol,
                 ..Default::default()

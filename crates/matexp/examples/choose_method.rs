@@ -29,10 +29,26 @@ fn convection_diffusion(n: usize, peclet: f64) -> matexp::Result<CsrMatrix<f64>>
 fn main() -> matexp::Result<()> {
     let cpu = CpuBackend::new();
     let problems: Vec<(&str, CsrMatrix<f64>, f64)> = vec![
-        ("3D Laplacian N=24, t=1e-3 (Hermitian)", laplacian_3d(24)?, 1e-3),
-        ("2D Laplacian N=64, t=1e-3 (Hermitian)", laplacian_2d(64)?, 1e-3),
-        ("convection-diffusion n=2000, Pe=10, t=1e-4", convection_diffusion(2000, 10.0)?, 1e-4),
-        ("convection-diffusion n=2000, Pe=1000, t=1e-4", convection_diffusion(2000, 1000.0)?, 1e-4),
+        (
+            "3D Laplacian N=24, t=1e-3 (Hermitian)",
+            laplacian_3d(24)?,
+            1e-3,
+        ),
+        (
+            "2D Laplacian N=64, t=1e-3 (Hermitian)",
+            laplacian_2d(64)?,
+            1e-3,
+        ),
+        (
+            "convection-diffusion n=2000, Pe=10, t=1e-4",
+            convection_diffusion(2000, 10.0)?,
+            1e-4,
+        ),
+        (
+            "convection-diffusion n=2000, Pe=1000, t=1e-4",
+            convection_diffusion(2000, 1000.0)?,
+            1e-4,
+        ),
     ];
     println!("| problem | f | method | products | time | est. rel. error |");
     println!("|---|---|---|---|---|---|");

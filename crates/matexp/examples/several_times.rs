@@ -9,7 +9,9 @@ fn main() -> matexp::Result<()> {
     let n = 200;
     let a: CsrMatrix<f64> = laplacian_1d(n)?;
     // A hat function as the initial temperature.
-    let u0: Vec<f64> = (0..n).map(|i| if (80..120).contains(&i) { 1.0 } else { 0.0 }).collect();
+    let u0: Vec<f64> = (0..n)
+        .map(|i| if (80..120).contains(&i) { 1.0 } else { 0.0 })
+        .collect();
     let grid = TimeGrid::linspace(0.0, 0.02, 5);
     let (us, report) = expmv_times(&CpuBackend::new(), &a, &grid, &u0, &Options::default())?;
     for (u, t) in us.iter().zip(grid.iter()) {

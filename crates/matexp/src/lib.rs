@@ -66,9 +66,7 @@ mod device;
 
 pub use method::Method;
 pub use options::Options;
-pub use solve::{
-    expmv, expmv_columns, expmv_times, phi_combination, phimv, total_communicability,
-};
+pub use solve::{expmv, expmv_columns, expmv_times, phi_combination, phimv, total_communicability};
 
 #[cfg(feature = "gpu")]
 pub use device::{AnyBackend, Device};

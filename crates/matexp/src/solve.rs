@@ -96,7 +96,8 @@ pub fn expmv_times<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     opts: &Options,
 ) -> Result<(Vec<B::Vector<S>>, Report)> {
     let mut out = zeros(backend, op.nrows(), times.len())?;
-    let report = with_method!(backend, op, opts, |m| m.expmv_times(op, times, v, &mut out)?);
+    let report = with_method!(backend, op, opts, |m| m
+        .expmv_times(op, times, v, &mut out)?);
     Ok((out, report))
 }
 
@@ -149,7 +150,8 @@ pub fn phi_combination<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     opts: &Options,
 ) -> Result<(B::Vector<S>, Report)> {
     let mut w = backend.zeros(op.nrows())?;
-    let report = with_method!(backend, op, opts, |m| m.phi_combination(op, t, bs, &mut w)?);
+    let report = with_method!(backend, op, opts, |m| m
+        .phi_combination(op, t, bs, &mut w)?);
     Ok((w, report))
 }
 
@@ -180,10 +182,18 @@ pub fn expmv_columns<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
 ) -> Result<(Vec<S>, Report)> {
     let n = op.nrows();
     if n == 0 {
-        return Err(Error::invalid("op", "0 × 0 operator", "needs at least one row"));
+        return Err(Error::invalid(
+            "op",
+            "0 × 0 operator",
+            "needs at least one row",
+        ));
     }
     let k = columns.len() / n;
-    check_dim("expmv_columns: length of the column-major block (n·k)", k * n, columns.len())?;
+    check_dim(
+        "expmv_columns: length of the column-major block (n·k)",
+        k * n,
+        columns.len(),
+    )?;
     let mut result = vec![S::zero(); columns.len()];
     let report = with_method!(backend, op, opts, |m| {
         let mut w = backend.zeros(n)?;

@@ -5,9 +5,8 @@
 use matexp::sparse::generators::{laplacian_1d, laplacian_2d};
 use matexp::sparse::matrix_market::{Symmetry, write_csr_file};
 use matexp::{
-    CpuBackend, CsrMatrix, Error, Method, Options, PatternCsr, Scalar, TimeGrid, c32, c64,
-    expmv, expmv_columns, expmv_times, phi_combination, phimv, read_matrix_market,
-    total_communicability,
+    CpuBackend, CsrMatrix, Error, Method, Options, PatternCsr, Scalar, TimeGrid, c32, c64, expmv,
+    expmv_columns, expmv_times, phi_combination, phimv, read_matrix_market, total_communicability,
 };
 use matexp_dense::{Matrix, expm, phi_vectors};
 
@@ -23,7 +22,11 @@ fn reference<S: Scalar>(a: &CsrMatrix<S>, t: c64, v: &[S]) -> Vec<c64> {
 }
 
 fn rel_err<S: Scalar>(x: &[S], y: &[c64]) -> f64 {
-    let d: f64 = x.iter().zip(y).map(|(a, b)| (a.to_c64() - b).norm_sqr()).sum();
+    let d: f64 = x
+        .iter()
+        .zip(y)
+        .map(|(a, b)| (a.to_c64() - b).norm_sqr())
+        .sum();
     let r: f64 = y.iter().map(|b| b.norm_sqr()).sum();
     (d / r).sqrt()
 }
@@ -32,7 +35,10 @@ fn start<S: Scalar>(n: usize) -> Vec<S> {
     (0..n)
         .map(|i| {
             let x = (i as f64 + 0.5) / n as f64;
-            S::from_c64(c64::new((3.0 * x).sin() + 0.2 * x, if S::IS_COMPLEX { x } else { 0.0 }))
+            S::from_c64(c64::new(
+                (3.0 * x).sin() + 0.2 * x,
+                if S::IS_COMPLEX { x } else { 0.0 },
+            ))
         })
         .collect()
 }
@@ -59,12 +65,22 @@ fn every_method_is_reachable_and_auto_chooses_by_the_documented_rule() {
     let v = start::<f64>(a.nrows());
     let t = 2e-3;
     let exact = reference(&a, c64::new(t, 0.0), &v);
-    for method in [Method::Auto, Method::Leja, Method::Lanczos, Method::Arnoldi, Method::Taylor] {
+    for method in [
+        Method::Auto,
+        Method::Leja,
+        Method::Lanczos,
+        Method::Arnoldi,
+        Method::Taylor,
+    ] {
         let opts = Options::default().with_method(method).with_rtol(1e-10);
         let (w, report) = expmv(&cpu, &a, t, &v, &opts).unwrap();
         let err = rel_err(&w, &exact);
         assert!(err <= 1e-8, "{method}: {err:.2e} ({report})");
-        let expected = if method == Method::Auto { "lanczos" } else { method.name() };
+        let expected = if method == Method::Auto {
+            "lanczos"
+        } else {
+            method.name()
+        };
         assert_eq!(report.method, expected);
         assert_eq!(report.rtol, 1e-10);
     }
@@ -73,9 +89,18 @@ fn every_method_is_reachable_and_auto_chooses_by_the_documented_rule() {
     let v = start::<f64>(30);
     let (w, report) = expmv(&cpu, &c, 0.5, &v, &Options::default()).unwrap();
     assert_eq!(report.method, "leja");
-    assert!(rel_err(&w, &reference(&c, c64::new(0.5, 0.0), &v)) <= 1e-7, "{report}");
-    let e = expmv(&cpu, &c, 0.5, &v, &Options::default().with_method(Method::Lanczos))
-        .unwrap_err();
+    assert!(
+        rel_err(&w, &reference(&c, c64::new(0.5, 0.0), &v)) <= 1e-7,
+        "{report}"
+    );
+    let e = expmv(
+        &cpu,
+        &c,
+        0.5,
+        &v,
+        &Options::default().with_method(Method::Lanczos),
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("Arnoldi"), "{e}");
 }
 
@@ -99,7 +124,10 @@ fn default_options_work_in_single_precision() {
     }
     // Too tight for f32: the message names the fix.
     let e = expmv(&cpu, &a, 1e-3, &v, &Options::default().with_rtol(1e-9)).unwrap_err();
-    assert!(matches!(e, Error::InvalidArgument { name: "rtol", .. }) && e.to_string().contains("f64"), "{e}");
+    assert!(
+        matches!(e, Error::InvalidArgument { name: "rtol", .. }) && e.to_string().contains("f64"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -139,10 +167,15 @@ fn phi_functions_and_combinations() {
     }
     // Exponential Euler's combination e^{tA}u + t·φ₁(tA)g.
     let g = start::<f64>(20).iter().map(|x| 1.0 - x).collect::<Vec<_>>();
-    let (w, _) = phi_combination(&cpu, &c, t, &[&v, &g], &Options::default().with_rtol(1e-10)).unwrap();
+    let (w, _) =
+        phi_combination(&cpu, &c, t, &[&v, &g], &Options::default().with_rtol(1e-10)).unwrap();
     let gc: Vec<c64> = g.iter().map(|x| c64::new(*x, 0.0)).collect();
     let phi1g = phi_vectors(&dense(&c).scaled(c64::new(t, 0.0)), &gc, 1).unwrap();
-    let want: Vec<c64> = exact[0].iter().zip(&phi1g[1]).map(|(a, b)| a + b * t).collect();
+    let want: Vec<c64> = exact[0]
+        .iter()
+        .zip(&phi1g[1])
+        .map(|(a, b)| a + b * t)
+        .collect();
     assert!(rel_err(&w, &want) <= 1e-8);
 }
 
@@ -156,7 +189,10 @@ fn a_column_major_block_matches_column_by_column() {
     let (w, report) = expmv_columns(&cpu, &a, 1e-3, &block, &opts).unwrap();
     for j in 0..2 {
         let col = &block[15 * j..15 * (j + 1)];
-        let err = rel_err(&w[15 * j..15 * (j + 1)], &reference(&a, c64::new(1e-3, 0.0), col));
+        let err = rel_err(
+            &w[15 * j..15 * (j + 1)],
+            &reference(&a, c64::new(1e-3, 0.0), col),
+        );
         assert!(err <= 1e-7, "column {j}: {err:.2e} ({report})");
     }
     assert!(matches!(
@@ -179,11 +215,20 @@ fn total_communicability_of_a_pattern_needs_no_type_and_takes_a_method() {
         rp.push(ci.len() as u32);
     }
     let g = PatternCsr::try_new(n as usize, n as usize, rp, ci).unwrap();
-    for method in [Method::Auto, Method::Leja, Method::Lanczos, Method::Arnoldi, Method::Taylor] {
+    for method in [
+        Method::Auto,
+        Method::Leja,
+        Method::Lanczos,
+        Method::Arnoldi,
+        Method::Taylor,
+    ] {
         let opts = Options::default().with_method(method);
         let (tc, report) = total_communicability(&cpu, &g, 0.5, &opts).unwrap();
         for x in &tc {
-            assert!((x - 1f64.exp()).abs() <= 1e-7 * 1f64.exp(), "{method}: {x} ({report})");
+            assert!(
+                (x - 1f64.exp()).abs() <= 1e-7 * 1f64.exp(),
+                "{method}: {x} ({report})"
+            );
         }
     }
     assert!(total_communicability(&cpu, &g, f64::NAN, &Options::default()).is_err());
@@ -199,7 +244,10 @@ fn from_a_matrix_market_file_to_a_result() {
     let b: CsrMatrix<f64> = read_matrix_market(&path).unwrap();
     let v = vec![1.0; b.nrows()];
     let (w, report) = expmv(&CpuBackend::new(), &b, 1e-2, &v, &Options::default()).unwrap();
-    assert!(rel_err(&w, &reference(&a, c64::new(1e-2, 0.0), &v)) <= 1e-7, "{report}");
+    assert!(
+        rel_err(&w, &reference(&a, c64::new(1e-2, 0.0), &v)) <= 1e-7,
+        "{report}"
+    );
     let missing = read_matrix_market::<f64>(dir.join("missing.mtx")).unwrap_err();
     assert!(matches!(missing, Error::Io { .. }), "{missing}");
     std::fs::remove_dir_all(&dir).unwrap();

@@ -5,8 +5,8 @@
 use matexp::sparse::generators::laplacian_3d;
 use matexp::sparse::matrix_market::{Symmetry, write_csr_file};
 use matexp::{
-    AnyBackend, Backend, CpuBackend, CsrMatrix, Device, GpuBackend, GpuCsr, Method, Options,
-    expmv, read_matrix_market,
+    AnyBackend, Backend, CpuBackend, CsrMatrix, Device, GpuBackend, GpuCsr, Method, Options, expmv,
+    read_matrix_market,
 };
 
 fn rel_diff(a: &[f64], b: &[f64]) -> f64 {
@@ -47,11 +47,19 @@ fn readme_gpu_example_matches_the_cpu() {
 #[ignore = "needs an NVIDIA GPU; run by the GPU bundle"]
 fn every_method_runs_on_the_gpu_through_the_facade() {
     let a: CsrMatrix<f64> = laplacian_3d(20).unwrap();
-    let v: Vec<f64> = (0..a.nrows()).map(|i| ((i * 7919) % 97) as f64 / 97.0).collect();
+    let v: Vec<f64> = (0..a.nrows())
+        .map(|i| ((i * 7919) % 97) as f64 / 97.0)
+        .collect();
     let gpu = GpuBackend::new(0).unwrap();
     let ag = GpuCsr::from_csr(&gpu, &a).unwrap();
     let vg = gpu.upload(&v).unwrap();
-    for method in [Method::Auto, Method::Leja, Method::Lanczos, Method::Arnoldi, Method::Taylor] {
+    for method in [
+        Method::Auto,
+        Method::Leja,
+        Method::Lanczos,
+        Method::Arnoldi,
+        Method::Taylor,
+    ] {
         let opts = Options::default().with_method(method).with_rtol(1e-8);
         let (wc, rc) = expmv(&CpuBackend::new(), &a, 1e-2, &v, &opts).unwrap();
         let (wg, rg) = expmv(&gpu, &ag, 1e-2, &vg, &opts).unwrap();

@@ -1,15 +1,15 @@
 //! The Leja solver: bounds, focal interval, substep planning and the march through the
 //! output times.
 
+use super::LejaReport;
 use super::focal::{Focal, check_bounds};
 use super::model::{max_radius, model_degree, node_products, tail_degree};
 use super::newton::{Augmented, Rule, substep};
 use super::options::{LejaMethod, LejaOptions};
-use super::LejaReport;
-use crate::{ExpmvMethod, MethodOptions, Report};
 use super::spectrum::{BoundsSource, estimate};
 use super::workspace::{CoeffKey, Coefficients, LejaWorkspace};
 use crate::checks;
+use crate::{ExpmvMethod, MethodOptions, Report};
 use matexp_core::{
     Backend, Error, LinearOperator, RealScalar, Result, Scalar, SpectralBounds, c64,
 };
