@@ -9,7 +9,10 @@ use common::{KINDS, coefficient, dim, random_vec, rel_err};
 use matexp_core::{Backend, CpuBackend, LinearOperator, RealScalar, ShiftedStep};
 use matexp_gpu::rt::DeviceElement;
 use matexp_gpu::{GpuBackend, GpuVector};
-use matexp_stencil::gpu::{BoundaryEval, GpuStencil, StencilKernel, pointwise};
+use matexp_stencil::gpu::{
+    BoundaryEval, GpuPartitionedStencil, GpuStencil, StencilKernel, pointwise,
+};
+use matexp_stencil::partition::ZPartition;
 use matexp_stencil::{Boundary, BoundaryFunction, Dim, Pointwise, Stencil};
 
 fn gpu() -> GpuBackend {
@@ -245,4 +248,84 @@ fn source<S: RealScalar + DeviceElement>() {
 fn combustion_source_matches_the_cpu() {
     source::<f64>();
     source::<f32>();
+}
+
+fn partitions<S: RealScalar + DeviceElement>() {
+    let g = gpu();
+    let n = 21;
+    let len = n * n * n;
+    for kind in KINDS {
+        for coef in 0..3 {
+            let op = Stencil::<S>::builder(Dim::Three, n)
+                .boundary(kind)
+                .coefficient(coefficient(coef, len, 8))
+                .build()
+                .unwrap();
+            let floor = op.norm_bound().unwrap();
+            let x = random_vec::<S>(len, 41);
+            let y0 = random_vec::<S>(len, 42);
+            let p0 = random_vec::<S>(len, 43);
+            let (alpha, beta) = (S::from_f64(0.5), S::from_f64(-0.75));
+            let mut y = y0.clone();
+            op.apply(&CpuBackend, alpha, &x, beta, &mut y).unwrap();
+            let step = ShiftedStep {
+                alpha,
+                shift: beta,
+                coeff: S::from_f64(1.25),
+            };
+            let (mut yn, mut p) = (y0.clone(), p0.clone());
+            let norm = op
+                .shifted_step(&CpuBackend, &step, &x, &mut yn, &mut p)
+                .unwrap();
+            for parts in [2, 4] {
+                let ctx = format!("{} {kind:?} coef={coef} parts={parts}", S::NAME);
+                let on_one = vec![g.clone(); parts];
+                let split =
+                    GpuPartitionedStencil::new(&op, ZPartition::even(n, parts).unwrap(), &on_one)
+                        .unwrap();
+                let xs = split.scatter(&x).unwrap();
+                let mut ys = split.scatter(&y0).unwrap();
+                split.apply(alpha, &xs, beta, &mut ys).unwrap();
+                let got = split.gather(&ys).unwrap();
+                assert!(rel_err(&got, &y, floor) < tol::<S>(), "apply {ctx}");
+
+                let mut yns = split.scatter(&y0).unwrap();
+                let mut ps = split.scatter(&p0).unwrap();
+                let norm_g = split.shifted_step(&step, &xs, &mut yns, &mut ps).unwrap();
+                assert!(
+                    rel_err(&split.gather(&yns).unwrap(), &yn, floor) < tol::<S>(),
+                    "step {ctx}"
+                );
+                assert!(
+                    rel_err(&split.gather(&ps).unwrap(), &p, floor) < tol::<S>(),
+                    "step p {ctx}"
+                );
+                let nt = tol::<S>() * floor * (len as f64).sqrt();
+                assert!((norm.as_f64() - norm_g.as_f64()).abs() <= nt, "norm {ctx}");
+            }
+        }
+    }
+    // Uneven slabs, single-plane slabs included.
+    let op = Stencil::<S>::laplacian(Dim::Three, 6, Boundary::Periodic).unwrap();
+    let x = random_vec::<S>(216, 44);
+    let mut y = vec![S::zero(); 216];
+    op.apply(&CpuBackend, S::one(), &x, S::zero(), &mut y)
+        .unwrap();
+    let split = GpuPartitionedStencil::new(
+        &op,
+        ZPartition::from_bounds(vec![0, 1, 2, 5, 6]).unwrap(),
+        &vec![g.clone(); 4],
+    )
+    .unwrap();
+    let xs = split.scatter(&x).unwrap();
+    let mut ys = split.scatter(&y).unwrap();
+    split.apply(S::one(), &xs, S::zero(), &mut ys).unwrap();
+    assert!(rel_err(&split.gather(&ys).unwrap(), &y, op.norm_bound().unwrap()) < tol::<S>());
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU; run by the GPU bundle"]
+fn two_and_four_slabs_on_one_gpu_equal_the_cpu() {
+    partitions::<f64>();
+    partitions::<f32>();
 }

@@ -20,6 +20,9 @@
 //! kernel API covers the seed's needs and leaves every other function one `.cu` file away.
 
 mod params;
+mod partition;
+
+pub use partition::GpuPartitionedStencil;
 
 use crate::grid::Boundary;
 use crate::nonlinear::Pointwise;
@@ -45,7 +48,7 @@ static NAIVE: [Kernel; 5] = [
     Kernel::new(&STENCIL_PTX, "stencil_naive_periodic"),
     Kernel::new(&STENCIL_PTX, "stencil_naive_frame"),
 ];
-static OPT: [Kernel; 5] = [
+pub(crate) static OPT: [Kernel; 5] = [
     Kernel::new(&STENCIL_PTX, "stencil_opt_dirichlet"),
     Kernel::new(&STENCIL_PTX, "stencil_opt_dirichletfn"),
     Kernel::new(&STENCIL_PTX, "stencil_opt_neumann"),
@@ -56,7 +59,7 @@ static COMBUSTION: [Kernel; 2] = [
     Kernel::new(&STENCIL_PTX, "combustion_full"),
     Kernel::new(&STENCIL_PTX, "combustion_fast"),
 ];
-static SSQ_FINISH: Kernel = Kernel::new(&STENCIL_PTX, "stencil_ssq_finish");
+pub(crate) static SSQ_FINISH: Kernel = Kernel::new(&STENCIL_PTX, "stencil_ssq_finish");
 
 /// Which product kernel runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -112,7 +115,7 @@ impl<S: RealScalar + DeviceElement> std::fmt::Debug for GpuStencil<S> {
 }
 
 /// A kernel argument for an absent buffer.
-const NULL: u64 = 0;
+pub(crate) const NULL: u64 = 0;
 
 impl<S: RealScalar + DeviceElement> GpuStencil<S> {
     /// Uploads what the kernels read besides `x`: a coefficient field (the seed's `D` is
@@ -192,7 +195,7 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
         Ok(())
     }
 
-    fn variant(&self, affine: bool) -> (usize, u32) {
+    pub(crate) fn variant(&self, affine: bool) -> (usize, u32) {
         match self.op.grid().boundary() {
             Boundary::Dirichlet if affine => {
                 let builtin = match self.op.boundary_function() {
@@ -212,27 +215,15 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
         }
     }
 
-    fn params(&self, bfun: u32, step: bool, alpha: S, beta: S, coeff: S) -> MxStencilParams {
-        let g = self.op.grid();
-        MxStencilParams {
-            n: g.n() as u32,
-            nz: g.planes() as u32,
-            z0: 0,
-            dim: g.dim().axes() as u32,
-            bfun,
-            coef: match self.op.coefficient() {
-                Coefficient::Unit => MX_COEF_UNIT,
-                Coefficient::Seed => MX_COEF_SEED,
-                _ => MX_COEF_FIELD,
-            },
-            zchunk: self.zchunk,
-            step: step as u32,
-            h: g.h(),
-            inv_h2: g.inv_h2(),
-            alpha: alpha.as_f64(),
-            beta: beta.as_f64(),
-            coeff: coeff.as_f64(),
-        }
+    pub(crate) fn params(
+        &self,
+        bfun: u32,
+        step: bool,
+        alpha: S,
+        beta: S,
+        coeff: S,
+    ) -> MxStencilParams {
+        params_for(&self.op, self.zchunk, bfun, step, alpha, beta, coeff)
     }
 
     fn opt_grid(&self) -> (u32, u32, u32) {
@@ -590,8 +581,50 @@ pub fn queue_pointwise<S: RealScalar + DeviceElement>(
     }
 }
 
+/// The launch parameters of `op` over its whole grid (z0 = 0, nz = planes).
+pub(crate) fn params_for<S: RealScalar>(
+    op: &Stencil<S>,
+    zchunk: u32,
+    bfun: u32,
+    step: bool,
+    alpha: S,
+    beta: S,
+    coeff: S,
+) -> MxStencilParams {
+    let g = op.grid();
+    MxStencilParams {
+        n: g.n() as u32,
+        nz: g.planes() as u32,
+        z0: 0,
+        dim: g.dim().axes() as u32,
+        bfun,
+        coef: match op.coefficient() {
+            Coefficient::Unit => MX_COEF_UNIT,
+            Coefficient::Seed => MX_COEF_SEED,
+            _ => MX_COEF_FIELD,
+        },
+        zchunk,
+        step: step as u32,
+        h: g.h(),
+        inv_h2: g.inv_h2(),
+        alpha: alpha.as_f64(),
+        beta: beta.as_f64(),
+        coeff: coeff.as_f64(),
+    }
+}
+
+/// The kernel family of `op`'s linear part (no affine term).
+pub(crate) fn linear_variant<S: RealScalar>(op: &Stencil<S>) -> usize {
+    match op.grid().boundary() {
+        Boundary::Dirichlet => 0,
+        Boundary::Neumann => 2,
+        Boundary::Periodic => 3,
+        Boundary::Frame => 4,
+    }
+}
+
 /// Planes per block of the optimized kernel: about 2048 blocks in all, at least 8 planes.
-fn default_zchunk(n: usize, planes: usize) -> u32 {
+pub(crate) fn default_zchunk(n: usize, planes: usize) -> u32 {
     let tiles = n.div_ceil(MX_STENCIL_BX as usize) * n.div_ceil(MX_STENCIL_BY as usize);
     let chunks = 2048usize.div_ceil(tiles).clamp(1, planes.max(1));
     planes.div_ceil(chunks).max(8.min(planes)).max(1) as u32
