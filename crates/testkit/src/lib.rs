@@ -8,6 +8,8 @@
 //! * [`SplitMix64`]: the counter-based mixer, for inputs that must be a pure function of an
 //!   index.
 //! * [`rel_err`], [`rel_err_c64`]: ‖a − b‖₂ / ‖b‖₂ in double precision.
+//! * [`reference`]: the seed-000 reference solutions (Chebyshev–Bessel propagation of the
+//!   spin bath, the separable 3D heat equation).
 //! * [`import_cycles`]: cycles among the modules of a crate (the workspace's crates are
 //!   checked by this crate's test `module_imports_have_no_cycle`).
 //!
@@ -20,6 +22,7 @@
 
 mod error;
 mod modules;
+pub mod reference;
 mod seed;
 
 pub use error::{rel_err, rel_err_c64};
