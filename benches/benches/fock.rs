@@ -1,0 +1,192 @@
+//! Benchmark suite `fock`: the Bose–Hubbard model on the CPU backend (seed 001).
+//!
+//! Cases (default / with `MATEXP_BENCH_FULL=1`):
+//! * `hx_m8_n{N}`, N ∈ {10, 15, 20 | 25, 30}: one y ← H·x (β = 0, `c64`), matrix-free against
+//!   the assembled CSR (`extra.kernel`), the seed's constant J, V, U on an open chain of 8
+//!   sites. Bytes floor: x read and y written once (matrix-free), plus the CSR values,
+//!   indices and row pointers (CSR); bandwidth of a parallel copy in the same run.
+//! * `double_well_rk45`: M = 2, N = 1, J = 0.4 to t = 10 with Cash–Karp at tolerance 1e−10;
+//!   `error` = max deviation of ⟨n_0⟩ from cos²(Jt) at t = 10.
+//! * `bogoliubov_n19_rk45`: the seed's four-site model (N = 19, D = 1540) to t = 5 from the
+//!   mean-field state, tolerance 1e−8; `error` = ‖ψ − e^{−iHt}ψ₀‖ against the Leja propagator
+//!   at tolerance 1e−12; `peer_ratio` = RK45 time / Leja time.
+
+use criterion::Criterion;
+use matexp_benches::{Floor, Record, Recorder, copy_bandwidth};
+use matexp_core::{CpuBackend, LinearOperator, c64};
+use matexp_fock::{BoseHubbard, Coupling, FockBasis, fock_state, mean_field_state, site_densities};
+use matexp_integrators::rk::{CashKarp, LinearOde, Rk45Options};
+use matexp_integrators::{LejaOptions, Tolerance, leja_schrodinger};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+const GROUP: &str = "fock";
+
+fn model(n: u32, m: u32) -> BoseHubbard {
+    BoseHubbard::new(FockBasis::new(n, m).expect("basis"))
+        .with_hopping(Coupling::Uniform(1.0))
+        .and_then(|h| {
+            h.with_potential(Coupling::PerSite(
+                (0..m).map(|k| 0.1 * f64::from(k)).collect(),
+            ))
+        })
+        .and_then(|h| h.with_interaction(Coupling::Uniform(0.5)))
+        .expect("model")
+}
+
+fn inputs(d: usize) -> Vec<c64> {
+    (0..d)
+        .map(|i| c64::new(1.0 + (i % 7) as f64 * 0.125, 0.5 - (i % 5) as f64 * 0.1))
+        .collect()
+}
+
+fn products(c: &mut Criterion, rec: &mut Recorder, bandwidth: f64, n: u32) {
+    let h = model(n, 8);
+    let d = h.basis().dim() as usize;
+    let case = format!("hx_m8_n{n}");
+    let x = inputs(d);
+    let mut y = vec![c64::new(0.0, 0.0); d];
+    let cpu = CpuBackend;
+    let (one, zero) = (c64::new(1.0, 0.0), c64::new(0.0, 0.0));
+    let frozen = h.at(0.0).expect("coefficients");
+    let id = format!("{case}_matrix_free");
+    c.benchmark_group(GROUP).bench_function(&id, |b| {
+        b.iter(|| {
+            frozen
+                .apply(&cpu, one, black_box(&x), zero, &mut y)
+                .expect("product")
+        })
+    });
+    let bytes = (2 * d * 16) as f64;
+    rec.add(
+        GROUP,
+        &id,
+        Record::new(GROUP, &case, "cpu", "c64")
+            .size("n", d)
+            .size("particles", n)
+            .size("sites", 8)
+            .matvecs(1)
+            .extra("kernel", "matrix-free")
+            .extra("mem_bytes", (h.basis().table().len() * 8) as f64),
+        Some(Floor { bytes, bandwidth }),
+    );
+    let a = h.to_csr::<c64, u32>(0.0).expect("CSR");
+    let id = format!("{case}_csr");
+    c.benchmark_group(GROUP).bench_function(&id, |b| {
+        b.iter(|| {
+            a.apply(&cpu, one, black_box(&x), zero, &mut y)
+                .expect("product")
+        })
+    });
+    let nnz = a.nnz();
+    let bytes = (nnz * 20 + (d + 1) * 4 + 2 * d * 16) as f64;
+    rec.add(
+        GROUP,
+        &id,
+        Record::new(GROUP, &case, "cpu", "c64")
+            .size("n", d)
+            .size("nnz", nnz)
+            .size("particles", n)
+            .size("sites", 8)
+            .matvecs(1)
+            .extra("kernel", "csr")
+            .extra("mem_bytes", (nnz * 20 + (d + 1) * 4) as f64),
+        Some(Floor { bytes, bandwidth }),
+    );
+}
+
+fn double_well(rec: &mut Recorder) {
+    let h = BoseHubbard::new(FockBasis::new(1, 2).expect("basis"))
+        .with_hopping(Coupling::Uniform(0.4))
+        .expect("model");
+    let cpu = CpuBackend;
+    let mut psi: Vec<c64> = fock_state(h.basis(), &[1, 0]).expect("state");
+    let ode = LinearOde::schrodinger(&h).expect("ode");
+    let t = Instant::now();
+    let rep = CashKarp::new(&cpu, 2, Rk45Options::new(1e-10))
+        .and_then(|mut rk| rk.integrate(&ode, 0.0, 10.0, &mut psi))
+        .expect("RK45");
+    let time = t.elapsed().as_secs_f64();
+    let n = site_densities(h.basis(), &psi).expect("densities");
+    let mut r = Record::new(GROUP, "double_well_rk45", "cpu", "c64")
+        .size("n", 2)
+        .matvecs(rep.products as u64)
+        .tol(1e-10)
+        .error((n[0] - 4.0f64.cos().powi(2)).abs())
+        .extra("steps", rep.steps as u64)
+        .extra("accumulated_error", rep.accumulated_error);
+    r.time_s = time;
+    r.reps = 1;
+    rec.add_timed(r);
+}
+
+fn bogoliubov(rec: &mut Recorder) {
+    let n = 19u32;
+    let h = BoseHubbard::new(FockBasis::new(n, 4).expect("basis"))
+        .with_hopping(Coupling::Uniform(1.0))
+        .and_then(|h| h.with_interaction(Coupling::Uniform(1.0 / f64::from(n - 1))))
+        .expect("model");
+    let amps: Vec<c64> = [130.0f64, 7.0, 3.0, 50.0]
+        .iter()
+        .map(|&x| c64::new((x / 190.0).sqrt(), 0.0))
+        .collect();
+    let psi0: Vec<c64> = mean_field_state(h.basis(), &amps).expect("state");
+    let cpu = CpuBackend;
+    let t_end = 5.0;
+    let mut psi = psi0.clone();
+    let ode = LinearOde::schrodinger(&h).expect("ode");
+    let t = Instant::now();
+    let rep = CashKarp::new(&cpu, psi.len(), Rk45Options::new(1e-8))
+        .and_then(|mut rk| rk.integrate(&ode, 0.0, t_end, &mut psi))
+        .expect("RK45");
+    let rk_time = t.elapsed().as_secs_f64();
+    let frozen = h.at(0.0).expect("coefficients");
+    let opts = LejaOptions {
+        tol: Tolerance::relative(1e-12),
+        ..Default::default()
+    };
+    let t = Instant::now();
+    let (w, lr) = leja_schrodinger(&cpu, &frozen, t_end, &psi0, &opts).expect("Leja");
+    let leja_time = t.elapsed().as_secs_f64();
+    let err = psi
+        .iter()
+        .zip(&w)
+        .map(|(a, b)| (a - b).norm_sqr())
+        .sum::<f64>()
+        .sqrt();
+    let mut r = Record::new(GROUP, "bogoliubov_n19_rk45", "cpu", "c64")
+        .size("n", psi.len())
+        .matvecs(rep.products as u64)
+        .tol(1e-8)
+        .error(err)
+        .extra("steps", rep.steps as u64)
+        .extra("leja_s", leja_time)
+        .extra("leja_matvecs", lr.matvecs as u64);
+    r.time_s = rk_time;
+    r.reps = 1;
+    r.peer_ratio = Some(rk_time / leja_time);
+    rec.add_timed(r);
+}
+
+fn main() {
+    let full = std::env::var("MATEXP_BENCH_FULL").is_ok_and(|v| v == "1");
+    let mut c = Criterion::default()
+        .configure_from_args()
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(1))
+        .sample_size(10);
+    let mut rec = Recorder::new(GROUP);
+    let bandwidth = copy_bandwidth(256 << 20, 5);
+    eprintln!("fock: parallel copy bandwidth {:.1} GB/s", bandwidth / 1e9);
+    let ns: &[u32] = if full { &[25, 30] } else { &[10, 15, 20] };
+    for &n in ns {
+        products(&mut c, &mut rec, bandwidth, n);
+    }
+    double_well(&mut rec);
+    bogoliubov(&mut rec);
+    c.final_summary();
+    match rec.finish() {
+        Ok(records) => eprintln!("fock: {} records", records.len()),
+        Err(e) => eprintln!("fock: could not write records: {e}"),
+    }
+}

@@ -1,0 +1,466 @@
+//! GPU benchmarks of the Bose–Hubbard operator (matexp-fock), seed 001's curves for M = 8:
+//! time per H·x against N (matrix-free with each lookup, the assembled CSR with cuSPARSE and
+//! with our CSR kernel where it fits, the CPU backend of the same host), memory of each, and
+//! the largest end-to-end run: Cash–Karp RK45 of a state with D ≥ 3·10⁸ (M = N = 16).
+//!
+//! Not a criterion benchmark: CUDA events around each product after warm-up, median of many.
+//!
+//! ```text
+//! cargo bench -p matexp-benches --bench gpu_fock -- [--out DIR] [--small] [--reps N] [--no-e2e]
+//! ```
+//!
+//! Figures per record: `time_s` (median per product, α = 1, β = 0, fresh random x);
+//! `floor_ratio` = time / (bytes that must move / device-to-device copy bandwidth of the same
+//! run), the bytes being one read of x, one write of y and the packed table where one is
+//! read; `vendor_ratio` (on the matrix-free records) = cuSPARSE time on the assembled CSR /
+//! ours; `extra.mem_bytes` = device memory of the operator plus x and y;
+//! `extra.cpu_ratio` = CPU-backend time / ours. Exit status 3 means no GPU.
+
+use matexp_benches::Record;
+use matexp_core::{Backend, CpuBackend, LinearOperator, Scalar, c32, c64};
+use matexp_fock::gpu::{GpuBoseHubbard, GpuLookup};
+use matexp_fock::{BoseHubbard, Coupling, FockBasis, mean_field_state};
+use matexp_gpu::rt::DeviceElement;
+use matexp_gpu::{DeviceBuffer, GpuBackend, GpuCsr, GpuVector, SpmvKernel, median, time_runs};
+use matexp_integrators::rk::{CashKarp, LinearOde, Rk45Options};
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::time::Instant;
+
+type Res<T> = Result<T, String>;
+
+fn err<E: std::fmt::Display>(e: E) -> String {
+    e.to_string()
+}
+
+const SUITE: &str = "gpu_fock";
+
+struct Args {
+    out: PathBuf,
+    small: bool,
+    reps: usize,
+    e2e: bool,
+}
+
+fn parse_args() -> Args {
+    let mut a = Args {
+        out: std::env::var("MATEXP_BENCH_RECORDS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|_| PathBuf::from("target/bench-records")),
+        small: false,
+        reps: 20,
+        e2e: true,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(s) = it.next() {
+        match s.as_str() {
+            "--out" => a.out = it.next().map(PathBuf::from).unwrap_or(a.out),
+            "--small" => a.small = true,
+            "--no-e2e" => a.e2e = false,
+            "--reps" => a.reps = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.reps),
+            _ => {}
+        }
+    }
+    a
+}
+
+/// Fresh pseudo-random complex inputs with parts in [−1, 1] (splitmix64; never zeros).
+fn inputs<S: Scalar>(n: usize, seed: u64) -> Vec<S> {
+    let mut s = seed;
+    let mut u = move || {
+        s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    };
+    (0..n).map(|_| S::from_c64(c64::new(u(), u()))).collect()
+}
+
+/// The seed's benchmark model: constant J, V, U on an open chain of M sites.
+fn model(n: u32, m: u32) -> Res<BoseHubbard> {
+    BoseHubbard::new(FockBasis::new(n, m).map_err(err)?)
+        .with_hopping(Coupling::Uniform(1.0))
+        .and_then(|h| {
+            h.with_potential(Coupling::PerSite(
+                (0..m).map(|k| 0.1 * f64::from(k)).collect(),
+            ))
+        })
+        .and_then(|h| h.with_interaction(Coupling::Uniform(0.5)))
+        .map_err(err)
+}
+
+struct Ctx {
+    gpu: GpuBackend,
+    tag: String,
+    copy_bw: f64,
+    reps: usize,
+    records: Vec<Record>,
+    summary: Vec<String>,
+}
+
+impl Ctx {
+    fn record(
+        &self,
+        case: &str,
+        backend: &str,
+        precision: &str,
+        h: &BoseHubbard,
+        times: &[f64],
+    ) -> Record {
+        let t = median(times);
+        let mut r = Record::new(SUITE, case, backend, precision);
+        r.device = self.tag.clone();
+        r.time_s = t;
+        r.reps = times.len() as u64;
+        r.matvecs = Some(1);
+        r.size("n", h.basis().dim())
+            .size("particles", h.basis().particles())
+            .size("sites", h.basis().sites())
+            .extra("min_s", times.first().copied().unwrap_or(t))
+            .extra("copy_gbps", self.copy_bw / 1e9)
+    }
+
+    fn line(&mut self, r: &Record, what: &str) {
+        self.summary.push(format!(
+            "{:<18} {:<10} {:<4} {:>12} {:>10.3} {:>7} {:>7} {:>8}",
+            r.case,
+            what,
+            r.precision,
+            r.size.get("n").map_or(String::new(), |v| v.to_string()),
+            r.time_s * 1e3,
+            r.floor_ratio.map_or("-".into(), |f| format!("{f:.2}")),
+            r.vendor_ratio.map_or("-".into(), |f| format!("{f:.2}")),
+            r.extra
+                .get("mem_bytes")
+                .and_then(|v| v.as_f64())
+                .map_or("-".into(), |b| format!("{:.2}", b / 1e9)),
+        ));
+    }
+}
+
+fn main() {
+    let args = parse_args();
+    let gpu = match GpuBackend::new(0) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("gpu_fock: no CUDA device: {e}");
+            std::process::exit(3);
+        }
+    };
+    if let Err(e) = run(gpu, &args) {
+        eprintln!("gpu_fock: FAILED: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
+    let info = gpu.device().info().clone();
+    let tag = std::env::var("MATEXP_BENCH_DEVICE").unwrap_or_else(|_| info.short_name());
+    println!("device: {info}");
+    let copy_bw = copy_bandwidth(&gpu, if args.small { 1 << 26 } else { 1 << 31 })?;
+    println!(
+        "device-to-device copy: {:.0} GB/s (bytes read + written)",
+        copy_bw / 1e9
+    );
+    let mut ctx = Ctx {
+        gpu,
+        tag,
+        copy_bw,
+        reps: args.reps,
+        records: Vec::new(),
+        summary: Vec::new(),
+    };
+    let ns: &[u32] = if args.small {
+        &[10, 15, 20]
+    } else {
+        &[30, 35, 40, 45, 50]
+    };
+    for &n in ns {
+        products::<c64>(&mut ctx, n)?;
+        products::<c32>(&mut ctx, n)?;
+        // Write as we go: a later size may not fit.
+        write_records(&args.out, &std::mem::take(&mut ctx.records))?;
+    }
+    if args.e2e {
+        let (n, m) = if args.small { (8, 8) } else { (16, 16) };
+        end_to_end(&mut ctx, n, m)?;
+        write_records(&args.out, &std::mem::take(&mut ctx.records))?;
+    }
+    println!(
+        "\n{:<18} {:<10} {:<4} {:>12} {:>10} {:>7} {:>7} {:>8}",
+        "case", "backend", "prec", "D", "ms", "floor×", "cusp/us", "mem GB"
+    );
+    for l in &ctx.summary {
+        println!("{l}");
+    }
+    Ok(())
+}
+
+/// Device-to-device copy bandwidth (bytes read + written per second) of a `bytes` buffer.
+fn copy_bandwidth(gpu: &GpuBackend, bytes: usize) -> Res<f64> {
+    let dev = gpu.device();
+    let src = DeviceBuffer::<u8>::zeros(dev, bytes).map_err(err)?;
+    let mut dst = DeviceBuffer::<u8>::zeros(dev, bytes).map_err(err)?;
+    let times = time_runs(dev, 3, 20, || dst.copy_from(&src)).map_err(err)?;
+    Ok(2.0 * bytes as f64 / median(&times))
+}
+
+/// One H·x at M = 8 and N particles: every matrix-free lookup, the CSR (cuSPARSE and our
+/// kernel) where the matrix fits on the host and the device, and the CPU backend.
+fn products<S: Scalar + DeviceElement>(ctx: &mut Ctx, n: u32) -> Res<()>
+where
+    GpuBoseHubbard: matexp_core::TimeDependentOperator<GpuBackend, S>,
+    for<'a> matexp_fock::FrozenBoseHubbard<'a>: LinearOperator<CpuBackend, S>,
+    GpuCsr<S>: LinearOperator<GpuBackend, S>,
+{
+    let m = 8;
+    let h = model(n, m)?;
+    let d = h.basis().len().map_err(err)?;
+    let vec_bytes = d * std::mem::size_of::<S>();
+    let (free, _) = ctx.gpu.device().memory_info().map_err(err)?;
+    if 2 * vec_bytes + d * 8 > free * 9 / 10 {
+        println!(
+            "N = {n}: D = {d} does not fit ({} GB free), skipped",
+            free / (1 << 30)
+        );
+        return Ok(());
+    }
+    let case = format!("hx_m{m}_n{n}");
+    let host_x: Vec<S> = inputs(d, u64::from(n));
+    let x: GpuVector<S> = ctx.gpu.upload(&host_x).map_err(err)?;
+    let mut y: GpuVector<S> = ctx.gpu.upload(&inputs::<S>(d, 77)).map_err(err)?;
+    let (one, zero) = (S::one(), S::zero());
+
+    let mut mf = Vec::new();
+    for lookup in [
+        GpuLookup::DeltaUnrank,
+        GpuLookup::DeltaPacked,
+        GpuLookup::SearchPacked,
+    ] {
+        let op = match GpuBoseHubbard::new(&ctx.gpu, &h, lookup) {
+            Ok(op) => op,
+            Err(e) => {
+                println!("N = {n} {lookup:?}: {e}");
+                continue;
+            }
+        };
+        let frozen = op.at(0.0).map_err(err)?;
+        let times = time_runs(ctx.gpu.device(), 3, ctx.reps, || {
+            frozen.apply(&ctx.gpu, one, &x, zero, &mut y)
+        })
+        .map_err(err)?;
+        let floor = op.bytes_floor::<S>(false) as f64;
+        let name = format!("{lookup:?}");
+        let mut r = ctx.record(&case, "gpu", S::NAME, &h, &times);
+        r.floor_ratio = Some(r.time_s / (floor / ctx.copy_bw));
+        r = r
+            .extra("lookup", name.clone())
+            .extra("bytes_floor", floor)
+            .extra("mem_bytes", (op.bytes() + 2 * vec_bytes) as f64)
+            .extra("rows_per_s", d as f64 / median(&times));
+        mf.push(r);
+    }
+
+    // The assembled CSR, where host (assembly) and device memory allow: about 1 + 2·7·(fill)
+    // entries per row; u32 indices while nnz < 2³².
+    let est_nnz = d * 14;
+    let host_bytes = est_nnz * (std::mem::size_of::<S>() + 8 + 4 + 16);
+    let dev_bytes = est_nnz * (std::mem::size_of::<S>() + 4) + 2 * vec_bytes;
+    let mut cusparse_t = None;
+    if host_bytes < 48 << 30 && dev_bytes < free * 8 / 10 && est_nnz < u32::MAX as usize {
+        let t0 = Instant::now();
+        let a = h.to_csr::<S, u32>(0.0).map_err(err)?;
+        let assembly = t0.elapsed().as_secs_f64();
+        let nnz = a.nnz();
+        let g = GpuCsr::from_csr(&ctx.gpu, &a).map_err(err)?;
+        drop(a);
+        for (kernel, label) in [
+            (SpmvKernel::Cusparse, "cusparse"),
+            (SpmvKernel::Auto, "gpu-csr"),
+        ] {
+            let times = time_runs(ctx.gpu.device(), 3, ctx.reps, || {
+                g.apply_with(&ctx.gpu, kernel, one, &x, zero, &mut y)
+            })
+            .map_err(err)?;
+            let floor = g.bytes_per_product(false) as f64;
+            let mut r = ctx.record(&case, label, S::NAME, &h, &times);
+            r.floor_ratio = Some(r.time_s / (floor / ctx.copy_bw));
+            r = r
+                .size("nnz", nnz)
+                .extra("bytes_floor", floor)
+                .extra(
+                    "mem_bytes",
+                    (nnz * (std::mem::size_of::<S>() + 4) + (d + 1) * 4 + 2 * vec_bytes) as f64,
+                )
+                .extra("assembly_s", assembly);
+            if kernel == SpmvKernel::Cusparse {
+                cusparse_t = Some(r.time_s);
+            }
+            ctx.line(&r, label);
+            ctx.records.push(r);
+        }
+    } else {
+        println!("N = {n}: the assembled CSR (≈{est_nnz} entries) does not fit, skipped");
+    }
+
+    // The CPU backend on the same host (rayon, all cores).
+    let cpu = CpuBackend;
+    let frozen = h.at(0.0).map_err(err)?;
+    let mut yc: Vec<S> = vec![S::zero(); d];
+    let cpu_reps = if d > 50_000_000 { 3 } else { 5 };
+    let mut ct = Vec::with_capacity(cpu_reps);
+    frozen
+        .apply(&cpu, one, &host_x, zero, &mut yc)
+        .map_err(err)?;
+    for _ in 0..cpu_reps {
+        let t = Instant::now();
+        frozen
+            .apply(&cpu, one, &host_x, zero, &mut yc)
+            .map_err(err)?;
+        ct.push(t.elapsed().as_secs_f64());
+    }
+    ct.sort_by(|a, b| a.total_cmp(b));
+    let cpu_t = median(&ct);
+    // GPU ≡ CPU on this input: y holds the last GPU product run (every variant computes H·x).
+    let got = ctx.gpu.to_host(&y).map_err(err)?;
+    let diff = got
+        .iter()
+        .zip(&yc)
+        .map(|(a, b)| (*a - *b).to_c64().norm())
+        .fold(0.0, f64::max);
+    let scale = yc.iter().map(|b| b.to_c64().norm()).fold(0.0, f64::max);
+    let mut rc = ctx.record(&case, "cpu", S::NAME, &h, &ct);
+    rc = rc
+        .extra("threads", rayon::current_num_threads() as u64)
+        .error(diff / scale.max(f64::MIN_POSITIVE));
+    ctx.line(&rc, "cpu");
+    ctx.records.push(rc);
+
+    for mut r in mf {
+        r.vendor_ratio = cusparse_t.map(|c| c / r.time_s);
+        let ratio = cpu_t / r.time_s;
+        r = r.extra("cpu_ratio", ratio);
+        let what = r
+            .extra
+            .get("lookup")
+            .and_then(|v| v.as_str())
+            .unwrap_or("gpu")
+            .to_string();
+        ctx.line(&r, &what);
+        ctx.records.push(r);
+    }
+    Ok(())
+}
+
+/// Cash–Karp RK45 of a mean-field state at M = N = 16 (D = 300 540 195) on one GPU: time,
+/// device memory, steps, and the drift of norm and energy.
+fn end_to_end(ctx: &mut Ctx, n: u32, m: u32) -> Res<()> {
+    let h = BoseHubbard::new(FockBasis::new(n, m).map_err(err)?)
+        .with_hopping(Coupling::Uniform(1.0))
+        .and_then(|h| h.with_interaction(Coupling::Uniform(1.0)))
+        .map_err(err)?;
+    let d = h.basis().len().map_err(err)?;
+    let amps: Vec<c64> = (0..m)
+        .map(|k| c64::new(1.0 + 0.5 * (f64::from(k) * 0.7).sin(), 0.0))
+        .collect();
+    let t_host = Instant::now();
+    let psi0: Vec<c64> = mean_field_state(h.basis(), &amps).map_err(err)?;
+    let prep_s = t_host.elapsed().as_secs_f64();
+    let (free0, total) = ctx.gpu.device().memory_info().map_err(err)?;
+    let op = GpuBoseHubbard::new(&ctx.gpu, &h, GpuLookup::DeltaUnrank).map_err(err)?;
+    let mut psi = ctx.gpu.upload(&psi0).map_err(err)?;
+    drop(psi0);
+    let tol = 1e-7;
+    let t_end = 0.5;
+    let mut rk = CashKarp::new(&ctx.gpu, d, Rk45Options::new(tol)).map_err(err)?;
+    let (free1, _) = ctx.gpu.device().memory_info().map_err(err)?;
+    let frozen = op.at(0.0).map_err(err)?;
+    let mut scratch = ctx.gpu.zeros::<c64>(d).map_err(err)?;
+    let e0 = matexp_fock::energy(&ctx.gpu, &frozen, &psi, &mut scratch).map_err(err)?;
+    let n0 = ctx.gpu.nrm2(&psi).map_err(err)?;
+    drop(scratch);
+    ctx.gpu.synchronize().map_err(err)?;
+    let t = Instant::now();
+    let rep = rk
+        .integrate(
+            &LinearOde::schrodinger(&op).map_err(err)?,
+            0.0,
+            t_end,
+            &mut psi,
+        )
+        .map_err(err)?;
+    ctx.gpu.synchronize().map_err(err)?;
+    let wall = t.elapsed().as_secs_f64();
+    let n1 = ctx.gpu.nrm2(&psi).map_err(err)?;
+    drop(rk);
+    let mut scratch = ctx.gpu.zeros::<c64>(d).map_err(err)?;
+    let e1 = matexp_fock::energy(&ctx.gpu, &frozen, &psi, &mut scratch).map_err(err)?;
+    let dens = op.site_densities(&psi).map_err(err)?;
+    let mut r = Record::new(SUITE, &format!("rk45_m{m}_n{n}"), "gpu", "c64");
+    r.device = ctx.tag.clone();
+    r.time_s = wall;
+    r.reps = 1;
+    r.matvecs = Some(rep.products as u64);
+    r = r
+        .size("n", d)
+        .size("particles", n)
+        .size("sites", m)
+        .tol(tol)
+        .error((n1 - 1.0).abs())
+        .extra("t_end", t_end)
+        .extra("steps", rep.steps as u64)
+        .extra("rejected", rep.rejected as u64)
+        .extra("accumulated_error", rep.accumulated_error)
+        .extra("norm_drift", (n1 - n0).abs())
+        .extra("energy", e0)
+        .extra("energy_drift", (e1 - e0).abs() / e0.abs().max(1.0))
+        .extra("density_sum", dens.iter().sum::<f64>())
+        .extra("device_mem_bytes", (total - free1) as f64)
+        .extra("solver_mem_bytes", (free0 - free1) as f64)
+        .extra("host_prep_s", prep_s)
+        .extra("s_per_step", wall / rep.steps.max(1) as f64);
+    println!(
+        "RK45 M = N = {n}: D = {d}, {} steps ({} rejected), {} products, {wall:.1} s, \
+         |‖ψ‖ − 1| = {:.2e}, energy drift {:.2e}, device memory {:.1} GB",
+        rep.steps,
+        rep.rejected,
+        rep.products,
+        (n1 - 1.0).abs(),
+        (e1 - e0).abs() / e0.abs().max(1.0),
+        (total - free1) as f64 / 1e9
+    );
+    ctx.summary.push(format!(
+        "{:<18} {:<10} {:<4} {:>12} {:>10.1} (whole run, {} steps)",
+        r.case,
+        "rk45",
+        "c64",
+        d,
+        wall * 1e3,
+        rep.steps
+    ));
+    ctx.records.push(r);
+    Ok(())
+}
+
+fn write_records(dir: &PathBuf, records: &[Record]) -> Res<()> {
+    if records.is_empty() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
+    let mut text = String::new();
+    for r in records {
+        text.push_str(&serde_json::to_string(r).map_err(err)?);
+        text.push('\n');
+    }
+    let path = dir.join(format!("{SUITE}.jsonl"));
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .map_err(|e| format!("write {}: {e}", path.display()))?;
+    println!("records: {}", path.display());
+    Ok(())
+}
