@@ -14,7 +14,10 @@
 //! bandwidth), the bytes being one read of x and one write of y (plus a coefficient field
 //! where there is one, and x, p read and y, p written for the fused step); `extra.gflops`
 //! = 10·n/t as the seed defines it; `extra.seed_ms` = the seed's C2075 figure for the
-//! same case. Exit status 3 means no GPU.
+//! same case. Also seed 000's Tables 11 and 12 (the heat equation u' = Δu on the unit cube,
+//! u₀ = sin(2πx), e^{tA}u₀ by Leja interpolation at tol 1e−5) with the stencil and, in the
+//! same binary, the assembled CSR matrix, against the exact separable solution (skip with
+//! `--no-e2e`). Exit status 3 means no GPU.
 
 use matexp_benches::Record;
 use matexp_core::{Backend, RealScalar, ShiftedStep};
@@ -38,6 +41,7 @@ struct Args {
     out: PathBuf,
     small: bool,
     reps: usize,
+    e2e: bool,
 }
 
 fn parse_args() -> Args {
@@ -47,12 +51,14 @@ fn parse_args() -> Args {
             .unwrap_or_else(|_| PathBuf::from("target/bench-records")),
         small: false,
         reps: 30,
+        e2e: true,
     };
     let mut it = std::env::args().skip(1);
     while let Some(s) = it.next() {
         match s.as_str() {
             "--out" => a.out = it.next().map(PathBuf::from).unwrap_or(a.out),
             "--small" => a.small = true,
+            "--no-e2e" => a.e2e = false,
             "--reps" => a.reps = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.reps),
             _ => {}
         }
@@ -178,6 +184,20 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
         table_3::<f32>(&mut ctx, m)?;
     }
     write_records(&args.out, &ctx.records)?;
+    ctx.records.clear();
+    if args.e2e {
+        let cases: [(usize, f64, &str); 2] = if args.small {
+            [(32, 0.1, "T11"), (48, 0.01, "T12")]
+        } else {
+            [(128, 0.1, "T11"), (256, 0.01, "T12")]
+        };
+        for (m, t, table) in cases {
+            seed000::<f64>(&mut ctx, m, t, table)?;
+            seed000::<f32>(&mut ctx, m, t, table)?;
+            write_records(&args.out, &ctx.records)?;
+            ctx.records.clear();
+        }
+    }
     println!(
         "\n{:<44} {:<4} {:<4} {:>10} {:>8} {:>7} {:>8}",
         "case", "bk", "prec", "ms", "GFlop/s", "floor×", "seed ms"
@@ -465,6 +485,116 @@ fn table_3<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()> {
             &[("threads", rayon::current_num_threads().to_string())],
         );
     }
+    Ok(())
+}
+
+/// e^{tA₁}w for the 1D Dirichlet second difference A₁ on `w.len()` interior points
+/// (scaled by (N+1)²), exactly through its sine eigenbasis: O(N²).
+fn expm_1d(t: f64, w: &[f64]) -> Vec<f64> {
+    use std::f64::consts::PI;
+    let n = w.len();
+    let h1 = (n + 1) as f64;
+    let q = |i: usize, k: usize| (2.0 / h1).sqrt() * (PI * ((i + 1) * (k + 1)) as f64 / h1).sin();
+    let lam = |k: usize| -4.0 * h1 * h1 * (PI * (k + 1) as f64 / (2.0 * h1)).sin().powi(2);
+    let c: Vec<f64> = (0..n)
+        .map(|k| (0..n).map(|i| q(i, k) * w[i]).sum::<f64>() * (t * lam(k)).exp())
+        .collect();
+    (0..n)
+        .map(|i| (0..n).map(|k| q(i, k) * c[k]).sum())
+        .collect()
+}
+
+/// Seed 000 Table 11/12: e^{tA}u₀ with u₀ = sin(2πx) at tol 1e−5 on one GPU, stencil and
+/// CSR, against e^{tA}u₀ = (e^{tA₁}sin 2πx) ⊗ (e^{tA₁}1) ⊗ (e^{tA₁}1) (A is a Kronecker sum).
+fn seed000<S: RealScalar + DeviceElement>(ctx: &mut Ctx, m: usize, t: f64, table: &str) -> Res<()> {
+    use matexp_core::LinearOperator;
+    use matexp_integrators::{LejaOptions, Tolerance, leja_expmv};
+    let h = 1.0 / (m + 1) as f64;
+    let u0_1d: Vec<f64> = (0..m)
+        .map(|i| (2.0 * std::f64::consts::PI * (i + 1) as f64 * h).sin())
+        .collect();
+    let (ex, ey) = (expm_1d(t, &u0_1d), expm_1d(t, &vec![1.0; m]));
+    let points = m * m * m;
+    let exact = |i: usize| ex[i % m] * ey[(i / m) % m] * ey[i / (m * m)];
+    let exact_norm = (0..points).map(|i| exact(i).powi(2)).sum::<f64>().sqrt();
+    let u0: Vec<S> = (0..points).map(|i| S::from_f64(u0_1d[i % m])).collect();
+    let g = ctx.gpu.clone();
+    let v = g.upload(&u0).map_err(err)?;
+    let stencil = Stencil::<S>::laplacian(Dim::Three, m, Boundary::Dirichlet).map_err(err)?;
+    let bounds = LinearOperator::<matexp_core::CpuBackend, S>::spectral_bounds(&stencil);
+    let opts = LejaOptions {
+        tol: Tolerance::relative(1e-5),
+        bounds,
+        ..Default::default()
+    };
+    // The seed's 1-GPU times (s): fast matrix-free kernel and cuSPARSE CSR, single / double.
+    let seed_s = |csr: bool| match (table, csr, S::NAME == "f64") {
+        ("T11", false, _) => 2.4,
+        ("T11", true, false) => 3.5,
+        ("T11", true, true) => 5.4,
+        ("T12", false, _) => 12.0,
+        ("T12", true, false) => 27.0,
+        _ => 31.0,
+    };
+    let mut run = |name: &str, op: &dyn LinearOperator<GpuBackend, S>| -> Res<()> {
+        let mut times = Vec::new();
+        let mut last = None;
+        for _ in 0..3 {
+            let start = Instant::now();
+            let r = leja_expmv(&g, op, S::from_f64(t), &v, &opts).map_err(err)?;
+            g.synchronize().map_err(err)?;
+            times.push(start.elapsed().as_secs_f64());
+            last = Some(r);
+        }
+        times.remove(0);
+        times.sort_by(|a, b| a.total_cmp(b));
+        let (w, rep) = last.ok_or("no result")?;
+        let w = g.to_host(&w).map_err(err)?;
+        let diff = w
+            .iter()
+            .enumerate()
+            .map(|(i, x)| (x.as_f64() - exact(i)).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        let error = diff / exact_norm;
+        let case = format!("{table}_laplace_N{m}_t{t}");
+        ctx.push(
+            &case,
+            "gpu",
+            S::NAME,
+            points,
+            &times,
+            0.0,
+            None,
+            &[
+                ("operator", name.into()),
+                ("seed_s", seed_s(name == "csr").to_string()),
+            ],
+        );
+        if let Some(r) = ctx.records.last_mut() {
+            r.floor_ratio = None;
+            r.matvecs = Some(rep.matvecs as u64);
+            r.tol = Some(1e-5);
+            r.error = Some(error);
+        }
+        println!(
+            "{case} {} {name}: {:.3} s, {} matvecs, error {error:.1e} (seed {} s)",
+            S::NAME,
+            median(&times),
+            rep.matvecs,
+            seed_s(name == "csr")
+        );
+        Ok(())
+    };
+    let dev = GpuStencil::new(&g, &stencil).map_err(err)?;
+    run("stencil", &dev)?;
+    drop(dev);
+    let a = stencil.to_csr().map_err(err)?;
+    let csr = matexp_gpu::GpuCsr::from_csr(&g, &a)
+        .map_err(err)?
+        .assume_hermitian(true);
+    drop(a);
+    run("csr", &csr)?;
     Ok(())
 }
 
