@@ -33,7 +33,7 @@ use matexp_benches::{Record, Recorder};
 use matexp_core::{CpuBackend, Scalar, c64};
 use matexp_integrators::{
     Arnoldi, ArnoldiOptions, ExpmvMethod, Lanczos, LanczosOptions, Leja, LejaOptions, Taylor,
-    TaylorOptions, Tolerance,
+    TaylorOptions,
 };
 use matexp_sparse::CsrMatrix;
 use matexp_sparse::generators::{SpinBath, StoredZeros, laplacian_3d, laplacian_eigenvalue};
@@ -260,6 +260,32 @@ fn criterion_median(group: &str, id: &str) -> Option<f64> {
 
 type Method<'m, S> = (&'static str, Box<dyn Fn() -> Result<Run<S>, String> + 'm>);
 
+/// One run of e^{tA}v by method `M` with `opts` and a fresh workspace: the closure every
+/// method shares (the methods differ only in their type and options).
+fn via<'m, M, S>(
+    cpu: &'m CpuBackend,
+    opts: M::Options,
+    a: &'m CsrMatrix<S, u32>,
+    t: S,
+    v: &'m Vec<S>,
+) -> Box<dyn Fn() -> Result<Run<S>, String> + 'm>
+where
+    M: ExpmvMethod<'m, CpuBackend, S> + 'm,
+    S: Scalar,
+{
+    Box::new(move || {
+        let mut s = M::new(cpu, opts.clone()).map_err(|e| e.to_string())?;
+        let mut w = vec![S::zero(); v.len()];
+        let r = s.expmv(a, t, v, &mut w).map_err(|e| e.to_string())?;
+        Ok(Run {
+            w,
+            matvecs: r.matvecs,
+            substeps: r.substeps,
+            degree: r.max_degree,
+        })
+    })
+}
+
 /// Runs, checks, times and records every method on one problem.
 #[allow(clippy::too_many_arguments)]
 fn bench_problem<S: Scalar>(
@@ -331,128 +357,38 @@ fn spin_bath(c: &mut Criterion, rec: &mut Recorder, spins: usize, scipy: Option<
     let psi = model.initial_state::<c64>(1).expect("initial state");
     let t = 20.0;
     let reference = chebyshev_propagate(&h, t, &psi);
-    let tol = Tolerance::relative(TOL);
     let mi = c64::new(0.0, -t);
-    let zero = c64::new(0.0, 0.0);
-    // The generator −iH as a matrix: Leja on its own (Gershgorin-box) focal interval.
+    let leja = LejaOptions::default().with_rtol(TOL);
     let g = h
         .map_values(|z| z * c64::new(0.0, -1.0))
         .expect("generator");
     let (hr, gr, pr, cpur) = (&h, &g, &psi, &cpu);
     let methods: Vec<Method<'_, c64>> = vec![
+        // e^{−itH}v: the complex time −it, on the imaginary focal interval.
         (
             "leja-imag",
-            Box::new(move || {
-                let mut s = Leja::new(cpur, LejaOptions::default().with_rtol(TOL))
-                    .map_err(|e| e.to_string())?;
-                let mut w = vec![zero; n];
-                let r = s
-                    .schrodinger(hr, t, pr, &mut w)
-                    .map_err(|e| e.to_string())?;
-                Ok(Run {
-                    w,
-                    matvecs: r.matvecs,
-                    substeps: r.substeps,
-                    degree: r.max_degree,
-                })
-            }),
+            via::<Leja<'_, _, _>, _>(cpur, leja, hr, mi, pr),
         ),
+        // The generator −iH as a matrix: Leja on its own (Gershgorin-box) focal interval.
         (
             "leja-generator",
-            Box::new(move || {
-                let mut s = Leja::new(cpur, LejaOptions::default().with_rtol(TOL))
-                    .map_err(|e| e.to_string())?;
-                let mut w = vec![zero; n];
-                let r = s
-                    .expmv(gr, c64::new(t, 0.0), pr, &mut w)
-                    .map_err(|e| e.to_string())?;
-                Ok(Run {
-                    w,
-                    matvecs: r.matvecs,
-                    substeps: r.substeps,
-                    degree: r.max_degree,
-                })
-            }),
+            via::<Leja<'_, _, _>, _>(cpur, leja, gr, c64::new(t, 0.0), pr),
         ),
         (
             "seed-fixed",
-            Box::new(move || {
-                let mut s = Leja::new(cpur, LejaOptions::seed_fixed(200, TOL))
-                    .map_err(|e| e.to_string())?;
-                let mut w = vec![zero; n];
-                let r = s
-                    .schrodinger(hr, t, pr, &mut w)
-                    .map_err(|e| e.to_string())?;
-                Ok(Run {
-                    w,
-                    matvecs: r.matvecs,
-                    substeps: r.substeps,
-                    degree: r.max_degree,
-                })
-            }),
+            via::<Leja<'_, _, _>, _>(cpur, LejaOptions::seed_fixed(200, TOL), hr, mi, pr),
         ),
         (
             "lanczos",
-            Box::new(move || {
-                let mut s = Lanczos::new(
-                    cpur,
-                    LanczosOptions {
-                        tol,
-                        ..Default::default()
-                    },
-                )
-                .map_err(|e| e.to_string())?;
-                let mut w = vec![zero; n];
-                let r = s.expmv(hr, mi, pr, &mut w).map_err(|e| e.to_string())?;
-                Ok(Run {
-                    w,
-                    matvecs: r.matvecs,
-                    substeps: r.substeps,
-                    degree: r.max_degree,
-                })
-            }),
+            via::<Lanczos<'_, _, _>, _>(cpur, LanczosOptions::default().with_rtol(TOL), hr, mi, pr),
         ),
         (
             "arnoldi",
-            Box::new(move || {
-                let mut s = Arnoldi::new(
-                    cpur,
-                    ArnoldiOptions {
-                        tol,
-                        ..Default::default()
-                    },
-                )
-                .map_err(|e| e.to_string())?;
-                let mut w = vec![zero; n];
-                let r = s.expmv(hr, mi, pr, &mut w).map_err(|e| e.to_string())?;
-                Ok(Run {
-                    w,
-                    matvecs: r.matvecs,
-                    substeps: r.substeps,
-                    degree: r.max_degree,
-                })
-            }),
+            via::<Arnoldi<'_, _, _>, _>(cpur, ArnoldiOptions::default().with_rtol(TOL), hr, mi, pr),
         ),
         (
             "taylor",
-            Box::new(move || {
-                let mut s = Taylor::new(
-                    cpur,
-                    TaylorOptions {
-                        tol,
-                        ..Default::default()
-                    },
-                )
-                .map_err(|e| e.to_string())?;
-                let mut w = vec![zero; n];
-                let r = s.expmv(hr, mi, pr, &mut w).map_err(|e| e.to_string())?;
-                Ok(Run {
-                    w,
-                    matvecs: r.matvecs,
-                    substeps: r.substeps,
-                    degree: r.max_degree,
-                })
-            }),
+            via::<Taylor<'_, _, _>, _>(cpur, TaylorOptions::default().with_rtol(TOL), hr, mi, pr),
         ),
     ];
     let size = [
@@ -481,101 +417,39 @@ fn laplace(c: &mut Criterion, rec: &mut Recorder, grid: usize, step: f64, scipy:
     let n = a.nrows();
     let u0 = laplace_initial(grid);
     let reference = laplace_reference(grid, step);
-    let tol = Tolerance::relative(TOL);
     let (ar, ur, cpur) = (&a, &u0, &cpu);
     let methods: Vec<Method<'_, f64>> = vec![
         (
             "leja-real",
-            Box::new(move || {
-                let mut s = Leja::new(cpur, LejaOptions::default().with_rtol(TOL))
-                    .map_err(|e| e.to_string())?;
-                let mut w = vec![0.0; n];
-                let r = s.expmv(ar, step, ur, &mut w).map_err(|e| e.to_string())?;
-                Ok(Run {
-                    w,
-                    matvecs: r.matvecs,
-                    substeps: r.substeps,
-                    degree: r.max_degree,
-                })
-            }),
+            via::<Leja<'_, _, _>, _>(cpur, LejaOptions::default().with_rtol(TOL), ar, step, ur),
         ),
         (
             "seed-fixed",
-            Box::new(move || {
-                let mut s =
-                    Leja::new(cpur, LejaOptions::seed_fixed(1, TOL)).map_err(|e| e.to_string())?;
-                let mut w = vec![0.0; n];
-                let r = s.expmv(ar, step, ur, &mut w).map_err(|e| e.to_string())?;
-                Ok(Run {
-                    w,
-                    matvecs: r.matvecs,
-                    substeps: r.substeps,
-                    degree: r.max_degree,
-                })
-            }),
+            via::<Leja<'_, _, _>, _>(cpur, LejaOptions::seed_fixed(1, TOL), ar, step, ur),
         ),
         (
             "lanczos",
-            Box::new(move || {
-                let mut s = Lanczos::new(
-                    cpur,
-                    LanczosOptions {
-                        tol,
-                        ..Default::default()
-                    },
-                )
-                .map_err(|e| e.to_string())?;
-                let mut w = vec![0.0; n];
-                let r = s.expmv(ar, step, ur, &mut w).map_err(|e| e.to_string())?;
-                Ok(Run {
-                    w,
-                    matvecs: r.matvecs,
-                    substeps: r.substeps,
-                    degree: r.max_degree,
-                })
-            }),
+            via::<Lanczos<'_, _, _>, _>(
+                cpur,
+                LanczosOptions::default().with_rtol(TOL),
+                ar,
+                step,
+                ur,
+            ),
         ),
         (
             "arnoldi",
-            Box::new(move || {
-                let mut s = Arnoldi::new(
-                    cpur,
-                    ArnoldiOptions {
-                        tol,
-                        ..Default::default()
-                    },
-                )
-                .map_err(|e| e.to_string())?;
-                let mut w = vec![0.0; n];
-                let r = s.expmv(ar, step, ur, &mut w).map_err(|e| e.to_string())?;
-                Ok(Run {
-                    w,
-                    matvecs: r.matvecs,
-                    substeps: r.substeps,
-                    degree: r.max_degree,
-                })
-            }),
+            via::<Arnoldi<'_, _, _>, _>(
+                cpur,
+                ArnoldiOptions::default().with_rtol(TOL),
+                ar,
+                step,
+                ur,
+            ),
         ),
         (
             "taylor",
-            Box::new(move || {
-                let mut s = Taylor::new(
-                    cpur,
-                    TaylorOptions {
-                        tol,
-                        ..Default::default()
-                    },
-                )
-                .map_err(|e| e.to_string())?;
-                let mut w = vec![0.0; n];
-                let r = s.expmv(ar, step, ur, &mut w).map_err(|e| e.to_string())?;
-                Ok(Run {
-                    w,
-                    matvecs: r.matvecs,
-                    substeps: r.substeps,
-                    degree: r.max_degree,
-                })
-            }),
+            via::<Taylor<'_, _, _>, _>(cpur, TaylorOptions::default().with_rtol(TOL), ar, step, ur),
         ),
     ];
     let size = [

@@ -40,14 +40,15 @@ impl Method {
     /// The method that runs for `op`: `self` unless it is [`Method::Auto`], which chooses
     ///
     /// 1. **Lanczos** when `op.is_hermitian()` (for e^{tA}v, e^{−itH}v and φ_k alike);
-    /// 2. **Leja** otherwise.
+    /// 2. **Arnoldi** otherwise.
     ///
-    /// Taylor is never chosen: it needs the most products on every problem measured.
+    /// Leja and Taylor are never chosen automatically; name them to use them.
     ///
-    /// **Measurements behind the rule** (products and wall time on a 2-core CPU, rtol 10⁻⁵,
-    /// f64/c64, from the `expmv` benchmark suite's records):
+    /// **Measurements behind the rule.** Products are exact counts (they do not depend on the
+    /// machine); times are medians on a 2-core CPU in release builds. rtol 10⁻⁵, from the
+    /// `expmv` benchmark suite's records (`bench-results/`):
     ///
-    /// | problem | Lanczos | Leja | Arnoldi | Taylor |
+    /// | Hermitian problem | Lanczos | Leja | Arnoldi | Taylor |
     /// |---|---|---|---|---|
     /// | 3D Laplacian N = 32, h = 0.1 (‖tA‖ ≈ 1200) | 62 / 34 ms | 178 / 25 ms | 248 / 159 ms | 1850 / 607 ms |
     /// | 3D Laplacian N = 48, h = 0.1 | 97 / 109 ms | 407 / 158 ms | 403 / 841 ms | 4255 / 5.1 s |
@@ -55,22 +56,32 @@ impl Method {
     /// | spin bath L = 12, e^{−i·20H} | 44 / 7.1 ms | 246 / 24 ms | 124 / 34 ms | 630 / 182 ms |
     /// | spin bath L = 14, e^{−i·20H} | 44 / 23 ms | 246 / 95 ms | 155 / 142 ms | 645 / 589 ms |
     ///
-    /// Lanczos needs the fewest products on every Hermitian problem and is the fastest but
-    /// where ‖tA‖ is small or moderate and both need few products (there Leja's cheaper
-    /// products, without inner products, win by up to 2×: the rule accepts that loss for one
-    /// rule that never loses badly). For non-Hermitian operators Lanczos does not apply;
-    /// [`Method::resolve`] prefers Leja, whose products cost one fused pass each on a GPU and
-    /// which computes φ-functions (Taylor does not); see the facade's `choose_method` example
-    /// for the products of each method on a nonnormal convection–diffusion operator. The same
-    /// rule holds for every backend until GPU measurements of all methods on one problem say
-    /// otherwise.
+    /// and products at rtol 10⁻⁸ from the facade's `choose_method` example (exp; φ₀ and φ₁
+    /// together):
+    ///
+    /// | problem | Lanczos | Leja | Arnoldi | Taylor |
+    /// |---|---|---|---|---|
+    /// | 3D Laplacian N = 24, t = 10⁻³ (Hermitian) | 20; 20 | 15; 32 | 62; 124 | 21; — |
+    /// | 2D Laplacian N = 64, t = 10⁻³ (Hermitian) | 32; 32 | 28; 58 | 62; 124 | 64; — |
+    /// | convection–diffusion n = 2000, cell Péclet 10·h, t = 10⁻⁴ | — | 3306; 6612 | 465; 899 | 3762; — |
+    /// | the same, Péclet 1000·h | — | 3306; 6612 | 744; 1457 | 3758; — |
+    ///
+    /// Lanczos needs the fewest products on every Hermitian problem but the smallest-norm ones
+    /// (where Leja saves a few products, and its products without inner products are cheaper:
+    /// up to 2× faster at ‖tA‖ ≈ 100), and computes every φ_j from one basis. For the
+    /// nonsymmetric convection–diffusion operator Arnoldi needs 4.5–7× fewer products than
+    /// Leja (whose focal interval comes from a power-iteration box that is wide for a
+    /// nonnormal operator) and than Taylor. The rule is the same for every backend: GPU runs
+    /// of all methods on one problem (the facade's `gpu_facade` test prints them) are the
+    /// measurement that could make Leja, whose GPU step is one fused pass without inner
+    /// products, the choice there for Hermitian problems of small norm.
     pub fn resolve<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
         self,
         op: &O,
     ) -> Method {
         match self {
             Method::Auto if op.is_hermitian() => Method::Lanczos,
-            Method::Auto => Method::Leja,
+            Method::Auto => Method::Arnoldi,
             m => m,
         }
     }

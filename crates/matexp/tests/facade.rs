@@ -84,11 +84,11 @@ fn every_method_is_reachable_and_auto_chooses_by_the_documented_rule() {
         assert_eq!(report.method, expected);
         assert_eq!(report.rtol, 1e-10);
     }
-    // Not Hermitian: Auto takes Leja, and Lanczos refuses with a suggestion.
+    // Not Hermitian: Auto takes Arnoldi, and Lanczos refuses with a suggestion.
     let c = convection_diffusion(30);
     let v = start::<f64>(30);
     let (w, report) = expmv(&cpu, &c, 0.5, &v, &Options::default()).unwrap();
-    assert_eq!(report.method, "leja");
+    assert_eq!(report.method, "arnoldi");
     assert!(
         rel_err(&w, &reference(&c, c64::new(0.5, 0.0), &v)) <= 1e-7,
         "{report}"
