@@ -803,7 +803,7 @@ fn lanczos_case(ctx: &mut Ctx, case: &str, p: &matexp_sparse::PatternCsr<u32>) -
             .size("nnz", p.nnz())
             .matvecs(r.matvecs as u64)
             .tol(1e-14)
-            .extra("krylov_dim", r.krylov_dim)
+            .extra("krylov_dim", r.max_degree)
             .extra("error_estimate", r.error_estimate)
             .extra("max_entry", max)
             .extra("host_wall", true);
