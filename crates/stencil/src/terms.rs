@@ -68,7 +68,7 @@ pub enum Coefficient<S> {
     /// `D = 1`: the plain Laplacian.
     #[default]
     Unit,
-    /// Seed 003's `D = 1/√(1 + x² + y²)` (from its reference [11]), evaluated at the grid
+    /// Seed 003's `D = 1/√(1 + x² + y²)` (taken by the seed from its reference 11), evaluated at the grid
     /// points (in the GPU kernel, in the product itself, as the seed's Table II).
     Seed,
     /// Values at the grid points, in grid order (`N^d` values, each finite and positive).
