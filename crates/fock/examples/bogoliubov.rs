@@ -8,6 +8,8 @@
 //! ```
 //!
 //! N = 19 (D = 1540) takes a second; N = 190 (D = 1 179 616) some minutes on a few cores.
+//! `--from DIR` plots the `densities_n<N>.csv` files found there instead of integrating (the
+//! `gpu_fock` benchmark writes them for N = 19 and 190 from its GPU runs).
 
 use matexp_core::{CpuBackend, Error, Result, c64};
 use matexp_fock::{BoseHubbard, Coupling, FockBasis, mean_field_state, site_densities};
@@ -22,6 +24,7 @@ struct Args {
     tol: f64,
     samples: usize,
     out: PathBuf,
+    from: Option<PathBuf>,
 }
 
 fn parse() -> Result<Args> {
@@ -31,6 +34,7 @@ fn parse() -> Result<Args> {
         tol: 1e-8,
         samples: 300,
         out: PathBuf::from("target/bogoliubov"),
+        from: None,
     };
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let bad =
@@ -51,6 +55,7 @@ fn parse() -> Result<Args> {
             "--tol" => a.tol = val.parse().map_err(|_| bad(flag, val))?,
             "--samples" => a.samples = val.parse().map_err(|_| bad(flag, val))?,
             "--out" => a.out = PathBuf::from(val),
+            "--from" => a.from = Some(PathBuf::from(val)),
             _ => return Err(bad("unknown flag", flag)),
         }
     }
@@ -148,11 +153,37 @@ fn plot(path: &PathBuf, t_end: f64, curves: &[(u32, Curve)]) -> Result<()> {
     Ok(())
 }
 
+/// Reads `t,n1,n2,n3,n4` rows.
+fn read_csv(path: &PathBuf) -> Result<Curve> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path.display(), e))?;
+    let mut curve = Vec::new();
+    for (line, row) in text.lines().enumerate().skip(1) {
+        let v: Vec<f64> = row
+            .split(',')
+            .map(|x| x.trim().parse::<f64>())
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|e| Error::parse(path.display().to_string(), line + 1, e.to_string()))?;
+        if v.len() != 5 {
+            return Err(Error::parse(
+                path.display().to_string(),
+                line + 1,
+                format!("expected 5 columns, found {}", v.len()),
+            ));
+        }
+        curve.push((v[0], v[1..].to_vec()));
+    }
+    Ok(curve)
+}
+
 fn main() -> Result<()> {
     let args = parse()?;
     std::fs::create_dir_all(&args.out).map_err(|e| Error::io(args.out.display(), e))?;
     let mut curves = Vec::new();
     for &n in &args.ns {
+        if let Some(dir) = &args.from {
+            curves.push((n, read_csv(&dir.join(format!("densities_n{n}.csv")))?));
+            continue;
+        }
         let curve = run(n, &args)?;
         let csv = args.out.join(format!("densities_n{n}.csv"));
         let mut text = String::from("t,n1,n2,n3,n4\n");
@@ -163,7 +194,11 @@ fn main() -> Result<()> {
         curves.push((n, curve));
     }
     let svg = args.out.join("densities.svg");
-    plot(&svg, args.t_end, &curves)?;
+    let t_end = curves
+        .iter()
+        .flat_map(|(_, c)| c.last().map(|p| p.0))
+        .fold(0.0, f64::max);
+    plot(&svg, t_end.max(f64::MIN_POSITIVE), &curves)?;
     eprintln!("wrote {}", svg.display());
     Ok(())
 }
