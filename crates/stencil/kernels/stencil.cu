@@ -117,6 +117,33 @@ __device__ __forceinline__ T product_at(const MxStencilParams &p, const T *coef,
     return ax;
 }
 
+// Reduces the block's sums of squares into *out. The 32 x 8 block is two-dimensional, so
+// warps are numbered by the linear thread index (mx::block_store_ssq assumes 1D blocks).
+constexpr int kTileWarps = MX_STENCIL_BX * MX_STENCIL_BY / 32;
+
+__device__ __forceinline__ void store_ssq_2d(MxSsqPartial s, MxSsqPartial *out) {
+    __shared__ double buf[3][kTileWarps];
+    const int tid = threadIdx.x + blockDim.x * threadIdx.y;
+    const int warp = tid >> 5, lane = tid & 31;
+    double v[3] = {s.small, s.medium, s.big};
+#pragma unroll
+    for (int k = 0; k < 3; ++k) v[k] = mx::warp_sum(v[k]);
+    if (lane == 0) {
+#pragma unroll
+        for (int k = 0; k < 3; ++k) buf[k][warp] = v[k];
+    }
+    __syncthreads();
+    if (warp == 0) {
+#pragma unroll
+        for (int k = 0; k < 3; ++k) v[k] = mx::warp_sum(lane < kTileWarps ? buf[k][lane] : 0.0);
+        if (lane == 0) {
+            out->small = v[0];
+            out->medium = v[1];
+            out->big = v[2];
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 
 template <typename T, int BC, bool FN>
@@ -209,8 +236,7 @@ __device__ void opt(MxStencilParams p, const T *__restrict__ x, const T *__restr
         }
     }
     if (partials != nullptr)
-        mx::block_store_ssq(ssq, partials + blockIdx.x +
-                                     gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
+        store_ssq_2d(ssq, partials + blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
 }
 
 // ---------------------------------------------------------------------------------------
