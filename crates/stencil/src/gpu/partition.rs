@@ -397,6 +397,14 @@ impl<S: RealScalar + DeviceElement> GpuPartitionedStencil<S> {
                 blocks[p] += self.launch(p, mode, top, &x[p], &y[p], acc.map(|a| &a[p]), b1)?;
             }
         }
+        // A sender's later work (which may overwrite the planes it sent) waits for its
+        // outgoing copies.
+        for part in &self.parts {
+            part.device
+                .stream()
+                .join(&part.copies)
+                .map_err(|e| dev_err("ordering after the halo copies", e))?;
+        }
         Ok(blocks)
     }
 
