@@ -6,6 +6,7 @@
 mod bench;
 mod bundle;
 mod cuda;
+mod package;
 mod records;
 mod report;
 mod test;
@@ -26,6 +27,8 @@ commands:
            bench-results/ and regenerate the report: ingest <folder>
   cuda     compile the CUDA kernels with the pinned nvcc (see `cargo xtask cuda --help`)
   bundle   build the self-contained GPU test and benchmark bundle (see `cargo xtask bundle --help`)
+  package  `cargo package` every publishable crate and build each package on its own
+           [--no-verify] [--list]
   help     this message (also `<command> --help`)";
 
 fn wants_help(args: &[String]) -> bool {
@@ -104,6 +107,7 @@ fn dispatch(command: &str, rest: &[String]) -> Result<(), String> {
         "bench" => Some(bench::USAGE),
         "report" => Some("usage: cargo xtask report\n\nRegenerates bench-results/REPORT.md."),
         "ingest" => Some(INGEST_USAGE),
+        "package" => Some(package::USAGE),
         _ => None,
     };
     if let Some(help) = local_help {
@@ -119,6 +123,7 @@ fn dispatch(command: &str, rest: &[String]) -> Result<(), String> {
         "ingest" => ingest(rest),
         "cuda" => cuda::run(rest),
         "bundle" => bundle::run(rest),
+        "package" => package::run(rest),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
             Ok(())

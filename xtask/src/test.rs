@@ -13,6 +13,7 @@ Provisions the system libraries (LAPACKE, OpenBLAS; apt-get as root), then runs
   cargo fmt --all --check
   cargo clippy --workspace --all-targets -- -D warnings
   cargo test --workspace --no-fail-fast          (unit, integration and doc tests)
+  cargo xtask package                            (every publishable crate packages and builds)
   cargo xtask cuda --check                       (every kernel with the pinned nvcc)
 and ends with a summary of every step.
 
@@ -39,7 +40,7 @@ fn parse_args(args: &[String]) -> Result<TestArgs, String> {
 
 pub fn run(args: &[String]) -> Result<(), String> {
     let args = parse_args(args)?;
-    let mut steps = Steps::new("test", 5);
+    let mut steps = Steps::new("test", 6);
 
     let provisioned = steps.run(
         "provision",
@@ -79,6 +80,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
     } else {
         steps.skip("test", "system libraries missing (see provision)");
     }
+
+    // Builds each publishable crate from its package alone (about 40 s of CPU from cold,
+    // seconds when warm): catches files outside a crate and unresolvable dependencies.
+    steps.run("package", "cargo xtask package", || {
+        crate::package::package_workspace(false)
+    });
 
     if args.no_cuda {
         steps.skip("cuda", "--no-cuda");

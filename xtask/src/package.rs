@@ -1,0 +1,167 @@
+//! `cargo xtask package`: checks that every publishable crate of the workspace packages and
+//! builds from its package alone, as it would from crates.io.
+//!
+//! One `cargo package --workspace` does it: cargo packages the members in dependency order and
+//! resolves their path dependencies on each other through a local registry overlay of the
+//! crates it has just packaged, so crates that depend on unpublished siblings are checked
+//! too. Members with `publish = false` (test support, end-to-end tests, benches, xtask) are
+//! skipped by cargo itself, so a new crate is covered the moment it joins the workspace.
+
+use crate::util::{Steps, cargo, cmd_stdout, run_cmd};
+use serde_json::Value;
+
+pub const USAGE: &str = "\
+cargo xtask package [--no-verify] [--list]
+
+Runs `cargo package --workspace --allow-dirty`: every workspace member that is not
+`publish = false` is packaged and, unless --no-verify, its package is compiled on its own,
+which catches files outside the crate (`include_str!(\"../../x\")`), a missing README or
+license file, and dependencies that do not resolve without the workspace (a dev-dependency
+on a `publish = false` crate must be a path without `version`, so that packaging drops it).
+The working tree is packaged as it is (`--allow-dirty`): this is a check, not a release.
+
+  --no-verify   package without compiling the packages (seconds instead of a minute)
+  --list        print the crates that would be packaged and exit";
+
+#[derive(Debug, Default, PartialEq)]
+struct PackageArgs {
+    no_verify: bool,
+    list: bool,
+}
+
+fn parse_args(args: &[String]) -> Result<PackageArgs, String> {
+    let mut out = PackageArgs::default();
+    for arg in args {
+        match arg.as_str() {
+            "--no-verify" => out.no_verify = true,
+            "--list" => out.list = true,
+            other => return Err(format!("unknown option `{other}`\n\n{USAGE}")),
+        }
+    }
+    Ok(out)
+}
+
+/// The publishable workspace members in `cargo metadata --no-deps` output, sorted: those
+/// whose `publish` is `null` (no restriction) or a non-empty registry list (`publish = false`
+/// is written as an empty list).
+fn publishable(metadata: &Value) -> Vec<String> {
+    let members: Vec<&str> = metadata["workspace_members"]
+        .as_array()
+        .map(|m| m.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut names: Vec<String> = metadata["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|p| p["id"].as_str().is_some_and(|id| members.contains(&id)))
+        .filter(|p| match &p["publish"] {
+            Value::Null => true,
+            Value::Array(registries) => !registries.is_empty(),
+            _ => false,
+        })
+        .filter_map(|p| p["name"].as_str().map(str::to_string))
+        .collect();
+    names.sort();
+    names
+}
+
+fn workspace_publishable() -> Result<Vec<String>, String> {
+    let text = cmd_stdout(cargo().args(["metadata", "--no-deps", "--format-version", "1"]))
+        .ok_or("`cargo metadata --no-deps` failed")?;
+    let metadata: Value = serde_json::from_str(&text)
+        .map_err(|e| format!("`cargo metadata` printed no JSON: {e}"))?;
+    Ok(publishable(&metadata))
+}
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    let args = parse_args(args)?;
+    let crates = workspace_publishable()?;
+    if args.list {
+        for c in &crates {
+            println!("{c}");
+        }
+        return Ok(());
+    }
+    println!("package: {} crates: {}", crates.len(), crates.join(", "));
+    let mut steps = Steps::new("package", 1);
+    steps.run("package", command_line(args.no_verify), || {
+        package_workspace(args.no_verify)
+    });
+    steps.finish()
+}
+
+fn command_line(no_verify: bool) -> &'static str {
+    if no_verify {
+        "cargo package --workspace --allow-dirty --no-verify"
+    } else {
+        "cargo package --workspace --allow-dirty"
+    }
+}
+
+/// Packages (and unless `no_verify`, builds) every publishable member; the step of
+/// `cargo xtask test`.
+pub fn package_workspace(no_verify: bool) -> Result<(), String> {
+    let mut cmd = cargo();
+    cmd.args(["package", "--workspace", "--allow-dirty"]);
+    if no_verify {
+        cmd.arg("--no-verify");
+    }
+    run_cmd(&mut cmd)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn options_parse() {
+        assert_eq!(parse_args(&[]).unwrap(), PackageArgs::default());
+        let a = parse_args(&["--no-verify".into(), "--list".into()]).unwrap();
+        assert_eq!(
+            a,
+            PackageArgs {
+                no_verify: true,
+                list: true
+            }
+        );
+        assert!(parse_args(&["-p".into()]).unwrap_err().contains("`-p`"));
+    }
+
+    #[test]
+    fn publish_false_members_and_non_members_are_left_out() {
+        let metadata = json!({
+            "workspace_members": ["core 0.1.0", "testkit 0.1.0", "facade 0.1.0", "mirror 0.1.0"],
+            "packages": [
+                {"id": "core 0.1.0", "name": "matexp-core", "publish": null},
+                {"id": "testkit 0.1.0", "name": "matexp-testkit", "publish": []},
+                {"id": "facade 0.1.0", "name": "matexp", "publish": null},
+                {"id": "mirror 0.1.0", "name": "matexp-mirror", "publish": ["internal"]},
+                {"id": "serde 1.0.0", "name": "serde", "publish": null}
+            ]
+        });
+        assert_eq!(
+            publishable(&metadata),
+            ["matexp", "matexp-core", "matexp-mirror"]
+        );
+    }
+
+    #[test]
+    fn the_workspace_publishes_its_library_crates_only() {
+        let crates = workspace_publishable().unwrap();
+        for lib in [
+            "matexp-core",
+            "matexp-leja",
+            "matexp-dense",
+            "matexp-sparse",
+        ] {
+            assert!(crates.iter().any(|c| c == lib), "{lib} missing: {crates:?}");
+        }
+        for tool in ["xtask", "matexp-testkit"] {
+            assert!(
+                !crates.iter().any(|c| c == tool),
+                "{tool} listed: {crates:?}"
+            );
+        }
+    }
+}
