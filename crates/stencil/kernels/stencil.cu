@@ -188,26 +188,44 @@ __device__ void opt(MxStencilParams p, const T *__restrict__ x, const T *__restr
     const size_t pl = (size_t)n * n;
     const T alpha = (T)p.alpha, beta = (T)p.beta, coeff = (T)p.coeff, diag = T(2 * p.dim);
     MxSsqPartial ssq = mx::ssq_zero();
-    T below = T(0), cur = T(0), above = T(0);
+    // Rim of the tile: only edge threads of the tile load one (west, east, south, north).
+    const bool w_rim = tx == 0, e_rim = tx == MX_STENCIL_BX - 1 || ix == n - 1;
+    const bool s_rim = ty == 0, n_rim = ty == MX_STENCIL_BY - 1 || iy == n - 1;
+    // Software pipeline of depth one: the values of plane lz + 1 (its rim, and the centre
+    // of plane lz + 2) are loaded at the top of iteration lz and land during its two
+    // barriers and its arithmetic, so no load latency is exposed per plane.
+    T below = T(0), cur = T(0), above = T(0), rw = T(0), re = T(0), rs = T(0), rn = T(0);
     if (active && zs < ze) {
         const int iz = (int)p.z0 + zs;
-        cur = x[zs * pl + (size_t)iy * n + ix];
+        const T *xp = x + zs * pl;
+        cur = xp[(size_t)iy * n + ix];
         if (three) {
             below = load_z<T, BC>(p, x, lo, hi, ix, iy, iz - 1);
             above = load_z<T, BC>(p, x, lo, hi, ix, iy, iz + 1);
         }
+        if (w_rim) rw = load_xy<T, BC>(xp, ix - 1, iy, n);
+        if (e_rim) re = load_xy<T, BC>(xp, ix + 1, iy, n);
+        if (s_rim) rs = load_xy<T, BC>(xp, ix, iy - 1, n);
+        if (n_rim) rn = load_xy<T, BC>(xp, ix, iy + 1, n);
     }
     for (int lz = zs; lz < ze; ++lz) {
         const int iz = (int)p.z0 + lz;
-        const T *xp = x + lz * pl;
+        T next_above = T(0), nw = T(0), ne = T(0), ns = T(0), nn = T(0);
+        const bool more = active && three && lz + 1 < ze;
+        if (more) {
+            const T *xn = x + (lz + 1) * pl;
+            next_above = load_z<T, BC>(p, x, lo, hi, ix, iy, iz + 2);
+            if (w_rim) nw = load_xy<T, BC>(xn, ix - 1, iy, n);
+            if (e_rim) ne = load_xy<T, BC>(xn, ix + 1, iy, n);
+            if (s_rim) ns = load_xy<T, BC>(xn, ix, iy - 1, n);
+            if (n_rim) nn = load_xy<T, BC>(xn, ix, iy + 1, n);
+        }
         if (active) {
             tile[ty + 1][tx + 1] = cur;
-            if (tx == 0) tile[ty + 1][0] = load_xy<T, BC>(xp, ix - 1, iy, n);
-            if (tx == MX_STENCIL_BX - 1 || ix == n - 1)
-                tile[ty + 1][tx + 2] = load_xy<T, BC>(xp, ix + 1, iy, n);
-            if (ty == 0) tile[0][tx + 1] = load_xy<T, BC>(xp, ix, iy - 1, n);
-            if (ty == MX_STENCIL_BY - 1 || iy == n - 1)
-                tile[ty + 2][tx + 1] = load_xy<T, BC>(xp, ix, iy + 1, n);
+            if (w_rim) tile[ty + 1][0] = rw;
+            if (e_rim) tile[ty + 1][tx + 2] = re;
+            if (s_rim) tile[0][tx + 1] = rs;
+            if (n_rim) tile[ty + 2][tx + 1] = rn;
         }
         __syncthreads();
         if (active) {
@@ -229,10 +247,14 @@ __device__ void opt(MxStencilParams p, const T *__restrict__ x, const T *__restr
             }
         }
         __syncthreads();
-        if (active && three && lz + 1 < ze) {
+        if (more) {
             below = cur;
             cur = above;
-            above = load_z<T, BC>(p, x, lo, hi, ix, iy, iz + 2);
+            above = next_above;
+            rw = nw;
+            re = ne;
+            rs = ns;
+            rn = nn;
         }
     }
     if (partials != nullptr)
