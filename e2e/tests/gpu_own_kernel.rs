@@ -4,8 +4,10 @@
 //! Inputs come from the seeded test stream (`MATEXP_TEST_SEED` replays a run).
 
 use matexp_core::RealScalar;
-use matexp_gpu::kernels::reduce::{self, DeviceReduction};
-use matexp_gpu::{Device, DeviceBuffer, DeviceElement, ssq_norm, sys::MxSsqPartial};
+use matexp_gpu::kernels::reduce::{self, DeviceReduction, PartialRows};
+use matexp_gpu::rt::{Kernel, LaunchConfig};
+use matexp_gpu::sys::{MX_REDUCE_THREADS, MxSsqPartial};
+use matexp_gpu::{Device, DeviceBuffer, DeviceElement, ssq_norm};
 use rand::Rng;
 
 fn device() -> std::sync::Arc<Device> {
@@ -101,6 +103,33 @@ fn check<T: RealScalar + DeviceElement + Default>(n: usize, elem_tol: f64, sum_t
         "device-resident norm"
     );
     assert_eq!(o[5], max, "device-resident max");
+
+    // A partial pass launched by this crate (here matexp's own `sum_partial`, reached through
+    // its public module, as a fused kernel of another crate would be), finished by the runtime.
+    static SUM_PARTIAL: Kernel = Kernel::new(&matexp_gpu::kernels::REDUCE, "sum_partial");
+    let f = SUM_PARTIAL.for_scalar::<T>(&dev).unwrap();
+    let rows = reduce::reduce_partials(&dev, PartialRows::Sum { width: 2 }, |partials, max| {
+        let grid = dev.grid_for(n, MX_REDUCE_THREADS, max);
+        let n = n as u64;
+        // SAFETY: sum_partial_T(n, x, partials) reads n elements of y and writes `grid` rows
+        // of two doubles into the workspace, which holds `max` >= grid rows.
+        unsafe {
+            dev.launch_builder(f)
+                .arg(&n)
+                .arg(&y)
+                .arg(&partials)
+                .launch(LaunchConfig::linear(grid, MX_REDUCE_THREADS))?
+        };
+        Ok(grid)
+    })
+    .unwrap()
+    .wait()
+    .unwrap();
+    assert!(
+        (rows[0] - sum).abs() <= 1e-13 * abs_sum.max(1.0),
+        "custom partial sum"
+    );
+    assert_eq!(rows[1], 0.0, "imaginary part of a real sum");
 }
 
 #[test]

@@ -31,7 +31,7 @@ pub mod ops;
 pub mod rt;
 pub mod vendor;
 
-pub use kernels::reduce::{DeviceReduction, Pending, ssq_add, ssq_norm};
+pub use kernels::reduce::{DeviceReduction, PartialRows, Pending, ssq_add, ssq_norm};
 pub use ops::backend::{GpuBackend, GpuVector};
 pub use ops::csr::{GpuCsr, GpuPattern};
 pub use ops::multi::{MultiGpuBackend, MultiGpuCsr, MultiVector, RowPartition};

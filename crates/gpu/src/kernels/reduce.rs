@@ -566,6 +566,83 @@ pub fn reduce_on_device<S: Scalar + DeviceElement>(
     }
 }
 
+/// How the rows of a custom partial pass are combined (see [`reduce_partials`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PartialRows {
+    /// Column sums of rows of `width` doubles (1 to 4): sums, dot products, and Blue's sums of
+    /// squares (`width` 3, an [`MxSsqPartial`] per row; [`norm_from_partials`] finishes it).
+    Sum {
+        /// Doubles per row.
+        width: u32,
+    },
+    /// The NaN-propagating maximum of one double per row.
+    Max,
+}
+
+/// Finishes a reduction whose partial pass is a crate's own kernel (a fused operator step
+/// that also reduces its output, say): `partial` receives the device address of this
+/// device's partials workspace and the most rows it may write (`MX_MAX_PARTIALS`), launches
+/// its kernel writing one row per block, and returns the row count; the finish kernel then
+/// combines the rows on the device and the result travels to the host as with [`dot`]. The
+/// result's first `width` doubles are the combined row (the rest are unspecified).
+///
+/// # Errors
+/// An argument error for a width outside 1..=4 or a row count above the limit; whatever
+/// `partial` returns; [`Error::Device`] when a launch fails.
+pub fn reduce_partials(
+    device: &Arc<Device>,
+    rows: PartialRows,
+    partial: impl FnOnce(u64, u32) -> Result<u32>,
+) -> Result<Pending<[f64; SLOT_WIDTH]>> {
+    let finish = match rows {
+        PartialRows::Sum { width } if (1..=SLOT_WIDTH as u32).contains(&width) => {
+            Finish::Sum(width)
+        }
+        PartialRows::Sum { width } => {
+            return Err(Error::invalid(
+                "width",
+                width,
+                "partial rows hold 1 to 4 doubles",
+            ));
+        }
+        PartialRows::Max => Finish::Max,
+    };
+    let slot = custom_slot(device, finish, partial)?;
+    Ok(Pending::new(vec![slot], |parts| parts[0]))
+}
+
+/// [`reduce_partials`] for a kernel that writes Blue's sums of squares ([`MxSsqPartial`]
+/// rows, e.g. with `block_store_ssq` of `common.cuh`): the Euclidean norm, overflow-safe.
+///
+/// # Errors
+/// As [`reduce_partials`].
+pub fn norm_from_partials(
+    device: &Arc<Device>,
+    partial: impl FnOnce(u64, u32) -> Result<u32>,
+) -> Result<Pending<f64>> {
+    let slot = custom_slot(device, Finish::Sum(3), partial)?;
+    Ok(Pending::new(vec![slot], combine_norm::<f64>))
+}
+
+/// [`reduce`] with a caller's partial pass, its row count checked against the workspace.
+fn custom_slot(
+    device: &Arc<Device>,
+    finish: Finish,
+    partial: impl FnOnce(u64, u32) -> Result<u32>,
+) -> Result<PendingSlot> {
+    reduce(device, finish, |p| {
+        let n = partial(p, MX_MAX_PARTIALS)?;
+        if n > MX_MAX_PARTIALS {
+            return Err(Error::invalid(
+                "partial rows",
+                n,
+                format!("at most {MX_MAX_PARTIALS} fit the workspace"),
+            ));
+        }
+        Ok(n)
+    })
+}
+
 fn same_device_any(a: &Device, b: &Device) -> Result<()> {
     if a.ordinal() != b.ordinal() {
         return Err(Error::invalid(
