@@ -1,29 +1,30 @@
 //! The cuBLAS dense backend (feature `gpu`): one GPU, one stream, one cuBLAS handle.
 //!
 //! Products are `cublas?gemm_v2`, axpy and scaling `cublas?axpy_v2` / `cublas?scal_v2` on the
-//! matrix as one vector, copies and zeroing stream-ordered driver copies. Two operations
-//! have no BLAS form and are two small kernels compiled once per backend by NVRTC: adding a
-//! multiple of the identity's column block (one thread per diagonal entry) and the column
-//! absolute sums of the 1-norm (one block per column, double-precision sums; the host takes
-//! the maximum of the `n` sums).
+//! matrix as one vector, copies and zeroing stream-ordered driver copies, all on the stream
+//! of `matexp-gpu`'s [`Device`]. Two operations have no BLAS form and are this crate's own
+//! kernels (`kernels/matpoly.cu`, PTX committed in `ptx/`, loaded through `matexp-gpu`'s
+//! kernel API): adding a multiple of the identity's column block (one thread per diagonal
+//! entry) and the column absolute sums of the 1-norm (one block per column,
+//! double-precision sums; the host takes the maximum of the `n` sums).
 //!
 //! Accuracy: the handle runs in `CUBLAS_DEFAULT_MATH`, which keeps TF32 off for `f32`/`c32`
 //! (unless the process sets `NVIDIA_TF32_OVERRIDE=1`) and lets `f64` use the FP64 tensor
 //! cores of Ampere and later, which round like IEEE double: results agree with the CPU
 //! backend to the rounding of the respective precision (tested in `tests/gpu_matpoly.rs`).
 //!
-//! cudarc loads the driver, cuBLAS and NVRTC at run time, so this builds without CUDA; on a
-//! machine without a GPU [`CublasDense::new`] returns [`Error::Device`].
+//! cudarc loads the driver and cuBLAS at run time, so this builds without CUDA; on a machine
+//! without a GPU [`CublasDense::new`] returns [`Error::Device`].
 
 use crate::backend::DenseBackend;
-use cudarc::cublas::CudaBlas;
-use cudarc::cublas::sys as cb;
-use cudarc::driver::{
-    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr,
-    LaunchConfig, PushKernelArg, ValidAsZeroBits,
-};
 use matexp_core::{Error, Result, Scalar, c32, c64, check_dim};
 use matexp_dense::Matrix;
+use matexp_gpu::cudarc::cublas::CudaBlas;
+use matexp_gpu::cudarc::cublas::sys as cb;
+use matexp_gpu::cudarc::driver::{
+    CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, ValidAsZeroBits,
+};
+use matexp_gpu::rt::{Device, Kernel, KernelParam, LaunchConfig, PtxModule};
 use std::ffi::c_int;
 use std::sync::Arc;
 
@@ -39,11 +40,9 @@ fn to_int(what: &'static str, v: usize) -> Result<c_int> {
 /// calls of its precision. Implemented for `f32`, `f64`, `c32`, `c64`.
 pub trait GpuScalar: Scalar {
     /// Device element: `f32` or `f64` (complex numbers are stored as two of them).
-    type Elem: DeviceRepr + ValidAsZeroBits + Copy + Default + Send + Sync + 'static;
+    type Elem: DeviceRepr + ValidAsZeroBits + KernelParam + Copy + Default + Send + Sync + 'static;
     /// Reals per scalar: 1 or 2.
     const WIDTH: usize;
-    /// Kernel-name suffix.
-    const SUFFIX: &'static str;
     /// Real and imaginary parts as device elements.
     fn parts(self) -> (Self::Elem, Self::Elem);
     /// `C ← αAB + βC`.
@@ -83,11 +82,10 @@ pub trait GpuScalar: Scalar {
 const NT: cb::cublasOperation_t = cb::cublasOperation_t::CUBLAS_OP_N;
 
 macro_rules! real_gpu {
-    ($t:ty, $suffix:literal, $gemm:ident, $axpy:ident, $scal:ident) => {
+    ($t:ty, $gemm:ident, $axpy:ident, $scal:ident) => {
         impl GpuScalar for $t {
             type Elem = $t;
             const WIDTH: usize = 1;
-            const SUFFIX: &'static str = $suffix;
             fn parts(self) -> ($t, $t) {
                 (self, 0.0)
             }
@@ -144,15 +142,14 @@ macro_rules! real_gpu {
         }
     };
 }
-real_gpu!(f32, "f32", cublasSgemm_v2, cublasSaxpy_v2, cublasSscal_v2);
-real_gpu!(f64, "f64", cublasDgemm_v2, cublasDaxpy_v2, cublasDscal_v2);
+real_gpu!(f32, cublasSgemm_v2, cublasSaxpy_v2, cublasSscal_v2);
+real_gpu!(f64, cublasDgemm_v2, cublasDaxpy_v2, cublasDscal_v2);
 
 macro_rules! complex_gpu {
-    ($t:ty, $r:ty, $ct:ty, $suffix:literal, $gemm:ident, $axpy:ident, $scal:ident) => {
+    ($t:ty, $r:ty, $ct:ty, $gemm:ident, $axpy:ident, $scal:ident) => {
         impl GpuScalar for $t {
             type Elem = $r;
             const WIDTH: usize = 2;
-            const SUFFIX: &'static str = $suffix;
             fn parts(self) -> ($r, $r) {
                 (self.re, self.im)
             }
@@ -232,7 +229,6 @@ complex_gpu!(
     c32,
     f32,
     cb::cuComplex,
-    "c32",
     cublasCgemm_v2,
     cublasCaxpy_v2,
     cublasCscal_v2
@@ -241,7 +237,6 @@ complex_gpu!(
     c64,
     f64,
     cb::cuDoubleComplex,
-    "c64",
     cublasZgemm_v2,
     cublasZaxpy_v2,
     cublasZscal_v2
@@ -266,46 +261,17 @@ impl<S: GpuScalar> GpuMatrix<S> {
     }
 }
 
-const KERNELS: &str = r#"
-template <typename T, int W>
-__device__ void add_diag(T* a, long long nrows, long long col0, long long count, T ar, T ai) {
-    long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j < count) {
-        long long idx = (col0 + j) + j * nrows;
-        a[W * idx] += ar;
-        if (W == 2) a[W * idx + 1] += ai;
-    }
-}
-template <typename T, int W>
-__device__ void col_abs_sum(const T* a, long long nrows, double* out) {
-    __shared__ double sh[256];
-    const T* c = a + (long long)W * blockIdx.x * nrows;
-    double s = 0.0;
-    for (long long i = threadIdx.x; i < nrows; i += blockDim.x) {
-        if (W == 1) s += fabs((double)c[i]);
-        else s += hypot((double)c[2 * i], (double)c[2 * i + 1]);
-    }
-    sh[threadIdx.x] = s;
-    __syncthreads();
-    for (int k = 128; k > 0; k >>= 1) {
-        if (threadIdx.x < k) sh[threadIdx.x] += sh[threadIdx.x + k];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) out[blockIdx.x] = sh[0];
-}
-#define INST(T, W, S) \
-extern "C" __global__ void matpoly_add_diag_##S(T* a, long long n, long long c0, long long cnt, T ar, T ai) \
-    { add_diag<T, W>(a, n, c0, cnt, ar, ai); } \
-extern "C" __global__ void matpoly_col_abs_sum_##S(const T* a, long long n, double* out) \
-    { col_abs_sum<T, W>(a, n, out); }
-INST(float, 1, f32)
-INST(double, 1, f64)
-INST(float, 2, c32)
-INST(double, 2, c64)
-"#;
+static MATPOLY_PTX: PtxModule = PtxModule::new("matpoly", include_str!("../ptx/matpoly.ptx"));
+/// `matpoly_add_diag_<s>(R *a, i64 nrows, i64 col0, i64 count, R re, R im)`.
+static ADD_DIAG: Kernel = Kernel::new(&MATPOLY_PTX, "matpoly_add_diag");
+/// `matpoly_col_abs_sum_<s>(const R *a, i64 nrows, f64 *out)`, 256 threads per block.
+static COL_ABS_SUM: Kernel = Kernel::new(&MATPOLY_PTX, "matpoly_col_abs_sum");
 
-/// One GPU as a [`DenseBackend`]: a context, its own stream, a cuBLAS handle on it, and
-/// the two NVRTC kernels (module docs).
+/// One GPU as a [`DenseBackend`]: `matexp-gpu`'s device (context, stream, kernels) and a
+/// cuBLAS handle on its stream.
+///
+/// Several backends may share one GPU (the splits of [`crate::split`] on one device): they
+/// share its stream, so their work is correct but serialised.
 ///
 /// ```no_run
 /// use matexp_matpoly::{CublasDense, Evaluator};
@@ -318,42 +284,27 @@ INST(double, 2, c64)
 /// ```
 #[derive(Debug)]
 pub struct CublasDense {
-    ctx: Arc<CudaContext>,
+    device: Arc<Device>,
     stream: Arc<CudaStream>,
     blas: CudaBlas,
-    add_diag: [CudaFunction; 4],
-    col_abs_sum: [CudaFunction; 4],
-}
-
-fn kernel_index(suffix: &str) -> usize {
-    match suffix {
-        "f32" => 0,
-        "f64" => 1,
-        "c32" => 2,
-        _ => 3,
-    }
 }
 
 impl CublasDense {
-    /// A backend on GPU `ordinal` with a new stream of the primary context.
+    /// A backend on GPU `ordinal` (opened through `matexp-gpu`, shared with other users).
     ///
     /// # Errors
-    /// [`Error::Device`] when there is no driver or GPU, cuBLAS or NVRTC cannot be loaded,
-    /// or the kernels fail to compile.
+    /// [`Error::Device`] when there is no driver or GPU or cuBLAS cannot be loaded.
     pub fn new(ordinal: usize) -> Result<Self> {
-        let ctx = std::panic::catch_unwind(|| CudaContext::new(ordinal))
-            .map_err(|_| Error::Device("the CUDA driver library could not be loaded".into()))?
-            .map_err(dev("creating the CUDA context"))?;
-        let stream = ctx.new_stream().map_err(dev("creating a stream"))?;
-        Self::on_stream(stream)
+        Self::on_device(Device::open(ordinal)?)
     }
 
-    /// A backend on an existing stream (for example one owned by the GPU runtime).
+    /// A backend on an open device, queueing on its stream.
     ///
     /// # Errors
     /// As [`CublasDense::new`].
-    pub fn on_stream(stream: Arc<CudaStream>) -> Result<Self> {
-        let ctx = stream.context().clone();
+    pub fn on_device(device: Arc<Device>) -> Result<Self> {
+        device.bind()?;
+        let stream = device.stream().clone();
         let blas = std::panic::catch_unwind(|| CudaBlas::new(stream.clone()))
             .map_err(|_| Error::Device("the cuBLAS library could not be loaded".into()))?
             .map_err(dev("creating the cuBLAS handle"))?;
@@ -361,36 +312,10 @@ impl CublasDense {
         unsafe { cb::cublasSetMathMode(*blas.handle(), cb::cublasMath_t::CUBLAS_DEFAULT_MATH) }
             .result()
             .map_err(dev("cublasSetMathMode"))?;
-        let ptx = std::panic::catch_unwind(|| cudarc::nvrtc::compile_ptx(KERNELS))
-            .map_err(|_| Error::Device("the NVRTC library could not be loaded".into()))?
-            .map_err(dev("compiling the matpoly kernels with NVRTC"))?;
-        let module = ctx
-            .load_module(ptx)
-            .map_err(dev("loading the matpoly kernels"))?;
-        let load = |name: String| {
-            module
-                .load_function(&name)
-                .map_err(dev("looking up a matpoly kernel"))
-        };
-        let sfx = ["f32", "f64", "c32", "c64"];
-        let add_diag = [
-            load(format!("matpoly_add_diag_{}", sfx[0]))?,
-            load(format!("matpoly_add_diag_{}", sfx[1]))?,
-            load(format!("matpoly_add_diag_{}", sfx[2]))?,
-            load(format!("matpoly_add_diag_{}", sfx[3]))?,
-        ];
-        let col_abs_sum = [
-            load(format!("matpoly_col_abs_sum_{}", sfx[0]))?,
-            load(format!("matpoly_col_abs_sum_{}", sfx[1]))?,
-            load(format!("matpoly_col_abs_sum_{}", sfx[2]))?,
-            load(format!("matpoly_col_abs_sum_{}", sfx[3]))?,
-        ];
         Ok(CublasDense {
-            ctx,
+            device,
             stream,
             blas,
-            add_diag,
-            col_abs_sum,
         })
     }
 
@@ -399,16 +324,19 @@ impl CublasDense {
         &self.stream
     }
 
+    /// The device.
+    pub fn device(&self) -> &Arc<Device> {
+        &self.device
+    }
+
     /// The device name, for reports.
     pub fn device_name(&self) -> String {
-        self.ctx.name().unwrap_or_else(|_| "unknown GPU".into())
+        self.device.info().to_string()
     }
 
     fn bind(&self) -> Result<()> {
         // Backends move between host threads (the multi-device splits).
-        self.ctx
-            .bind_to_thread()
-            .map_err(dev("binding the context"))
+        self.device.bind()
     }
 
     fn status(&self, what: &str, s: cb::cublasStatus_t) -> Result<()> {
@@ -525,25 +453,22 @@ impl<S: GpuScalar> DenseBackend<S> for CublasDense {
         self.bind()?;
         let (ar, ai) = alpha.parts();
         let (n, c0, cnt) = (a.nrows as i64, col0 as i64, count as i64);
-        let f = &self.add_diag[kernel_index(S::SUFFIX)];
-        let cfg = LaunchConfig {
-            grid_dim: (count.div_ceil(256) as u32, 1, 1),
-            block_dim: (256, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let mut launch = self.stream.launch_builder(f);
-        launch
-            .arg(&mut a.data)
-            .arg(&n)
-            .arg(&c0)
-            .arg(&cnt)
-            .arg(&ar)
-            .arg(&ai);
-        // SAFETY: the kernel writes entries (col0 + j, j), j < count ≤ min(ncols, nrows −
-        // col0), all inside the buffer; argument types match its signature.
-        unsafe { launch.launch(cfg) }
-            .map(|_| ())
-            .map_err(dev("launching matpoly_add_diag"))
+        let f = ADD_DIAG.for_scalar::<S>(&self.device)?;
+        let (pa, _ga) = a.data.device_ptr_mut(&self.stream);
+        let cfg = LaunchConfig::linear(count.div_ceil(256) as u32, 256);
+        // SAFETY: matpoly_add_diag_<s>(R *a, i64, i64, i64, R, R) writes entries
+        // (col0 + j, j), j < count ≤ min(ncols, nrows − col0), all inside the buffer.
+        unsafe {
+            self.device
+                .launch_builder(f)
+                .arg(&pa)
+                .arg(&n)
+                .arg(&c0)
+                .arg(&cnt)
+                .arg(&ar)
+                .arg(&ai)
+                .launch(cfg)
+        }
     }
 
     fn scale(&mut self, alpha: S, a: &mut GpuMatrix<S>) -> Result<()> {
@@ -583,17 +508,24 @@ impl<S: GpuScalar> DenseBackend<S> for CublasDense {
             .alloc_zeros::<f64>(a.ncols)
             .map_err(dev("allocating column sums"))?;
         let n = a.nrows as i64;
-        let f = &self.col_abs_sum[kernel_index(S::SUFFIX)];
-        let cfg = LaunchConfig {
-            grid_dim: (a.ncols as u32, 1, 1),
-            block_dim: (256, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let mut launch = self.stream.launch_builder(f);
-        launch.arg(&a.data).arg(&n).arg(&mut sums);
-        // SAFETY: one block per column reads that column's nrows entries and writes one
-        // double; the kernel's shared array matches the block size of 256.
-        unsafe { launch.launch(cfg) }.map_err(dev("launching matpoly_col_abs_sum"))?;
+        let f = COL_ABS_SUM.for_scalar::<S>(&self.device)?;
+        let ncols = u32::try_from(a.ncols)
+            .map_err(|_| Error::invalid("columns", a.ncols, "exceeds the launch grid"))?;
+        {
+            let (pa, _ga) = a.data.device_ptr(&self.stream);
+            let (ps, _gs) = sums.device_ptr_mut(&self.stream);
+            // SAFETY: matpoly_col_abs_sum_<s>(const R *a, i64 nrows, f64 *out): one block of
+            // 256 threads (the kernel's shared array) per column reads that column's nrows
+            // entries and writes out[column]; sums holds ncols doubles.
+            unsafe {
+                self.device
+                    .launch_builder(f)
+                    .arg(&pa)
+                    .arg(&n)
+                    .arg(&ps)
+                    .launch(LaunchConfig::linear(ncols, 256))?;
+            }
+        }
         let host = self
             .stream
             .clone_dtoh(&sums)
