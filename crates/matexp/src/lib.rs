@@ -45,9 +45,9 @@
 //! |---|---|---|
 //! | `sparse` | yes | [`CsrMatrix`], [`PatternCsr`], the MatrixMarket reader ([`read_matrix_market`]) and the test-problem generators ([`sparse`]) |
 //! | `gpu` | no | [`GpuBackend`], [`GpuCsr`], the multi-GPU backend, [`Device`] and [`AnyBackend`] (cudarc, loaded at run time: builds on machines without CUDA) |
-//! | `lapack` | no | reserved for the LAPACKE-backed dense routines |
+//! | `lapack` | no | LAPACKE and OpenBLAS for Arnoldi's small dense exponentials (pure Rust without it) |
 //!
-//! A CPU user of the default features compiles no cudarc.
+//! A CPU user of the default features compiles no cudarc and links no LAPACK.
 //!
 //! ## Accuracy and errors
 //!

@@ -433,6 +433,10 @@ fn initial_step(m: usize, anorm: f64, rel_tol: f64) -> f64 {
 /// assert!((w[0] - 0.5f64.cos()).abs() < 1e-8 && (w[1] - 0.5f64.sin()).abs() < 1e-8);
 /// # Ok::<(), matexp_core::Error>(())
 /// ```
+///
+/// # Errors
+///
+/// As [`ExpmvMethod::expmv`].
 pub fn arnoldi_expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
@@ -454,6 +458,10 @@ pub fn arnoldi_expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
 /// assert!((w[0] - (1.0 - (-2f64).exp()) / 2.0).abs() < 1e-8);
 /// # Ok::<(), matexp_core::Error>(())
 /// ```
+///
+/// # Errors
+///
+/// As [`ExpmvMethod::phimv_k`].
 pub fn arnoldi_phimv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,

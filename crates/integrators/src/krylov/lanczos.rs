@@ -455,6 +455,10 @@ fn three_slots<V>(
 /// assert!((w[0] - 1f64.cosh()).abs() < 1e-12 && (w[1] - 1f64.sinh()).abs() < 1e-12);
 /// # Ok::<(), matexp_core::Error>(())
 /// ```
+///
+/// # Errors
+///
+/// As [`ExpmvMethod::expmv`].
 pub fn lanczos_expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
@@ -466,6 +470,10 @@ pub fn lanczos_expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
 }
 
 /// φ_k(tA)v by Lanczos with a fresh workspace. See [`ExpmvMethod::phimv_k`].
+///
+/// # Errors
+///
+/// As [`ExpmvMethod::phimv_k`].
 pub fn lanczos_phimv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
@@ -491,6 +499,10 @@ pub fn lanczos_phimv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
 /// assert!((tc[0] - 1f64.exp()).abs() < 1e-12);
 /// # Ok::<(), matexp_core::Error>(())
 /// ```
+///
+/// # Errors
+///
+/// `InvalidArgument` for a non-finite β, and those of [`ExpmvMethod::expmv`].
 pub fn total_communicability<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,

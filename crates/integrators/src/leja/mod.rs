@@ -182,6 +182,10 @@ use matexp_core::{Backend, LinearOperator, Result, Scalar};
 /// assert!((w[0] - 0.5f64.cos()).abs() < 1e-8 && (w[1] - 0.5f64.sin()).abs() < 1e-8);
 /// # Ok::<(), matexp_core::Error>(())
 /// ```
+///
+/// # Errors
+///
+/// As [`ExpmvMethod::expmv`](crate::ExpmvMethod::expmv).
 pub fn leja_expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
@@ -203,6 +207,10 @@ pub fn leja_expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
 /// assert!((w[0] - (1.0 - (-2f64).exp()) / 2.0).abs() < 1e-8);
 /// # Ok::<(), matexp_core::Error>(())
 /// ```
+///
+/// # Errors
+///
+/// As [`ExpmvMethod::phimv_k`](crate::ExpmvMethod::phimv_k).
 pub fn leja_phimv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
@@ -229,6 +237,10 @@ pub fn leja_phimv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
 /// assert!((w[1] - c64::new(0.0, -3f64.sin())).norm() < 1e-9);
 /// # Ok::<(), matexp_core::Error>(())
 /// ```
+///
+/// # Errors
+///
+/// As [`Leja::schrodinger`].
 pub fn leja_schrodinger<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,

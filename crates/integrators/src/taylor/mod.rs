@@ -467,6 +467,10 @@ fn splitmix(state: &mut u64) -> u64 {
 /// assert!((w[0] - 0.5f64.cos()).abs() < 1e-8 && (w[1] - 0.5f64.sin()).abs() < 1e-8);
 /// # Ok::<(), matexp_core::Error>(())
 /// ```
+///
+/// # Errors
+///
+/// As [`ExpmvMethod::expmv`].
 pub fn taylor_expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,

@@ -1,0 +1,346 @@
+//! GPU benchmark suite `expmv_gpu`: w = e^{tA}v by every method (Leja, Lanczos, Arnoldi,
+//! Taylor, and what `Method::Auto` picks) through the one solver trait, on the GPU and on the
+//! host's CPU backend in the same binary: the measurement behind `Method::Auto` on GPUs.
+//!
+//! Problems: the 3D Dirichlet Laplacian (Hermitian) at a small and a moderate ‖tA‖, the
+//! spin-bath Hamiltonian's e^{−itH}v (complex Hermitian), and a 1D convection–diffusion
+//! operator (nonsymmetric). Per method and backend: median wall time of the repetitions after
+//! one warm-up (the backend synchronised before the clock stops), products, relative
+//! difference to the GPU Lanczos/Arnoldi result at rtol 10⁻¹² and the report line.
+//!
+//! ```text
+//! cargo bench -p matexp-benches --bench gpu_expmv -- [--out DIR] [--small] [--reps N] [--no-cpu]
+//! ```
+//! Records (one JSON object per line) go to `DIR/expmv_gpu.jsonl` (default
+//! `target/bench-records`). Exit status 3 means no GPU.
+
+use matexp_benches::Record;
+use matexp_core::{Backend, CpuBackend, LinearOperator, Scalar, c64};
+use matexp_gpu::{GpuBackend, GpuCsr};
+use matexp_integrators::{
+    Arnoldi, ArnoldiOptions, ExpmvMethod, Lanczos, LanczosOptions, Leja, LejaOptions, Report,
+    Taylor, TaylorOptions,
+};
+use matexp_sparse::CsrMatrix;
+use matexp_sparse::generators::{SpinBath, StoredZeros, laplacian_3d};
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::time::Instant;
+
+type Res<T> = Result<T, String>;
+
+const SUITE: &str = "expmv_gpu";
+const TOL: f64 = 1e-8;
+
+fn err<E: std::fmt::Display>(e: E) -> String {
+    e.to_string()
+}
+
+struct Args {
+    out: PathBuf,
+    small: bool,
+    reps: usize,
+    cpu: bool,
+}
+
+fn parse_args() -> Args {
+    let mut a = Args {
+        out: std::env::var("MATEXP_BENCH_RECORDS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|_| PathBuf::from("target/bench-records")),
+        small: false,
+        reps: 3,
+        cpu: true,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(s) = it.next() {
+        match s.as_str() {
+            "--out" => a.out = it.next().map(PathBuf::from).unwrap_or(a.out),
+            "--small" => a.small = true,
+            "--no-cpu" => a.cpu = false,
+            "--reps" => a.reps = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.reps),
+            _ => {}
+        }
+    }
+    a
+}
+
+/// Median wall time (s), the last result on the host, and the report of one method.
+type Timed<S> = (f64, Vec<S>, Report);
+
+/// One timed method: median wall time (s), the last result on the host, the report.
+fn time_method<'b, M, B, S, O>(
+    backend: &'b B,
+    opts: M::Options,
+    op: &O,
+    t: S,
+    v: &B::Vector<S>,
+    reps: usize,
+) -> Res<Timed<S>>
+where
+    M: ExpmvMethod<'b, B, S>,
+    B: Backend + 'b,
+    S: Scalar,
+    O: LinearOperator<B, S> + ?Sized,
+{
+    let mut w = backend.zeros(op.nrows()).map_err(err)?;
+    let mut times = Vec::with_capacity(reps);
+    let mut report = None;
+    for rep in 0..=reps {
+        let start = Instant::now();
+        let mut m = M::new(backend, opts.clone()).map_err(err)?;
+        let r = m.expmv(op, t, v, &mut w).map_err(err)?;
+        backend.synchronize().map_err(err)?;
+        if rep > 0 {
+            times.push(start.elapsed().as_secs_f64());
+        }
+        report = Some(r);
+    }
+    times.sort_by(f64::total_cmp);
+    let host = backend.to_host(&w).map_err(err)?;
+    Ok((times[times.len() / 2], host, report.expect("ran")))
+}
+
+fn rel_diff<S: Scalar>(a: &[S], b: &[S]) -> f64 {
+    let d: f64 = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| (x.to_c64() - y.to_c64()).norm_sqr())
+        .sum();
+    let r: f64 = b.iter().map(|y| y.to_c64().norm_sqr()).sum();
+    (d / r).sqrt()
+}
+
+/// 1D convection–diffusion, central differences on n interior points of [0, 1], cell Péclet
+/// number `peclet`·h: nonsymmetric, real spectrum in the diffusion-dominated range.
+fn convection_diffusion(n: usize, peclet: f64) -> Res<CsrMatrix<f64>> {
+    let h2 = ((n + 1) * (n + 1)) as f64;
+    let c = peclet * (n + 1) as f64 / 2.0;
+    let (mut rp, mut ci, mut vals) = (vec![0u32], Vec::new(), Vec::new());
+    for i in 0..n {
+        if i > 0 {
+            ci.push(i as u32 - 1);
+            vals.push(h2 + c);
+        }
+        ci.push(i as u32);
+        vals.push(-2.0 * h2);
+        if i + 1 < n {
+            ci.push(i as u32 + 1);
+            vals.push(h2 - c);
+        }
+        rp.push(ci.len() as u32);
+    }
+    CsrMatrix::try_new(n, n, rp, ci, vals).map_err(err)
+}
+
+struct Ctx<'a> {
+    gpu: &'a GpuBackend,
+    cpu: CpuBackend,
+    args: &'a Args,
+    tag: String,
+    records: Vec<Record>,
+}
+
+/// Every method on one problem, on the GPU and (unless `--no-cpu`) on the CPU.
+fn problem<S: Scalar>(
+    ctx: &mut Ctx<'_>,
+    name: &str,
+    a: &CsrMatrix<S, u32>,
+    t: S,
+    v: &[S],
+) -> Res<()> {
+    let ag = GpuCsr::from_csr(ctx.gpu, a).map_err(err)?;
+    let vg = ctx.gpu.upload(v).map_err(err)?;
+    let vc = v.to_vec();
+    let hermitian = LinearOperator::<CpuBackend, S>::is_hermitian(a);
+    // The reference: the best Krylov method at a tight tolerance, on the GPU.
+    let (_, reference, _) = if hermitian {
+        time_method::<Lanczos<'_, _, _>, _, _, _>(
+            ctx.gpu,
+            LanczosOptions::default().with_rtol(1e-12),
+            &ag,
+            t,
+            &vg,
+            0,
+        )?
+    } else {
+        time_method::<Arnoldi<'_, _, _>, _, _, _>(
+            ctx.gpu,
+            ArnoldiOptions::default().with_rtol(1e-12),
+            &ag,
+            t,
+            &vg,
+            0,
+        )?
+    };
+    let reps = ctx.args.reps.max(1);
+    let mut rows: Vec<(&str, &str, Res<Timed<S>>)> = Vec::new();
+    macro_rules! each_method {
+        ($backend:expr, $label:expr, $op:expr, $v:expr) => {
+            rows.push((
+                "leja",
+                $label,
+                time_method::<Leja<'_, _, _>, _, _, _>(
+                    $backend,
+                    LejaOptions::default().with_rtol(TOL),
+                    $op,
+                    t,
+                    $v,
+                    reps,
+                ),
+            ));
+            if hermitian {
+                rows.push((
+                    "lanczos",
+                    $label,
+                    time_method::<Lanczos<'_, _, _>, _, _, _>(
+                        $backend,
+                        LanczosOptions::default().with_rtol(TOL),
+                        $op,
+                        t,
+                        $v,
+                        reps,
+                    ),
+                ));
+            }
+            rows.push((
+                "arnoldi",
+                $label,
+                time_method::<Arnoldi<'_, _, _>, _, _, _>(
+                    $backend,
+                    ArnoldiOptions::default().with_rtol(TOL),
+                    $op,
+                    t,
+                    $v,
+                    reps,
+                ),
+            ));
+            rows.push((
+                "taylor",
+                $label,
+                time_method::<Taylor<'_, _, _>, _, _, _>(
+                    $backend,
+                    TaylorOptions::default().with_rtol(TOL),
+                    $op,
+                    t,
+                    $v,
+                    reps,
+                ),
+            ));
+        };
+    }
+    each_method!(ctx.gpu, "gpu", &ag, &vg);
+    if ctx.args.cpu {
+        let cpu = &ctx.cpu;
+        each_method!(cpu, "cpu", a, &vc);
+    }
+    println!("{name} (n = {}, nnz = {}):", a.nrows(), a.nnz());
+    for (method, backend, res) in rows {
+        match res {
+            Ok((time, w, report)) => {
+                let e = rel_diff(&w, &reference);
+                println!(
+                    "  {backend} {method}: {:.3} ms, error {e:.1e}; {report}",
+                    time * 1e3
+                );
+                let mut r = Record::new(SUITE, &format!("{name}/{method}"), backend, S::NAME)
+                    .size("n", a.nrows())
+                    .size("nnz", a.nnz())
+                    .matvecs(report.matvecs as u64)
+                    .tol(TOL)
+                    .error(e)
+                    .extra("max_degree", report.max_degree)
+                    .extra("substeps", report.substeps)
+                    .extra("host_wall", true);
+                r.time_s = time;
+                r.reps = reps as u64;
+                r.device = ctx.tag.clone();
+                ctx.records.push(r);
+            }
+            Err(e) => println!("  {backend} {method}: failed: {e}"),
+        }
+    }
+    Ok(())
+}
+
+fn main() {
+    let args = parse_args();
+    let gpu = match GpuBackend::new(0) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("gpu_expmv: no CUDA device: {e}");
+            std::process::exit(3);
+        }
+    };
+    if let Err(e) = run(&gpu, &args) {
+        eprintln!("gpu_expmv: FAILED: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run(gpu: &GpuBackend, args: &Args) -> Res<()> {
+    let info = gpu.device().info().clone();
+    let tag = std::env::var("MATEXP_BENCH_DEVICE").unwrap_or_else(|_| info.short_name());
+    println!("device: {info}");
+    let mut ctx = Ctx {
+        gpu,
+        cpu: CpuBackend::new(),
+        args,
+        tag,
+        records: Vec::new(),
+    };
+    let (grid, spins, n1) = if args.small {
+        (32, 12, 100_000)
+    } else {
+        (96, 16, 1_000_000)
+    };
+    let lap: CsrMatrix<f64> = laplacian_3d(grid).map_err(err)?;
+    let v: Vec<f64> = (0..lap.nrows())
+        .map(|i| 1.0 + ((i * 7919) % 97) as f64 / 97.0)
+        .collect();
+    let h2 = ((grid + 1) * (grid + 1)) as f64;
+    // ‖tA‖ ≈ 12(N+1)²t: 5 and 500.
+    for norm in [5.0, 500.0] {
+        let t = norm / (12.0 * h2);
+        problem(
+            &mut ctx,
+            &format!("laplace3d_N{grid}_normtA{norm}"),
+            &lap,
+            t,
+            &v,
+        )?;
+    }
+    let bath = SpinBath::seed000(spins, 2011).map_err(err)?;
+    let h: CsrMatrix<c64> = bath.hamiltonian(StoredZeros::Keep).map_err(err)?;
+    let psi: Vec<c64> = bath.initial_state(1).map_err(err)?;
+    problem(
+        &mut ctx,
+        &format!("spin_bath_L{spins}_t10"),
+        &h,
+        c64::new(0.0, -10.0),
+        &psi,
+    )?;
+    let cd = convection_diffusion(n1, 10.0)?;
+    let v: Vec<f64> = (0..n1).map(|i| 1.0 + (i as f64 * 1e-3).sin()).collect();
+    let t = 500.0 / (4.0 * ((n1 + 1) * (n1 + 1)) as f64);
+    problem(&mut ctx, &format!("convection_diffusion_n{n1}"), &cd, t, &v)?;
+    write_records(&args.out, &ctx.records)
+}
+
+fn write_records(dir: &PathBuf, records: &[Record]) -> Res<()> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
+    let mut text = String::new();
+    for r in records {
+        text.push_str(&serde_json::to_string(r).map_err(err)?);
+        text.push('\n');
+    }
+    let path = dir.join(format!("{SUITE}.jsonl"));
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .map_err(|e| format!("write {}: {e}", path.display()))?;
+    println!("records: {}", path.display());
+    Ok(())
+}
