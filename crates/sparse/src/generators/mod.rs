@@ -16,11 +16,13 @@
 
 mod graphs;
 mod laplacian;
+mod mesh;
 mod road;
 mod spin_bath;
 
 pub use graphs::{barabasi_albert, erdos_renyi_gnm, erdos_renyi_gnp, grid_graph_2d, grid_graph_3d};
 pub use laplacian::{laplacian_1d, laplacian_2d, laplacian_3d, laplacian_eigenvalue};
+pub use mesh::triangulated_grid;
 pub use road::RoadNetwork;
 pub use spin_bath::{SpinBath, StoredZeros};
 

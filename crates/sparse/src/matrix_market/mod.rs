@@ -61,12 +61,14 @@
 //! ```
 
 mod read;
+mod two_pass;
 mod write;
 
 pub use read::{
     DenseArray, MatrixMarketReader, read_csr, read_csr_file, read_dense_file, read_matrix_market,
     read_pattern, read_pattern_file,
 };
+pub use two_pass::{read_pattern_two_pass, read_pattern_two_pass_with};
 pub use write::{
     write_csr, write_csr_file, write_dense, write_dense_file, write_pattern, write_pattern_file,
 };
