@@ -75,8 +75,10 @@
 
 mod augmented;
 mod checks;
+pub mod expint;
 mod krylov;
 pub mod leja;
+pub mod magnus;
 mod method;
 mod options;
 mod report;

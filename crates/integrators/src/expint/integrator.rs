@@ -118,7 +118,7 @@ impl<'a, B: Backend, S: Scalar> ExpIntegrator<'a, B, S> {
         A: LinearOperator<B, S> + ?Sized,
         G: Nonlinearity<B, S> + ?Sized,
     {
-        if !(h > 0.0 && h.is_finite()) || !t.is_finite() {
+        if !(h > 0.0 && h.is_finite() && t.is_finite()) {
             return Err(Error::invalid(
                 "h",
                 h,
@@ -214,7 +214,9 @@ impl<'a, B: Backend, S: Scalar> ExpIntegrator<'a, B, S> {
             o.g_evals += 2;
         }
         let unorm = be.nrm2(u)?.as_f64();
+        let bounds = g.jacobian_bounds(be, t, u)?;
         let dg = NonlinearJacobian {
+            bounds,
             g,
             t,
             u,

@@ -1,7 +1,7 @@
 //! The semilinear problem `u' = F(t, u) = A u + g(t, u)`: the user's nonlinearity and the
 //! Jacobian `J = A + ∂g/∂u` as a matrix-free operator.
 
-use matexp_core::{Backend, Error, LinearOperator, RealScalar, Result, Scalar};
+use matexp_core::{Backend, Error, LinearOperator, RealScalar, Result, Scalar, SpectralBounds};
 use std::sync::Mutex;
 
 /// The nonlinear part `g(t, u)` of `u' = A u + g(t, u)`, evaluated on a backend.
@@ -53,6 +53,19 @@ pub trait Nonlinearity<B: Backend, S: Scalar>: Send + Sync {
         Ok(false)
     }
 
+    /// A box containing the field of values of `∂g/∂u(t, u)` (for a pointwise reaction
+    /// term: `[min g', max g']`), or `None`. With the bounds of `A`, it gives the Jacobian's
+    /// bounds (their sum, by Weyl's inequalities for Hermitian parts), which saves the Leja
+    /// method a spectral estimate (up to 40 products) in every φ-combination.
+    fn jacobian_bounds(
+        &self,
+        _backend: &B,
+        _t: f64,
+        _u: &B::Vector<S>,
+    ) -> Result<Option<SpectralBounds>> {
+        Ok(None)
+    }
+
     /// Whether `∂g/∂u` is Hermitian wherever it is evaluated (e.g. a pointwise reaction
     /// term with real derivative); with a Hermitian `A` the Jacobian is then Hermitian, which
     /// lets the Leja method use a real focal interval.
@@ -74,6 +87,8 @@ pub(crate) struct NonlinearJacobian<'a, B: Backend, S: Scalar, G: ?Sized> {
     /// g(t, u), the base point of the difference.
     pub(crate) gu: &'a B::Vector<S>,
     pub(crate) unorm: f64,
+    /// Bounds of ∂g/∂u at (t, u), when the nonlinearity gives them.
+    pub(crate) bounds: Option<SpectralBounds>,
     /// u + εv and g(t, u + εv) of the difference quotient.
     pub(crate) scratch: Mutex<(B::Vector<S>, B::Vector<S>)>,
 }
@@ -150,5 +165,15 @@ where
     }
     fn is_hermitian(&self) -> bool {
         self.a.is_hermitian() && self.dg.g.jacobian_is_hermitian()
+    }
+    fn spectral_bounds(&self) -> Option<SpectralBounds> {
+        let (a, d) = (self.a.spectral_bounds()?, self.dg.bounds?);
+        SpectralBounds::new(
+            a.re_min + d.re_min,
+            a.re_max + d.re_max,
+            a.im_min + d.im_min,
+            a.im_max + d.im_max,
+        )
+        .ok()
     }
 }
