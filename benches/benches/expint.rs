@@ -1,0 +1,197 @@
+//! CPU benchmarks of the exponential and Magnus integrators:
+//!
+//! * seed 003's Table IV on the CPU backend: one exponential-Euler step of the combustion
+//!   problem (h = 10⁻⁴, φ-tolerance 10⁻⁴) in f64 and f32, error against the f64 step at 10⁻¹²;
+//! * one adaptive exprb32 / exprb43 / epirk4s3 run of the combustion problem to t = 10⁻³ at
+//!   tolerance 10⁻⁶ (error against exprb43 at 10⁻¹⁰);
+//! * one fourth-order Magnus step (Gauss and CF4:2) of the CNOT model's laboratory-frame
+//!   pulse Hamiltonian with 8 bath spins (n = 1024), and the whole gate without a bath
+//!   (fidelity as the error).
+//!
+//! Sizes: N = 32 points per axis by default, N = 64 with `MATEXP_BENCH_FULL=1`.
+
+#[path = "../../crates/integrators/examples/support/combustion.rs"]
+mod combustion;
+#[path = "../../crates/integrators/examples/support/nmr.rs"]
+mod nmr;
+
+use combustion::{Combustion, initial, rel_diff};
+use criterion::{Criterion, criterion_group, criterion_main};
+use matexp_benches::{Record, Recorder};
+use matexp_core::{CpuBackend, RealScalar, c64};
+use matexp_integrators::Tolerance;
+use matexp_integrators::expint::{ExpIntOptions, ExpIntegrator, PhiMethod, Scheme, Stepping};
+use matexp_integrators::magnus::{ExpMethod, Magnus, MagnusOptions, MagnusScheme, MagnusStepping};
+use matexp_stencil::{Boundary, Dim, Stencil};
+use nmr::{Nmr, Pulse, Segment};
+
+fn size() -> usize {
+    if std::env::var("MATEXP_BENCH_FULL").is_ok_and(|v| v == "1") {
+        64
+    } else {
+        32
+    }
+}
+
+fn record(case: &str, precision: &str, n: usize) -> Record {
+    let mut r = Record::new("expint", case, "cpu", precision).size("n", n);
+    r.device = matexp_benches::device_name();
+    r
+}
+
+fn euler_opts(tol: f64) -> ExpIntOptions {
+    ExpIntOptions {
+        scheme: Scheme::ExponentialEuler,
+        phi: PhiMethod::Leja,
+        tol: Tolerance::new(tol, 0.0),
+        phi_tol: Some(Tolerance::new(tol, 0.0)),
+        stepping: Stepping::Fixed { steps: 1 },
+        ..Default::default()
+    }
+}
+
+/// One exponential-Euler step: (result, products).
+fn euler<S: RealScalar>(n: usize, tol: f64) -> (Vec<S>, usize) {
+    let cpu = CpuBackend::new();
+    let a = Stencil::<S>::laplacian(Dim::Three, n, Boundary::Dirichlet).unwrap();
+    let mut integ = ExpIntegrator::new(&cpu, n * n * n, euler_opts(tol)).unwrap();
+    let mut w = initial::<S>(n);
+    let rep = integ.integrate(&a, &Combustion, 0.0, 1e-4, &mut w).unwrap();
+    (w, rep.matvecs)
+}
+
+fn bench_table4<S: RealScalar>(c: &mut Criterion, rec: &mut Recorder, n: usize, reference: &[f64]) {
+    let cpu = CpuBackend::new();
+    let a = Stencil::<S>::laplacian(Dim::Three, n, Boundary::Dirichlet).unwrap();
+    let mut integ = ExpIntegrator::new(&cpu, n * n * n, euler_opts(1e-4)).unwrap();
+    let w0 = initial::<S>(n);
+    let (w, products) = euler::<S>(n, 1e-4);
+    let id = format!("table4_exp_euler_{}", S::NAME);
+    let mut g = c.benchmark_group("expint");
+    g.sample_size(10);
+    g.bench_function(&id, |b| {
+        b.iter(|| {
+            let mut w = w0.clone();
+            integ.integrate(&a, &Combustion, 0.0, 1e-4, &mut w).unwrap();
+            w
+        })
+    });
+    g.finish();
+    let r = record("table4_exp_euler", S::NAME, n * n * n)
+        .size("points_per_axis", n)
+        .matvecs(products as u64)
+        .tol(1e-4)
+        .error(rel_diff(&w, reference));
+    rec.add("expint", &id, r, None);
+}
+
+fn bench(c: &mut Criterion) {
+    let n = size();
+    let mut rec = Recorder::new("expint");
+    let (reference, _) = euler::<f64>(n, 1e-12);
+    bench_table4::<f64>(c, &mut rec, n, &reference);
+    bench_table4::<f32>(c, &mut rec, n, &reference);
+
+    // Adaptive runs to t = 1e-3.
+    let cpu = CpuBackend::new();
+    let a = Stencil::<f64>::laplacian(Dim::Three, n, Boundary::Dirichlet).unwrap();
+    let len = n * n * n;
+    let t_end = 1e-3;
+    let run = |scheme: Scheme, tol: f64| {
+        let opts = ExpIntOptions {
+            scheme,
+            tol: Tolerance::new(tol, 0.0),
+            stepping: Stepping::Adaptive {
+                h0: Some(1e-4),
+                h_min: 1e-12,
+                h_max: 1.0,
+            },
+            ..Default::default()
+        };
+        let mut integ = ExpIntegrator::new(&cpu, len, opts).unwrap();
+        let mut w = initial::<f64>(n);
+        let rep = integ
+            .integrate(&a, &Combustion, 0.0, t_end, &mut w)
+            .unwrap();
+        (w, rep)
+    };
+    let (wref, _) = run(Scheme::Exprb43, 1e-10);
+    let mut g = c.benchmark_group("expint");
+    g.sample_size(10);
+    for scheme in [Scheme::Exprb32, Scheme::Exprb43, Scheme::Epirk4s3] {
+        let (w, rep) = run(scheme, 1e-6);
+        let id = format!("combustion_adaptive_{}", scheme.name());
+        g.bench_function(&id, |b| b.iter(|| run(scheme, 1e-6)));
+        let mut r = record(&id, "f64", len)
+            .size("points_per_axis", n)
+            .matvecs(rep.matvecs as u64)
+            .tol(1e-6)
+            .error(rel_diff(&w, &wref));
+        r.extra.insert("steps".into(), rep.steps.into());
+        r.extra.insert("phi_calls".into(), rep.phi_calls.into());
+        r.extra.insert("t_end".into(), t_end.into());
+        rec.add("expint", &id, r, None);
+    }
+
+    // Magnus steps of the CNOT model's pulse Hamiltonian with 8 bath spins.
+    let model = Nmr::seed000(8, 1e-6);
+    let dim = model.dim();
+    let pulse = Segment {
+        model: &model,
+        pulse: Some((
+            Pulse {
+                qubit: 1,
+                axis: 'x',
+                angle: std::f64::consts::PI,
+            },
+            -0.5,
+        )),
+    };
+    let psi0: Vec<c64> = (0..dim)
+        .map(|i| c64::new(1.0, 0.0) / ((dim as f64).sqrt() * (1.0 + 0.0 * i as f64)))
+        .collect();
+    for scheme in [MagnusScheme::Gauss4, MagnusScheme::CommutatorFree4] {
+        let opts = MagnusOptions {
+            scheme,
+            method: ExpMethod::Lanczos,
+            exp_tol: Tolerance::new(1e-10, 0.0),
+            stepping: MagnusStepping::Fixed { steps: 1 },
+            ..Default::default()
+        };
+        let mut m = Magnus::new(&cpu, dim, opts).unwrap();
+        let mut psi = psi0.clone();
+        let (_, products) = m.step(&pulse, 0.0, 0.05, &mut psi).unwrap();
+        let id = format!("magnus_step_{scheme:?}");
+        g.bench_function(&id, |b| {
+            b.iter(|| {
+                let mut psi = psi0.clone();
+                m.step(&pulse, 0.0, 0.05, &mut psi).unwrap()
+            })
+        });
+        rec.add(
+            "expint",
+            &id,
+            record(&id, "c64", dim).matvecs(products as u64).tol(1e-10),
+            None,
+        );
+    }
+    let no_bath = Nmr::seed000(0, 0.0);
+    let (f, _, cost) = nmr::gate_fidelity(&no_bath, MagnusScheme::Gauss4, 1e-10).unwrap();
+    g.bench_function("cnot_gate_gauss4", |b| {
+        b.iter(|| nmr::gate_fidelity(&no_bath, MagnusScheme::Gauss4, 1e-10).unwrap())
+    });
+    rec.add(
+        "expint",
+        "cnot_gate_gauss4",
+        record("cnot_gate_gauss4", "c64", 4)
+            .matvecs(cost.matvecs as u64)
+            .tol(1e-10)
+            .error(1.0 - f),
+        None,
+    );
+    g.finish();
+    rec.finish().unwrap();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,396 @@
+//! GPU benchmarks of the exponential integrators: seed 003's combustion problem
+//! (`crates/integrators/examples/support/combustion.rs`: w' = Δw + g(1 + w) on N³ interior
+//! points, homogeneous Dirichlet, g(u) = ¼(2 − u)e^{20(1 − 1/u)}) with the matrix-free
+//! `GpuStencil` and the source evaluated on the GPU (`matexp_stencil::gpu::pointwise`).
+//!
+//! * Table IV: one exponential-Euler step, h = 10⁻⁴, φ-tolerance 10⁻⁴, N = 256 (16.8 M
+//!   points), f64 and f32, on the GPU and on the host CPU backend (same binary, same step):
+//!   time (median of the repetitions after a warm-up), products, relative error against the
+//!   f64 step at tolerance 10⁻¹² on the GPU. The seed reports 1.5 s / 1.2 s (f64 / f32) on a
+//!   Tesla C1060 and 9.5 s / 5.6 s on two Xeons with 40 products.
+//! * The adaptive run: exprb32, exprb43 and epirk4s3 at tolerance 10⁻⁶ to t = 0.01 on
+//!   N = 128 (f64), Jacobian action by directional differences on the GPU, against exprb43 at
+//!   10⁻⁹: time, steps, products, error.
+//!
+//! ```text
+//! cargo bench -p matexp-benches --bench gpu_expint -- [--out DIR] [--small] [--reps N] [--no-cpu]
+//! ```
+//! `--small`: N = 64 and 32. Records (one JSON object per line) go to `DIR/expint.jsonl`
+//! (default `target/bench-records`). Exit status 3 means no GPU.
+
+#[path = "../../crates/integrators/examples/support/combustion.rs"]
+mod combustion;
+
+use combustion::{Combustion, initial, rel_diff};
+use matexp_benches::Record;
+use matexp_core::{Backend, CpuBackend, RealScalar, Result as MResult};
+use matexp_gpu::rt::DeviceElement;
+use matexp_gpu::{GpuBackend, GpuVector};
+use matexp_integrators::Tolerance;
+use matexp_integrators::expint::{
+    ExpIntOptions, ExpIntegrator, Nonlinearity, PhiMethod, Scheme, Stepping,
+};
+use matexp_stencil::gpu::{GpuStencil, pointwise};
+use matexp_stencil::{Boundary, Dim, Pointwise, Stencil};
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Instant;
+
+type Res<T> = Result<T, String>;
+
+fn err<E: std::fmt::Display>(e: E) -> String {
+    e.to_string()
+}
+
+struct Args {
+    out: PathBuf,
+    small: bool,
+    reps: usize,
+    cpu: bool,
+}
+
+fn parse_args() -> Args {
+    let mut a = Args {
+        out: std::env::var("MATEXP_BENCH_RECORDS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|_| PathBuf::from("target/bench-records")),
+        small: false,
+        reps: 5,
+        cpu: true,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(s) = it.next() {
+        match s.as_str() {
+            "--out" => a.out = it.next().map(PathBuf::from).unwrap_or(a.out),
+            "--small" => a.small = true,
+            "--no-cpu" => a.cpu = false,
+            "--reps" => a.reps = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.reps),
+            _ => {}
+        }
+    }
+    a
+}
+
+/// g(1 + w) on the GPU: 1 + w by an axpby with a vector of ones, then the seed's source kernel.
+struct GpuCombustion<S: RealScalar + DeviceElement> {
+    ones: GpuVector<S>,
+    shifted: Mutex<GpuVector<S>>,
+}
+
+impl<S: RealScalar + DeviceElement> GpuCombustion<S> {
+    fn new(gpu: &GpuBackend, n: usize) -> MResult<Self> {
+        Ok(GpuCombustion {
+            ones: gpu.upload(&vec![S::one(); n])?,
+            shifted: Mutex::new(gpu.zeros(n)?),
+        })
+    }
+}
+
+impl<S: RealScalar + DeviceElement> Nonlinearity<GpuBackend, S> for GpuCombustion<S> {
+    fn eval(
+        &self,
+        gpu: &GpuBackend,
+        _t: f64,
+        w: &GpuVector<S>,
+        out: &mut GpuVector<S>,
+    ) -> MResult<()> {
+        let mut u = self
+            .shifted
+            .lock()
+            .map_err(|_| matexp_core::Error::Device("lock poisoned".into()))?;
+        gpu.copy(&self.ones, &mut u)?;
+        gpu.axpby(S::one(), w, S::one(), &mut u)?;
+        pointwise(gpu, Pointwise::Combustion, &u, out)
+    }
+    fn is_autonomous(&self) -> bool {
+        true
+    }
+    fn jacobian_is_hermitian(&self) -> bool {
+        true
+    }
+}
+
+fn options(scheme: Scheme, stepping: Stepping, tol: f64, phi_tol: f64) -> ExpIntOptions {
+    ExpIntOptions {
+        scheme,
+        phi: PhiMethod::Leja,
+        tol: Tolerance::new(tol, 0.0),
+        phi_tol: Some(Tolerance::new(phi_tol, 0.0)),
+        stepping,
+        ..Default::default()
+    }
+}
+
+/// Median seconds of `reps` runs of one exponential-Euler step (after one warm-up), the
+/// products of one and its result, on the GPU.
+fn euler_gpu<S: RealScalar + DeviceElement>(
+    gpu: &GpuBackend,
+    n: usize,
+    tol: f64,
+    reps: usize,
+) -> Res<(f64, usize, Vec<S>)> {
+    let host = Stencil::<S>::laplacian(Dim::Three, n, Boundary::Dirichlet).map_err(err)?;
+    let a = GpuStencil::new(gpu, &host).map_err(err)?;
+    let len = n * n * n;
+    let g = GpuCombustion::<S>::new(gpu, len).map_err(err)?;
+    let opts = options(
+        Scheme::ExponentialEuler,
+        Stepping::Fixed { steps: 1 },
+        tol,
+        tol,
+    );
+    let mut integ = ExpIntegrator::new(gpu, len, opts).map_err(err)?;
+    let w0 = gpu.upload(&initial::<S>(n)).map_err(err)?;
+    let mut w = gpu.zeros::<S>(len).map_err(err)?;
+    let mut times = Vec::new();
+    let mut products = 0;
+    for _ in 0..reps + 1 {
+        gpu.copy(&w0, &mut w).map_err(err)?;
+        gpu.synchronize().map_err(err)?;
+        let clock = Instant::now();
+        let rep = integ.integrate(&a, &g, 0.0, 1e-4, &mut w).map_err(err)?;
+        gpu.synchronize().map_err(err)?;
+        times.push(clock.elapsed().as_secs_f64());
+        products = rep.matvecs;
+    }
+    times.remove(0);
+    Ok((median(&mut times), products, gpu.to_host(&w).map_err(err)?))
+}
+
+fn euler_cpu<S: RealScalar>(n: usize, tol: f64, reps: usize) -> Res<(f64, usize, Vec<S>)> {
+    let cpu = CpuBackend::new();
+    let a = Stencil::<S>::laplacian(Dim::Three, n, Boundary::Dirichlet).map_err(err)?;
+    let opts = options(
+        Scheme::ExponentialEuler,
+        Stepping::Fixed { steps: 1 },
+        tol,
+        tol,
+    );
+    let mut integ = ExpIntegrator::new(&cpu, n * n * n, opts).map_err(err)?;
+    let mut times = Vec::new();
+    let mut products = 0;
+    let mut w = initial::<S>(n);
+    for _ in 0..reps + 1 {
+        w = initial::<S>(n);
+        let clock = Instant::now();
+        let rep = integ
+            .integrate(&a, &Combustion, 0.0, 1e-4, &mut w)
+            .map_err(err)?;
+        times.push(clock.elapsed().as_secs_f64());
+        products = rep.matvecs;
+    }
+    times.remove(0);
+    Ok((median(&mut times), products, w))
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+fn main() {
+    let args = parse_args();
+    let gpu = match GpuBackend::new(0) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("gpu_expint: no CUDA device: {e}");
+            std::process::exit(3);
+        }
+    };
+    if let Err(e) = run(&gpu, &args) {
+        eprintln!("gpu_expint: FAILED: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run(gpu: &GpuBackend, args: &Args) -> Res<()> {
+    let info = gpu.device().info().clone();
+    let tag = std::env::var("MATEXP_BENCH_DEVICE").unwrap_or_else(|_| info.short_name());
+    println!("device: {info}");
+    let mut records = Vec::new();
+    let mut summary = Vec::new();
+    let (n, n_adaptive) = if args.small { (64, 32) } else { (256, 128) };
+    let record = |case: &str,
+                  backend: &str,
+                  precision: &str,
+                  n: usize,
+                  secs: f64,
+                  reps: usize,
+                  products: usize,
+                  tol: f64,
+                  error: f64| {
+        let mut r = Record::new("expint", case, backend, precision)
+            .size("n", n * n * n)
+            .size("points_per_axis", n)
+            .matvecs(products as u64)
+            .tol(tol)
+            .error(error);
+        r.device = if backend == "cpu" {
+            format!("{tag}-host")
+        } else {
+            tag.clone()
+        };
+        r.time_s = secs;
+        r.reps = reps as u64;
+        r
+    };
+
+    // Table IV.
+    let (_, ref_products, reference) = euler_gpu::<f64>(gpu, n, 1e-12, 1)?;
+    println!("Table IV reference (f64, tol 1e-12): {ref_products} products");
+    let (t64, p64, w64) = euler_gpu::<f64>(gpu, n, 1e-4, args.reps)?;
+    let (t32, p32, w32) = euler_gpu::<f32>(gpu, n, 1e-4, args.reps)?;
+    let (e64, e32) = (rel_diff(&w64, &reference), rel_diff(&w32, &reference));
+    records.push(record(
+        "table4_exp_euler",
+        "gpu",
+        "f64",
+        n,
+        t64,
+        args.reps,
+        p64,
+        1e-4,
+        e64,
+    ));
+    records.push(record(
+        "table4_exp_euler",
+        "gpu",
+        "f32",
+        n,
+        t32,
+        args.reps,
+        p32,
+        1e-4,
+        e32,
+    ));
+    summary.push(format!(
+        "Table IV N={n} gpu f64: {t64:.4} s, {p64} products, error {e64:.2e}"
+    ));
+    summary.push(format!(
+        "Table IV N={n} gpu f32: {t32:.4} s, {p32} products, error {e32:.2e}"
+    ));
+    if args.cpu {
+        let (c64t, c64p, c64w) = euler_cpu::<f64>(n, 1e-4, 1.max(args.reps / 2))?;
+        let (c32t, c32p, c32w) = euler_cpu::<f32>(n, 1e-4, 1.max(args.reps / 2))?;
+        let (ec64, ec32) = (rel_diff(&c64w, &reference), rel_diff(&c32w, &reference));
+        let mut r = record(
+            "table4_exp_euler",
+            "cpu",
+            "f64",
+            n,
+            c64t,
+            1.max(args.reps / 2),
+            c64p,
+            1e-4,
+            ec64,
+        );
+        r.extra.insert("gpu_speedup".into(), (c64t / t64).into());
+        records.push(r);
+        let mut r = record(
+            "table4_exp_euler",
+            "cpu",
+            "f32",
+            n,
+            c32t,
+            1.max(args.reps / 2),
+            c32p,
+            1e-4,
+            ec32,
+        );
+        r.extra.insert("gpu_speedup".into(), (c32t / t32).into());
+        records.push(r);
+        summary.push(format!(
+            "Table IV N={n} cpu f64: {c64t:.3} s ({:.1}x gpu), f32: {c32t:.3} s ({:.1}x gpu)",
+            c64t / t64,
+            c32t / t32
+        ));
+    }
+    write_records(&args.out, &records)?;
+    records.clear();
+
+    // The adaptive run to t = 0.01.
+    let m = n_adaptive;
+    let host = Stencil::<f64>::laplacian(Dim::Three, m, Boundary::Dirichlet).map_err(err)?;
+    let a = GpuStencil::new(gpu, &host).map_err(err)?;
+    let len = m * m * m;
+    let g = GpuCombustion::<f64>::new(gpu, len).map_err(err)?;
+    let adaptive = Stepping::Adaptive {
+        h0: Some(1e-4),
+        h_min: 1e-12,
+        h_max: 1.0,
+    };
+    let t_end = 0.01;
+    let run_one = |scheme: Scheme,
+                   tol: f64|
+     -> Res<(f64, Vec<f64>, matexp_integrators::expint::ExpIntReport)> {
+        let mut integ = ExpIntegrator::new(gpu, len, options(scheme, adaptive, tol, tol / 10.0))
+            .map_err(err)?;
+        let mut w = gpu.upload(&initial::<f64>(m)).map_err(err)?;
+        gpu.synchronize().map_err(err)?;
+        let clock = Instant::now();
+        let rep = integ.integrate(&a, &g, 0.0, t_end, &mut w).map_err(err)?;
+        gpu.synchronize().map_err(err)?;
+        Ok((
+            clock.elapsed().as_secs_f64(),
+            gpu.to_host(&w).map_err(err)?,
+            rep,
+        ))
+    };
+    let (_, wref, rref) = run_one(Scheme::Exprb43, 1e-9)?;
+    println!(
+        "adaptive reference exprb43 tol 1e-9: {} steps, {} products",
+        rref.steps, rref.matvecs
+    );
+    for scheme in [Scheme::Exprb32, Scheme::Exprb43, Scheme::Epirk4s3] {
+        let (secs, w, rep) = run_one(scheme, 1e-6)?;
+        let e = rel_diff(&w, &wref);
+        let mut r = record(
+            &format!("combustion_adaptive_{}", scheme.name()),
+            "gpu",
+            "f64",
+            m,
+            secs,
+            1,
+            rep.matvecs,
+            1e-6,
+            e,
+        );
+        r.extra.insert("t_end".into(), t_end.into());
+        r.extra.insert("steps".into(), rep.steps.into());
+        r.extra.insert("rejected".into(), rep.rejected.into());
+        r.extra.insert("phi_calls".into(), rep.phi_calls.into());
+        r.extra.insert("g_evals".into(), rep.g_evals.into());
+        records.push(r);
+        summary.push(format!(
+            "adaptive N={m} {}: {secs:.3} s, {} steps, {} products, error {e:.2e}",
+            scheme.name(),
+            rep.steps,
+            rep.matvecs
+        ));
+    }
+    write_records(&args.out, &records)?;
+    println!("\nsummary ({tag}):");
+    for s in summary {
+        println!("  {s}");
+    }
+    Ok(())
+}
+
+fn write_records(dir: &PathBuf, records: &[Record]) -> Res<()> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
+    let mut text = String::new();
+    for r in records {
+        text.push_str(&serde_json::to_string(r).map_err(err)?);
+        text.push('\n');
+    }
+    let path = dir.join("expint.jsonl");
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .map_err(|e| format!("write {}: {e}", path.display()))?;
+    println!("records: {}", path.display());
+    Ok(())
+}
