@@ -1,6 +1,8 @@
 //! Compressed sparse row matrices over the four scalar types and two index widths.
 
-use crate::pattern::{canonicalize_in_place, transpose_raw};
+// Older path of the coordinate assembly, kept for the modules that import it from here.
+pub(crate) use crate::raw::coo_to_csr;
+use crate::raw::{canonicalize_in_place, transpose_raw};
 use crate::{CsrIndex, PatternCsr};
 use matexp_core::{Error, Result, Scalar, SpectralBounds};
 use rayon::prelude::*;
@@ -62,34 +64,6 @@ impl<S: Scalar, I: CsrIndex> PartialEq for CsrMatrix<S, I> {
     fn eq(&self, other: &Self) -> bool {
         self.pattern == other.pattern && self.values == other.values
     }
-}
-
-/// Counting sort of coordinates by row, stable within rows. O(nnz + nrows), serial.
-pub(crate) fn coo_to_csr<I: CsrIndex, V: Copy + Default>(
-    nrows: usize,
-    rows: &[I],
-    cols: &[I],
-    vals: &[V],
-) -> (Vec<I>, Vec<I>, Vec<V>) {
-    let nnz = rows.len();
-    let mut next = vec![0usize; nrows + 1];
-    for r in rows {
-        next[r.as_usize() + 1] += 1;
-    }
-    for i in 0..nrows {
-        next[i + 1] += next[i];
-    }
-    let row_ptr: Vec<I> = next.iter().map(|&c| I::narrow(c)).collect();
-    let mut col_idx = vec![I::narrow(0); nnz];
-    let mut out = vec![V::default(); nnz];
-    for k in 0..nnz {
-        let r = rows[k].as_usize();
-        let dst = next[r];
-        next[r] += 1;
-        col_idx[dst] = cols[k];
-        out[dst] = vals[k];
-    }
-    (row_ptr, col_idx, out)
 }
 
 fn check_finite<S: Scalar>(values: &[S], context: &str) -> Result<()> {
@@ -509,5 +483,12 @@ impl<S: Scalar, I: CsrIndex> CsrMatrix<S, I> {
     ) -> Result<CsrMatrix<T, I>> {
         let values: Vec<T> = self.values.par_iter().map(|&v| f(v)).collect();
         CsrMatrix::from_pattern(self.pattern.clone(), values)
+    }
+}
+
+impl<I: CsrIndex> PatternCsr<I> {
+    /// The weighted matrix with every stored entry equal to `value`.
+    pub fn with_values<S: Scalar>(&self, value: S) -> CsrMatrix<S, I> {
+        CsrMatrix::from_pattern_trusted(self.clone(), vec![value; self.nnz()])
     }
 }

@@ -62,6 +62,8 @@
 //! # Ok::<(), matexp_core::Error>(())
 //! ```
 
+#![warn(missing_docs)]
+
 mod csr;
 pub mod fixtures;
 pub mod generators;
@@ -71,12 +73,18 @@ pub mod matrix_market;
 pub mod operator;
 mod parallel;
 mod pattern;
+mod raw;
 mod sprs_interop;
 
 pub use csr::CsrMatrix;
 pub use gershgorin::gershgorin_box;
 pub use index::CsrIndex;
-pub use pattern::{PatternCsr, validate as validate_csr};
+pub use pattern::PatternCsr;
+pub use raw::validate as validate_csr;
 
 #[cfg(doc)]
 use matexp_core::{LinearOperator, SpectralBounds};
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
