@@ -175,6 +175,11 @@ pub struct Sum<A, C> {
 
 impl<A, C> Sum<A, C> {
     /// The operator `a + b`; the shapes are checked by [`Sum::try_new`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DimensionMismatch`](crate::Error::DimensionMismatch) if the two terms differ in
+    /// rows or columns.
     pub fn try_new<B: Backend, S: Scalar>(a: A, b: C) -> Result<Self>
     where
         A: LinearOperator<B, S>,

@@ -125,6 +125,10 @@ impl Error {
 }
 
 /// Checks that `found == expected`, naming `context` in the error otherwise.
+///
+/// # Errors
+///
+/// [`Error::DimensionMismatch`] with `context`, `expected` and `found` when they differ.
 pub fn check_dim(context: &str, expected: usize, found: usize) -> Result<()> {
     if expected == found {
         Ok(())

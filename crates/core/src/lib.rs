@@ -18,6 +18,8 @@
 //! # Ok::<(), matexp_core::Error>(())
 //! ```
 
+#![warn(missing_docs)]
+
 mod backend;
 mod combinators;
 mod cpu;
@@ -36,3 +38,7 @@ pub use scalar::{RealScalar, Scalar, c32, c64};
 pub use time_dependent::{AtTime, Autonomous, TimeDependentOperator};
 
 pub use num_complex::Complex;
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -19,11 +19,21 @@ pub struct SpectralBounds {
 
 impl SpectralBounds {
     /// A real interval `[lo, hi]` (spectrum of a symmetric / Hermitian operator).
+    ///
+    /// # Errors
+    ///
+    /// As [`SpectralBounds::new`]: [`Error::InvalidArgument`] if a bound is not finite or `lo >
+    /// hi`.
     pub fn real(lo: f64, hi: f64) -> Result<Self> {
         Self::new(lo, hi, 0.0, 0.0)
     }
 
     /// A box; rejects non-finite or inverted bounds.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] naming the bound that is not finite, or the pair that is
+    /// inverted (`re_min > re_max`, `im_min > im_max`).
     pub fn new(re_min: f64, re_max: f64, im_min: f64, im_max: f64) -> Result<Self> {
         for (name, v) in [
             ("re_min", re_min),
@@ -148,6 +158,11 @@ pub struct DenseMatrixOperator<S: Scalar> {
 
 impl<S: Scalar> DenseMatrixOperator<S> {
     /// An `n × m` matrix from row-major `data`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DimensionMismatch`] if `data.len() != n·m`, [`Error::NonFinite`] for a NaN or
+    /// infinite entry (with its row-major index).
     pub fn new(n: usize, m: usize, data: Vec<S>) -> Result<Self> {
         check_dim("DenseMatrixOperator: data length (n·m)", n * m, data.len())?;
         if let Some((i, v)) = crate::norms::first_non_finite(&data) {

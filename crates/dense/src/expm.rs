@@ -106,9 +106,12 @@ pub struct ExpmInfo {
 /// ≲ κ_exp(A)·u‖e^A‖, with κ_exp the condition number of the exponential (≈ ‖A‖ for normal
 /// A; larger for strongly nonnormal A).
 ///
-/// **Errors.** [`Error::DimensionMismatch`](matexp_core::Error::DimensionMismatch) if A is not square, [`Error::NonFinite`](matexp_core::Error::NonFinite) if A has
-/// a NaN/∞ entry or e^A overflows, [`Error::Lapack`](matexp_core::Error::Lapack) if the Padé denominator is singular
-/// (cannot happen for the chosen degrees in exact arithmetic).
+/// # Errors
+///
+/// [`Error::DimensionMismatch`](matexp_core::Error::DimensionMismatch) if A is not square,
+/// [`Error::NonFinite`](matexp_core::Error::NonFinite) if A has a NaN/∞ entry or e^A overflows,
+/// [`Error::Lapack`](matexp_core::Error::Lapack) if the Padé denominator is singular (cannot
+/// happen for the chosen degrees in exact arithmetic).
 ///
 /// ```
 /// use matexp_dense::{Matrix, expm};
@@ -125,6 +128,10 @@ pub fn expm<S: Scalar>(a: &Matrix<S>) -> Result<Matrix<S>> {
 }
 
 /// [`expm`] that also reports the Padé degree and the number of squarings it chose.
+///
+/// # Errors
+///
+/// As [`expm`].
 ///
 /// ```
 /// use matexp_dense::{Matrix, expm_with_info};

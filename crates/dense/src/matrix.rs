@@ -67,6 +67,10 @@ impl<S: Scalar> Matrix<S> {
     }
 
     /// Takes ownership of column-major `data` (length `nrows·ncols`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DimensionMismatch`] if `data.len() != nrows·ncols`.
     pub fn from_col_major(nrows: usize, ncols: usize, data: Vec<S>) -> Result<Self> {
         check_dim(
             "Matrix::from_col_major: data length (nrows·ncols)",
@@ -77,6 +81,10 @@ impl<S: Scalar> Matrix<S> {
     }
 
     /// Copies row-major `data` (length `nrows·ncols`), the order matrices are usually written in.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DimensionMismatch`] if `data.len() != nrows·ncols`.
     pub fn from_row_major(nrows: usize, ncols: usize, data: &[S]) -> Result<Self> {
         check_dim(
             "Matrix::from_row_major: data length (nrows·ncols)",
@@ -157,6 +165,10 @@ impl<S: Scalar> Matrix<S> {
     }
 
     /// The block of rows `r0..r0+nr`, columns `c0..c0+nc`, copied.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DimensionMismatch`] if the block reaches past the last row or column.
     pub fn submatrix(&self, r0: usize, c0: usize, nr: usize, nc: usize) -> Result<Self> {
         if r0 + nr > self.nrows {
             return Err(Error::dim("Matrix::submatrix: rows", self.nrows, r0 + nr));
@@ -184,6 +196,10 @@ impl<S: Scalar> Matrix<S> {
     }
 
     /// A ← A + α·B.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DimensionMismatch`] if B has another shape.
     pub fn add_scaled(&mut self, alpha: S, b: &Matrix<S>) -> Result<()> {
         self.check_same_shape("Matrix::add_scaled", b)?;
         for (x, &y) in self.data.iter_mut().zip(&b.data) {
@@ -193,6 +209,10 @@ impl<S: Scalar> Matrix<S> {
     }
 
     /// A ← A + α·I (A square).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DimensionMismatch`] if A is not square.
     pub fn add_identity(&mut self, alpha: S) -> Result<()> {
         self.check_square("Matrix::add_identity")?;
         for i in 0..self.nrows {
@@ -201,7 +221,11 @@ impl<S: Scalar> Matrix<S> {
         Ok(())
     }
 
-    /// The product A·B (BLAS for `f64`/`c64`). Cost 2·m·n·k flops.
+    /// The product A·B through [`gemm`](crate::gemm). Cost 2·m·n·k flops.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DimensionMismatch`] if the columns of A and the rows of B differ.
     pub fn matmul(&self, b: &Matrix<S>) -> Result<Matrix<S>> {
         let mut c = Matrix::zeros(self.nrows, b.ncols);
         crate::gemm(S::one(), self, b, S::zero(), &mut c)?;
@@ -209,6 +233,10 @@ impl<S: Scalar> Matrix<S> {
     }
 
     /// The product A·x.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DimensionMismatch`] if `x.len()` is not the number of columns.
     pub fn matvec(&self, x: &[S]) -> Result<Vec<S>> {
         check_dim("Matrix::matvec: x length", self.ncols, x.len())?;
         let mut y = vec![S::zero(); self.nrows];
@@ -266,7 +294,11 @@ impl<S: Scalar> Matrix<S> {
         (0..self.ncols).all(|j| ((j + 1)..self.nrows).all(|i| self[(i, j)] == S::zero()))
     }
 
-    /// Errors with [`Error::DimensionMismatch`] unless square; `context` names the caller.
+    /// Checks that the matrix is square.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DimensionMismatch`] unless square; `context` names the caller.
     pub fn check_square(&self, context: &str) -> Result<()> {
         check_dim(
             &format!("{context}: matrix must be square (columns vs rows)"),
@@ -275,7 +307,11 @@ impl<S: Scalar> Matrix<S> {
         )
     }
 
-    /// Errors with [`Error::NonFinite`] (row-major index `i·ncols + j`, and the position in the
+    /// Checks that every entry is finite.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NonFinite`] (row-major index `i·ncols + j`, and the position in the
     /// message) if an entry is NaN or infinite.
     pub fn check_finite(&self, context: &str) -> Result<()> {
         match self.first_non_finite() {

@@ -16,7 +16,9 @@ use matexp_core::{Error, RealScalar, Result, Scalar, check_dim};
 ///
 /// Cost: one [`expm`] of order (p+1)·n, i.e. O((p+1)³n³). Accuracy: that of `expm` on M.
 ///
-/// Errors: those of [`expm`].
+/// # Errors
+///
+/// Those of [`expm`].
 ///
 /// ```
 /// use matexp_dense::{Matrix, phi_functions};
@@ -57,7 +59,9 @@ pub fn phi_functions<S: Scalar>(a: &Matrix<S>, p: usize) -> Result<Vec<Matrix<S>
 ///
 /// Cost: one [`expm`] of order n + p. Accuracy: that of `expm` on the augmented matrix.
 ///
-/// Errors: [`Error::DimensionMismatch`] if A is not square or `b.len() != n`,
+/// # Errors
+///
+/// [`Error::DimensionMismatch`] if A is not square or `b.len() != n`,
 /// [`Error::NonFinite`] for NaN/∞ in A or b, and those of [`expm`].
 ///
 /// ```

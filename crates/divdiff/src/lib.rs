@@ -86,6 +86,8 @@
 //! # Ok::<(), matexp_core::Error>(())
 //! ```
 
+#![warn(missing_docs)]
+
 mod newton;
 mod phi;
 mod recurrence;
@@ -164,8 +166,10 @@ impl<T: DdScalar> Affine<T> {
     /// The Leja-method map `ξ ↦ h·(c + γ·ξ)` for a step `h`, interval centre `c` and
     /// quarter-length `γ` (capacity) of the focal interval.
     ///
-    /// Errors with [`Error::InvalidArgument`] naming `h`, `c` or `gamma` when one is not
-    /// finite, or `alpha`/`beta` when the product overflows.
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] naming `h`, `c` or `gamma` when one is not finite, or
+    /// `alpha`/`beta` when the product overflows.
     pub fn from_step(h: f64, c: T, gamma: T) -> Result<Self> {
         if !h.is_finite() {
             return Err(Error::invalid("h", h, "the step must be finite"));
@@ -221,7 +225,9 @@ pub struct DividedDifferences<T> {
 
 /// `d_j = g[ξ_0..ξ_j]` for `g(ξ) = f(α + β·ξ)`, `j = 0..nodes.len()−1`.
 ///
-/// Errors ([`Error`]): empty `nodes` or more than [`MAX_NODES`] (`InvalidArgument`,
+/// # Errors
+///
+/// [`Error`]: empty `nodes` or more than [`MAX_NODES`] (`InvalidArgument`,
 /// `nodes`); a NaN or infinite node (`NonFinite`, with its index); non-finite `α`/`β`
 /// (`InvalidArgument`); `k > MAX_PHI_ORDER` (`InvalidArgument`, `k`); repeated nodes with
 /// [`Method::Recurrence`] (`InvalidArgument`, `nodes`); spread above [`MAX_SPREAD`] with
@@ -238,6 +244,10 @@ pub fn divided_differences<T: DdScalar>(
 
 /// As [`divided_differences`], also reporting the method used, the number of products and
 /// the spread.
+///
+/// # Errors
+///
+/// As [`divided_differences`].
 pub fn divided_differences_detailed<T: DdScalar>(
     f: Function,
     map: Affine<T>,
@@ -296,7 +306,11 @@ pub fn divided_differences_detailed<T: DdScalar>(
 }
 
 /// The method [`Method::Auto`] picks for these nodes and map (the argument is returned
-/// unchanged when it is not `Auto`). Errors like [`divided_differences`] on invalid input.
+/// unchanged when it is not `Auto`).
+///
+/// # Errors
+///
+/// As [`divided_differences`], for invalid nodes or map.
 pub fn resolve_method<T: DdScalar>(
     method: Method,
     map: Affine<T>,
@@ -313,6 +327,11 @@ pub fn resolve_method<T: DdScalar>(
 
 /// `φ_k(z)` (with `φ_0 = exp`), to about 14 digits for `k ≤ 4` and 12 up to
 /// [`MAX_PHI_ORDER`].
+///
+/// # Errors
+///
+/// [`Error::InvalidArgument`] for `k > MAX_PHI_ORDER` or a non-finite `z`,
+/// [`Error::NonFinite`] when `φ_k(z)` overflows.
 ///
 /// ```
 /// let z = -3.0_f64;
@@ -412,3 +431,7 @@ fn leja_ordered(nodes: &[f64]) -> bool {
     }
     true
 }
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

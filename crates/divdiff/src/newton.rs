@@ -8,8 +8,11 @@ use matexp_core::{Result, check_dim};
 ///
 /// `nodes` are the interpolation nodes the coefficients belong to (the last node is not
 /// used by the formula but its presence is checked, so that a coefficient vector is never
-/// paired with the wrong node list). Errors with [`matexp_core::Error::DimensionMismatch`]
-/// when the lengths differ.
+/// paired with the wrong node list).
+///
+/// # Errors
+///
+/// [`matexp_core::Error::DimensionMismatch`] when the lengths differ.
 ///
 /// ```
 /// use matexp_divdiff::newton_eval;

@@ -89,6 +89,8 @@
 //! # Ok::<(), matexp_core::Error>(())
 //! ```
 
+#![warn(missing_docs)]
+
 mod discrete;
 mod fast;
 mod gershgorin;
@@ -115,3 +117,7 @@ pub use tridiagonal::{
 
 #[doc(no_inline)]
 pub use matexp_core::{LinearOperator, SpectralBounds};
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
