@@ -238,3 +238,32 @@ fn fused_rk4_equals_the_generic_rk4() {
     let e = rel_err(&gpu.to_host(&pg).unwrap(), &psi);
     assert!(e < 1e-13, "fused vs generic RK4: {e:e}");
 }
+
+/// The Leja propagator e^{−iHt}ψ₀ with the frozen GPU operator equals the CPU one.
+#[test]
+#[ignore = "needs an NVIDIA GPU; run by the GPU bundle"]
+fn leja_propagator_on_the_gpu_operator() {
+    use matexp_integrators::{LejaOptions, Tolerance, leja_schrodinger};
+    let gpu = GpuBackend::new(0).unwrap();
+    let cpu = CpuBackend;
+    let h = model(12, 6, false);
+    let psi0 = random(h.basis().dim() as usize, 5);
+    let nrm = cpu.nrm2(&psi0).unwrap();
+    let psi0: Vec<c64> = psi0.iter().map(|z| z / nrm).collect();
+    let opts = LejaOptions {
+        tol: Tolerance::relative(1e-10),
+        ..Default::default()
+    };
+    let (want, _) = leja_schrodinger(&cpu, &h.at(0.3).unwrap(), 2.0, &psi0, &opts).unwrap();
+    let op = GpuBoseHubbard::new(&gpu, &h, GpuLookup::DeltaPacked).unwrap();
+    let (got, _) = leja_schrodinger(
+        &gpu,
+        &op.at(0.3).unwrap(),
+        2.0,
+        &gpu.upload(&psi0).unwrap(),
+        &opts,
+    )
+    .unwrap();
+    let e = rel_err(&gpu.to_host(&got).unwrap(), &want);
+    assert!(e < 1e-9, "GPU vs CPU Leja propagator: {e:e}");
+}
