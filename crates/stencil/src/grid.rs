@@ -121,18 +121,22 @@ impl Grid {
 
     /// The spacing `h` (see [`Boundary`]).
     pub fn h(&self) -> f64 {
+        1.0 / self.cells()
+    }
+
+    /// Intervals per unit length, `1/h` (an integer: N + 1, N or N − 1).
+    fn cells(&self) -> f64 {
         let n = self.n as f64;
         match self.boundary {
-            Boundary::Dirichlet => 1.0 / (n + 1.0),
-            Boundary::Neumann | Boundary::Periodic => 1.0 / n,
-            Boundary::Frame => 1.0 / (n - 1.0).max(1.0),
+            Boundary::Dirichlet => n + 1.0,
+            Boundary::Neumann | Boundary::Periodic => n,
+            Boundary::Frame => (n - 1.0).max(1.0),
         }
     }
 
-    /// `h⁻²`, the factor of the stencil.
+    /// `h⁻²`, the factor of the stencil, exact (the square of an integer).
     pub fn inv_h2(&self) -> f64 {
-        let h = self.h();
-        1.0 / (h * h)
+        self.cells() * self.cells()
     }
 
     /// Coordinate of index `i` along one axis.

@@ -126,3 +126,21 @@ fn dimension_errors_are_typed() {
         Err(matexp_core::Error::DimensionMismatch { .. })
     ));
 }
+
+#[test]
+fn dirichlet_assembly_equals_the_sparse_generators() {
+    for n in [1, 2, 5, 9] {
+        let a3 = Stencil::<f64>::laplacian(dim(true), n, KINDS[0])
+            .unwrap()
+            .to_csr()
+            .unwrap();
+        let g3 = matexp_sparse::generators::laplacian_3d::<f64, u32>(n).unwrap();
+        assert_eq!(a3.to_dense().unwrap(), g3.to_dense().unwrap(), "3D n = {n}");
+        let a2 = Stencil::<f64>::laplacian(dim(false), n, KINDS[0])
+            .unwrap()
+            .to_csr()
+            .unwrap();
+        let g2 = matexp_sparse::generators::laplacian_2d::<f64, u32>(n).unwrap();
+        assert_eq!(a2.to_dense().unwrap(), g2.to_dense().unwrap(), "2D n = {n}");
+    }
+}
