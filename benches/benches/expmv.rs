@@ -36,10 +36,10 @@ use matexp_integrators::{
     TaylorOptions,
 };
 use matexp_sparse::CsrMatrix;
-use matexp_sparse::generators::{SpinBath, StoredZeros, laplacian_3d, laplacian_eigenvalue};
+use matexp_sparse::generators::{SpinBath, StoredZeros, laplacian_3d};
 use matexp_sparse::matrix_market::{Symmetry, read_dense_file, write_csr_file, write_dense_file};
+use matexp_testkit::reference::{chebyshev_propagate, laplace_initial, laplace_reference};
 use serde_json::Value;
-use std::f64::consts::PI;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -73,82 +73,6 @@ fn rel_err<S: Scalar>(a: &[S], b: &[S]) -> f64 {
 
 // ---------------------------------------------------------------------------------------
 // References
-
-/// J_0(x), …, J_K(x) by Miller's backward recurrence, normalised by J₀ + 2ΣJ_{2k} = 1.
-fn bessel_j(x: f64, kmax: usize) -> Vec<f64> {
-    let start = kmax + 40 + (x.sqrt() as usize) * 4;
-    let mut j = vec![0.0f64; start + 2];
-    j[start] = 1e-300;
-    for k in (1..=start).rev() {
-        j[k - 1] = 2.0 * k as f64 / x * j[k] - j[k + 1];
-        if j[k - 1].abs() > 1e250 {
-            j.iter_mut().for_each(|v| *v *= 1e-250);
-        }
-    }
-    let norm = j[0] + 2.0 * j.iter().skip(2).step_by(2).sum::<f64>();
-    j.truncate(kmax + 1);
-    j.iter().map(|v| v / norm).collect()
-}
-
-/// e^{−itH}ψ by the Chebyshev expansion on the Gershgorin interval of H.
-fn chebyshev_propagate(h: &CsrMatrix<c64, u32>, t: f64, psi: &[c64]) -> Vec<c64> {
-    let b = h.gershgorin().expect("square Hermitian matrix");
-    let (c, r) = ((b.re_min + b.re_max) / 2.0, (b.re_max - b.re_min) / 2.0);
-    let x = t * r;
-    let kmax = (x + 30.0 * x.cbrt() + 60.0) as usize;
-    let jk = bessel_j(x, kmax);
-    let n = psi.len();
-    let scaled = |v: &[c64], out: &mut [c64]| {
-        out.iter_mut().zip(v).for_each(|(o, x)| *o = -x * (c / r));
-        h.spmv(c64::new(1.0 / r, 0.0), v, c64::new(1.0, 0.0), out)
-            .unwrap();
-    };
-    let mut t_prev = psi.to_vec();
-    let mut t_cur = vec![c64::new(0.0, 0.0); n];
-    scaled(&t_prev, &mut t_cur);
-    let mi = c64::new(0.0, -1.0);
-    let mut sum: Vec<c64> = t_prev.iter().map(|v| v * jk[0]).collect();
-    let mut phase = mi;
-    let mut t_next = vec![c64::new(0.0, 0.0); n];
-    for k in 1..=kmax {
-        let coef = phase * (2.0 * jk[k]);
-        sum.iter_mut().zip(&t_cur).for_each(|(s, v)| *s += coef * v);
-        scaled(&t_cur, &mut t_next);
-        t_next
-            .iter_mut()
-            .zip(&t_prev)
-            .for_each(|(a, p)| *a = 2.0 * *a - p);
-        std::mem::swap(&mut t_prev, &mut t_cur);
-        std::mem::swap(&mut t_cur, &mut t_next);
-        phase *= mi;
-    }
-    let rot = c64::new(0.0, -t * c).exp();
-    sum.iter().map(|s| s * rot).collect()
-}
-
-fn laplace_initial(n: usize) -> Vec<f64> {
-    let h = 1.0 / (n + 1) as f64;
-    (0..n * n * n)
-        .map(|i| (2.0 * PI * ((i % n) + 1) as f64 * h).sin())
-        .collect()
-}
-
-/// e^{hA}(s ⊗ 1 ⊗ 1) = (e^{hλ₂}s) ⊗ (e^{hA₁}1) ⊗ (e^{hA₁}1), exactly.
-fn laplace_reference(n: usize, h: f64) -> Vec<f64> {
-    let dx = 1.0 / (n + 1) as f64;
-    let s: Vec<f64> = (1..=n).map(|i| (2.0 * PI * i as f64 * dx).sin()).collect();
-    let decay2 = (h * laplacian_eigenvalue(n, &[2])).exp();
-    let mut g = vec![0.0; n];
-    for k in 1..=n {
-        let mode: Vec<f64> = (1..=n).map(|i| (PI * (k * i) as f64 * dx).sin()).collect();
-        let ck = 2.0 * dx * mode.iter().sum::<f64>();
-        let w = ck * (h * laplacian_eigenvalue(n, &[k])).exp();
-        g.iter_mut().zip(&mode).for_each(|(gi, m)| *gi += w * m);
-    }
-    (0..n * n * n)
-        .map(|i| decay2 * s[i % n] * g[(i / n) % n] * g[i / (n * n)])
-        .collect()
-}
 
 // ---------------------------------------------------------------------------------------
 // SciPy peer

@@ -20,90 +20,12 @@ mod leja_common;
 use leja_common::*;
 use matexp_core::{CpuBackend, LinearOperator, c64};
 use matexp_integrators::{ExpmvMethod, Leja, LejaOptions};
-use matexp_sparse::CsrMatrix;
-use matexp_sparse::generators::{SpinBath, StoredZeros, laplacian_3d, laplacian_eigenvalue};
-use std::f64::consts::PI;
+use matexp_sparse::generators::{SpinBath, StoredZeros, laplacian_3d};
+use matexp_testkit::reference::{
+    bessel_j, chebyshev_propagate, laplace_initial, laplace_reference,
+};
 
 const TOL: f64 = 1e-5;
-
-/// J_0(x), …, J_K(x) by Miller's backward recurrence, normalised by J₀ + 2ΣJ_{2k} = 1.
-fn bessel_j(x: f64, kmax: usize) -> Vec<f64> {
-    let start = kmax + 40 + (x.sqrt() as usize) * 4;
-    let mut j = vec![0.0f64; start + 2];
-    j[start] = 1e-300;
-    for k in (1..=start).rev() {
-        j[k - 1] = 2.0 * k as f64 / x * j[k] - j[k + 1];
-        if j[k - 1].abs() > 1e250 {
-            j.iter_mut().for_each(|v| *v *= 1e-250);
-        }
-    }
-    let norm = j[0] + 2.0 * j.iter().skip(2).step_by(2).sum::<f64>();
-    j.truncate(kmax + 1);
-    j.iter().map(|v| v / norm).collect()
-}
-
-/// e^{−itH}ψ by the Chebyshev expansion on the Gershgorin interval [a, b] of H.
-fn chebyshev_propagate(h: &CsrMatrix<c64, u32>, t: f64, psi: &[c64]) -> Vec<c64> {
-    let b = h.gershgorin().unwrap();
-    let (c, r) = ((b.re_min + b.re_max) / 2.0, (b.re_max - b.re_min) / 2.0);
-    let x = t * r;
-    let kmax = (x + 30.0 * x.cbrt() + 60.0) as usize;
-    let jk = bessel_j(x, kmax);
-    let cpu = CpuBackend::new();
-    let n = psi.len();
-    let scaled = |v: &Vec<c64>, out: &mut Vec<c64>| {
-        // out ← (H − c)/r · v
-        out.iter_mut().zip(v).for_each(|(o, x)| *o = -x * (c / r));
-        h.apply(&cpu, c64::new(1.0 / r, 0.0), v, c64::new(1.0, 0.0), out)
-            .unwrap();
-    };
-    let mut t_prev = psi.to_vec();
-    let mut t_cur = vec![c64::new(0.0, 0.0); n];
-    scaled(&t_prev, &mut t_cur);
-    let mi = c64::new(0.0, -1.0);
-    let mut sum: Vec<c64> = t_prev.iter().map(|v| v * jk[0]).collect();
-    let mut phase = mi;
-    for k in 1..=kmax {
-        let coef = phase * (2.0 * jk[k]);
-        sum.iter_mut().zip(&t_cur).for_each(|(s, v)| *s += coef * v);
-        let mut t_next = vec![c64::new(0.0, 0.0); n];
-        scaled(&t_cur, &mut t_next);
-        t_next
-            .iter_mut()
-            .zip(&t_prev)
-            .for_each(|(a, p)| *a = 2.0 * *a - p);
-        t_prev = std::mem::replace(&mut t_cur, t_next);
-        phase *= mi;
-    }
-    let rot = c64::new(0.0, -t * c).exp();
-    sum.iter().map(|s| s * rot).collect()
-}
-
-/// u₀ = sin(2πx) on the N³ interior grid (index i_x + N·i_y + N²·i_z).
-fn laplace_initial(n: usize) -> Vec<f64> {
-    let h = 1.0 / (n + 1) as f64;
-    (0..n * n * n)
-        .map(|i| (2.0 * PI * ((i % n) + 1) as f64 * h).sin())
-        .collect()
-}
-
-/// e^{hA}u₀ for the 3D Dirichlet Laplacian, from the separable form (see module docs).
-fn laplace_reference(n: usize, h: f64) -> Vec<f64> {
-    let dx = 1.0 / (n + 1) as f64;
-    let s: Vec<f64> = (1..=n).map(|i| (2.0 * PI * i as f64 * dx).sin()).collect();
-    let decay2 = (h * laplacian_eigenvalue(n, &[2])).exp();
-    // e^{hA₁}·1 = Σ_k c_k e^{hλ_k} sin(kπx), c_k = (2/(N+1)) Σ_i sin(kπx_i).
-    let mut g = vec![0.0; n];
-    for k in 1..=n {
-        let mode: Vec<f64> = (1..=n).map(|i| (PI * (k * i) as f64 * dx).sin()).collect();
-        let ck = 2.0 * dx * mode.iter().sum::<f64>();
-        let w = ck * (h * laplacian_eigenvalue(n, &[k])).exp();
-        g.iter_mut().zip(&mode).for_each(|(gi, m)| *gi += w * m);
-    }
-    (0..n * n * n)
-        .map(|i| decay2 * s[i % n] * g[(i / n) % n] * g[i / (n * n)])
-        .collect()
-}
 
 #[test]
 fn bessel_normalisation_is_right() {
