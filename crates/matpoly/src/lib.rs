@@ -8,9 +8,10 @@
 //! * [`Evaluator`]: `P(X) = Σ α_i X^i` by [`Scheme::Powers`] (the seed's Alg. 1),
 //!   [`Scheme::Horner`] or [`Scheme::PatersonStockmeyer`] (Alg. 4–6 with the errata of the
 //!   notes), product counts by [`Scheme::products`]; the degree-8 Taylor polynomial of `exp`
-//!   in 3 products (Sastre-type, [`Evaluator::taylor8_into`]); the exponential
-//!   [`Evaluator::expm_into`] by Taylor with scaling and squaring and a backward-error
-//!   degree choice; [`Evaluator::phi_functions`]. Workspaces live in the evaluator and are
+//!   in 3 products (Sastre-type, [`Evaluator::taylor8_into`], [`taylor8`] for the formula);
+//!   the exponential [`Evaluator::expm_into`] by Taylor with scaling and squaring and a
+//!   backward-error degree choice ([`expm`] for the method and its sources, [`normest`] for
+//!   the norm estimates); [`Evaluator::phi_functions`]. Workspaces live in the evaluator and are
 //!   reused across calls.
 //! * [`split`]: several devices, one host thread each — the seed's power split (Alg. 2/3)
 //!   and column split (Alg. 7/8) for any number of devices.
@@ -43,11 +44,11 @@ mod backend;
 mod core;
 mod cpu;
 mod evaluator;
-mod expm;
-mod normest;
+pub mod expm;
+pub mod normest;
 mod scheme;
 pub mod split;
-mod taylor8;
+pub mod taylor8;
 
 #[cfg(feature = "gpu")]
 mod gpu;

@@ -96,8 +96,13 @@ pub(crate) fn ps_products(d: usize, b: usize) -> usize {
     d.min(b + 1).saturating_sub(1) + ps_outer_steps(d, b)
 }
 
-/// The block size minimising [`ps_products`]; among minimisers the one nearest the seed's
-/// `√(d+1) − 1` (fewer stored powers when below it).
+/// The Paterson–Stockmeyer block size minimising [`Scheme::products`] for degree `d`; among
+/// minimisers the one nearest the seed's `√(d+1) − 1`.
+///
+/// ```
+/// use matexp_matpoly::optimal_block;
+/// assert_eq!([12, 20, 30].map(optimal_block), [3, 4, 5]); // seed 004, Table 1
+/// ```
 pub fn optimal_block(d: usize) -> usize {
     let target = ((d + 1) as f64).sqrt() - 1.0;
     (1..=d.max(1))
