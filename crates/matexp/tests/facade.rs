@@ -261,3 +261,37 @@ fn methods_parse_and_print() {
     }
     assert!("expokit".parse::<Method>().is_err());
 }
+
+#[test]
+fn the_device_is_chosen_at_run_time_with_a_cpu_fallback() {
+    use matexp::{AnyBackend, Device};
+    let gpus = matexp::gpu::device_count().unwrap_or(0);
+    let a: CsrMatrix<f64> = laplacian_1d(30).unwrap();
+    let v = start::<f64>(30);
+    let any = AnyBackend::gpu_or_cpu(0);
+    if gpus == 0 {
+        // No GPU: asking for one is an error that says so and names the fallback.
+        let e = AnyBackend::new(Device::Gpu(0)).unwrap_err();
+        assert!(matches!(e, Error::Device(_)), "{e}");
+        assert!(
+            e.to_string().contains("gpu:0") && e.to_string().contains("Cpu"),
+            "{e}"
+        );
+        assert_eq!(any.device(), Device::Cpu);
+        assert_eq!(Device::best_available(), Device::Cpu);
+    } else {
+        assert_eq!(any.device(), Device::Gpu(0));
+    }
+    // Either way the answer is e^{tA}v.
+    let (w, report) = any.expmv(&a, 1e-3, &v, &Options::default()).unwrap();
+    assert!(
+        rel_err(&w, &reference(&a, c64::new(1e-3, 0.0), &v)) <= 1e-7,
+        "{report}"
+    );
+    let (ws, _) = any
+        .expmv_times(&a, &[0.0, 1e-3], &v, &Options::default())
+        .unwrap();
+    assert!(rel_err(&ws[1], &reference(&a, c64::new(1e-3, 0.0), &v)) <= 1e-7);
+    let (phis, _) = any.phimv(&a, 1e-3, &v, 1, &Options::default()).unwrap();
+    assert!(rel_err(&phis[0], &reference(&a, c64::new(1e-3, 0.0), &v)) <= 1e-7);
+}

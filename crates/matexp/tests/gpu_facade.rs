@@ -1,3 +1,4 @@
+#![cfg(feature = "gpu")]
 //! The README's GPU example end to end, every method through the facade on the GPU backend,
 //! and the run-time choice of device, each against the same call on the CPU. Run by the GPU
 //! bundle: `cargo test -p matexp --features gpu --test gpu_facade -- --ignored`.
