@@ -152,7 +152,10 @@ fn check_leja_dims(n: usize, m: usize, y_prev: usize, y_next: usize, p: usize) -
 
 impl<S: Scalar, I: CsrIndex> CsrMatrix<S, I> {
     /// y ← α·A·x + β·y on host slices (y not read when β = 0; A, x not read when α = 0).
-    /// Errors with [`matexp_core::Error::DimensionMismatch`] on wrong lengths.
+    ///
+    /// # Errors
+    ///
+    /// [`matexp_core::Error::DimensionMismatch`] on wrong lengths.
     pub fn spmv(&self, alpha: S, x: &[S], beta: S, y: &mut [S]) -> Result<()> {
         check_dim("CsrMatrix::spmv: x length (ncols)", self.ncols(), x.len())?;
         check_dim("CsrMatrix::spmv: y length (nrows)", self.nrows(), y.len())?;
@@ -169,6 +172,10 @@ impl<S: Scalar, I: CsrIndex> CsrMatrix<S, I> {
     /// ‖y_next‖₂ (sums of squares in `f64` per chunk; the overflow-safe
     /// [`matexp_core::norms::nrm2`] only if that over- or underflows). Rounding is identical
     /// to the unfused sequence except that the norm's summation order differs.
+    ///
+    /// # Errors
+    ///
+    /// [`matexp_core::Error::DimensionMismatch`] when a vector's length is not the order.
     pub fn leja_step_fused(
         &self,
         step: &ShiftedStep<S>,
@@ -193,7 +200,11 @@ impl<S: Scalar, I: CsrIndex> CsrMatrix<S, I> {
 
 impl<I: CsrIndex> PatternCsr<I> {
     /// y ← α·P·x + β·y with every stored entry of P equal to 1 (y not read when β = 0;
-    /// P, x not read when α = 0). Errors on wrong lengths.
+    /// P, x not read when α = 0).
+    ///
+    /// # Errors
+    ///
+    /// [`matexp_core::Error::DimensionMismatch`] on wrong lengths.
     pub fn spmv<S: Scalar>(&self, alpha: S, x: &[S], beta: S, y: &mut [S]) -> Result<()> {
         check_dim("PatternCsr::spmv: x length (ncols)", self.ncols(), x.len())?;
         check_dim("PatternCsr::spmv: y length (nrows)", self.nrows(), y.len())?;
@@ -205,6 +216,10 @@ impl<I: CsrIndex> PatternCsr<I> {
     }
 
     /// The fused Newton–Leja step of [`CsrMatrix::leja_step_fused`] for the 0/1 matrix.
+    ///
+    /// # Errors
+    ///
+    /// [`matexp_core::Error::DimensionMismatch`] when a vector's length is not the order.
     pub fn leja_step_fused<S: Scalar>(
         &self,
         step: &ShiftedStep<S>,

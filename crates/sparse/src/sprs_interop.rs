@@ -31,6 +31,11 @@ impl<S: Scalar, I: CsrIndex> CsrMatrix<S, I> {
 
     /// A matrix from a sprs matrix view (CSR or CSC; CSC is converted). Values are checked
     /// to be finite. O(nnz) (plus the CSC → CSR conversion).
+    ///
+    /// # Errors
+    ///
+    /// [`matexp_core::Error::NonFinite`] for a NaN or infinite value, and the structural
+    /// errors of [`CsrMatrix::try_new`].
     pub fn from_sprs(m: CsMatViewI<'_, S, I>) -> Result<Self> {
         if m.is_csc() {
             let csr = m.to_csr();

@@ -46,6 +46,11 @@ fn from_simple_edges<I: CsrIndex>(n: usize, endpoints: &[I]) -> Result<PatternCs
 /// `ChaCha8Rng::seed_from_u64(seed)`. O(n·m) time, serial (attachment is sequential);
 /// memory 2·E indices for the endpoint list plus the result.
 ///
+/// # Errors
+///
+/// [`Error::InvalidArgument`](matexp_core::Error::InvalidArgument) for `m = 0` or `n < m + 1`,
+/// or when `n` or the number of stored entries does not fit the index type `I`.
+///
 /// ```
 /// use matexp_sparse::generators::barabasi_albert;
 /// let g = barabasi_albert::<u32>(1000, 3, 1)?;
@@ -98,12 +103,21 @@ pub fn barabasi_albert<I: CsrIndex>(n: usize, m: usize, seed: u64) -> Result<Pat
 
 /// The 2D grid graph (4-neighbour lattice) with `nx × ny` nodes, node (x, y) ↦ x + nx·y.
 /// Degrees: 4 inside, 3 on edges, 2 at corners; 2·(nx−1)·ny + 2·nx·(ny−1) stored entries.
+///
+/// # Errors
+///
+/// [`Error::InvalidArgument`](matexp_core::Error::InvalidArgument) for an axis without nodes,
+/// or when the node or entry count does not fit `usize` or the index type `I`.
 pub fn grid_graph_2d<I: CsrIndex>(nx: usize, ny: usize) -> Result<PatternCsr<I>> {
     grid(&[nx, ny])
 }
 
 /// The 3D grid graph (6-neighbour lattice) with `nx × ny × nz` nodes, node (x, y, z) ↦
 /// x + nx·y + nx·ny·z. Degrees 3 to 6.
+///
+/// # Errors
+///
+/// As [`grid_graph_2d`].
 pub fn grid_graph_3d<I: CsrIndex>(nx: usize, ny: usize, nz: usize) -> Result<PatternCsr<I>> {
     grid(&[nx, ny, nz])
 }
@@ -123,6 +137,11 @@ fn grid<I: CsrIndex>(dims: &[usize]) -> Result<PatternCsr<I>> {
 /// with probability p. Geometric skipping (Batagelj & Brandes 2005) visits only the chosen
 /// pairs: O(n + E) expected time instead of O(n²). Draws `rng.random::<f64>()` of
 /// `ChaCha8Rng::seed_from_u64(seed)`.
+///
+/// # Errors
+///
+/// [`Error::InvalidArgument`](matexp_core::Error::InvalidArgument) for `p` outside [0, 1], or
+/// when `n` or the number of stored entries does not fit the index type `I`.
 pub fn erdos_renyi_gnp<I: CsrIndex>(n: usize, p: f64, seed: u64) -> Result<PatternCsr<I>> {
     if !(0.0..=1.0).contains(&p) {
         return Err(Error::invalid(
@@ -175,6 +194,12 @@ pub fn erdos_renyi_gnp<I: CsrIndex>(n: usize, p: f64, seed: u64) -> Result<Patte
 /// uniformly (each unordered pair equally likely) and repeats redrawn; otherwise the
 /// complement is drawn that way and the remaining pairs enumerated. O(n + M) expected time,
 /// a hash set of min(M, pairs − M) pairs. Draws from `ChaCha8Rng::seed_from_u64(seed)`.
+///
+/// # Errors
+///
+/// [`Error::InvalidArgument`](matexp_core::Error::InvalidArgument) when `edges` exceeds the
+/// n(n−1)/2 node pairs, or when `n` or the number of stored entries does not fit the index type
+/// `I`.
 pub fn erdos_renyi_gnm<I: CsrIndex>(n: usize, edges: usize, seed: u64) -> Result<PatternCsr<I>> {
     I::narrow_checked(n, "n")?;
     let pairs = (n as u128) * (n.saturating_sub(1) as u128) / 2;

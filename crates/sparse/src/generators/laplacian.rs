@@ -95,12 +95,21 @@ fn laplacian<S: Scalar, I: CsrIndex>(d: usize, n: usize) -> Result<CsrMatrix<S, 
 /// The 1D Dirichlet Laplacian: N interior points x_i = i/(N+1) of [0, 1], the 3-point
 /// stencil (u_{i−1} − 2u_i + u_{i+1})·(N+1)². Tridiagonal, symmetric, negative definite;
 /// nnz = 3N − 2. O(N).
+///
+/// # Errors
+///
+/// [`Error::InvalidArgument`](matexp_core::Error::InvalidArgument) for `n = 0`, or when the
+/// number of points or stored entries does not fit `usize` or the index type `I`.
 pub fn laplacian_1d<S: Scalar, I: CsrIndex>(n: usize) -> Result<CsrMatrix<S, I>> {
     laplacian(1, n)
 }
 
 /// The 2D 5-point Dirichlet Laplacian on [0, 1]², N interior points per axis, index
 /// i = i_x + N·i_y, scaled by (N+1)²; nnz = 5N² − 4N. O(N²), parallel.
+///
+/// # Errors
+///
+/// As [`laplacian_1d`].
 pub fn laplacian_2d<S: Scalar, I: CsrIndex>(n: usize) -> Result<CsrMatrix<S, I>> {
     laplacian(2, n)
 }
@@ -110,6 +119,10 @@ pub fn laplacian_2d<S: Scalar, I: CsrIndex>(n: usize) -> Result<CsrMatrix<S, I>>
 /// nnz = 7N³ − 6N² (N = 128: 14 581 760; N = 256: 117 047 296). Spectrum: the values of
 /// [`laplacian_eigenvalue`], inside the Gershgorin interval [−12(N+1)², 0]. O(N³), parallel;
 /// N = 256 takes ≈ 1.5 GB as `f64`/`u32`.
+///
+/// # Errors
+///
+/// As [`laplacian_1d`].
 ///
 /// ```
 /// use matexp_sparse::generators::{laplacian_3d, laplacian_eigenvalue};

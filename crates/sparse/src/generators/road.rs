@@ -132,8 +132,12 @@ impl RoadNetwork {
         len
     }
 
-    /// Builds the symmetric, loop-free, connected pattern. Errors on an empty grid,
-    /// probabilities outside [0, 1], or a size that does not fit `I`. O(n), parallel.
+    /// Builds the symmetric, loop-free, connected pattern. O(n), parallel.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] on an empty grid, probabilities outside [0, 1], or a size
+    /// that does not fit `I`.
     pub fn build<I: CsrIndex>(&self) -> Result<PatternCsr<I>> {
         if self.nx == 0 || self.ny == 0 {
             return Err(Error::invalid(

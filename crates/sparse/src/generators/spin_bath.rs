@@ -74,6 +74,10 @@ impl SpinBath {
     /// The seed's model with `spins` = L spins: J₀ = 8 and bath couplings
     /// J_i = 0.4·u_i, i = 3..L, where u_3, u_4, … are the successive `rng.random::<f64>()`
     /// draws (uniform in [0, 1)) of `ChaCha8Rng::seed_from_u64(seed)`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`](matexp_core::Error::InvalidArgument) unless 2 ≤ `spins` ≤ 30.
     pub fn seed000(spins: usize, seed: u64) -> Result<Self> {
         Self::check_spins(spins)?;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -83,6 +87,11 @@ impl SpinBath {
 
     /// A model with central coupling `j0` and bath couplings `couplings` = [J_3, …, J_L]
     /// (so L = couplings.len() + 2). All must be finite.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`](matexp_core::Error::InvalidArgument) unless 2 ≤ L ≤ 30, or
+    /// for a non-finite `j0` or coupling.
     pub fn new(j0: f64, couplings: Vec<f64>) -> Result<Self> {
         Self::check_spins(couplings.len() + 2)?;
         if !j0.is_finite() {
@@ -155,7 +164,11 @@ impl SpinBath {
     }
 
     /// H as a canonical CSR matrix (rows sorted) in scalar `S` and index `I`; see the type's
-    /// documentation for the entries. Errors if the entry count does not fit `I`.
+    /// documentation for the entries.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if the order 2^L or the entry count does not fit `I`.
     pub fn hamiltonian<S: Scalar, I: CsrIndex>(
         &self,
         zeros: StoredZeros,
@@ -202,6 +215,11 @@ impl SpinBath {
     /// (dimension 2^(L−2)), uniformly distributed on the unit sphere: i.i.d. standard normal
     /// components (real and imaginary parts for complex `S`, drawn in that order from
     /// `ChaCha8Rng::seed_from_u64(seed)`), normalized in `f64`. ‖ψ₀‖₂ = 1 to rounding.
+    ///
+    /// # Errors
+    ///
+    /// None for a model built by [`SpinBath::new`] or [`SpinBath::seed000`] (their checks bound
+    /// L, hence the state length).
     pub fn initial_state<S: Scalar>(&self, seed: u64) -> Result<Vec<S>> {
         let l = self.spins();
         let bath = 1usize << (l - 2);

@@ -13,8 +13,8 @@ use std::path::Path;
 /// included), the second writes each column index straight into its row's slot; rows are
 /// then sorted and repeated entries dropped in place.
 ///
-/// **Memory.** The result, (n + 1 + nnz)·size_of::<I>(), plus one cursor per row
-/// (n·size_of::<I>()) and one line of text: for a SuiteSparse graph with 10⁸ stored entries
+/// **Memory.** The result, `(n + 1 + nnz)·size_of::<I>()`, plus one cursor per row
+/// (`n·size_of::<I>()`) and one line of text: for a SuiteSparse graph with 10⁸ stored entries
 /// and u32 indices about 0.4 GB plus 8 bytes per node, where
 /// [`MatrixMarketReader::read_pattern`] holds the triplets besides (about twice that).
 ///

@@ -65,7 +65,12 @@ fn keep(symmetry: Symmetry, i: usize, j: usize) -> bool {
 /// not (and for `Hermitian` with a real scalar: write real symmetric matrices as
 /// `Symmetric`). The field is `real` for real scalars and `complex` for complex ones; stored
 /// zeros are written; repeated coordinates are summed first. Each `comments` line becomes a
-/// `%` line after the banner. [`Error::Io`] on write failure.
+/// `%` line after the banner.
+///
+/// # Errors
+///
+/// [`Error::InvalidArgument`] when the matrix lacks the declared symmetry, [`Error::Io`] on
+/// write failure.
 pub fn write_csr<S: Scalar, I: CsrIndex, W: Write>(
     writer: W,
     a: &CsrMatrix<S, I>,
@@ -134,6 +139,11 @@ pub fn write_csr<S: Scalar, I: CsrIndex, W: Write>(
 /// Writes a pattern as a `pattern` coordinate file: all entries (`General`) or the lower
 /// triangle of a symmetric pattern (`Symmetric`; other symmetries are rejected, as the
 /// standard does not define them for patterns).
+///
+/// # Errors
+///
+/// [`Error::InvalidArgument`] for a symmetry other than `General` or `Symmetric`, or a
+/// `Symmetric` pattern that is not symmetric; [`Error::Io`] on write failure.
 pub fn write_pattern<I: CsrIndex, W: Write>(
     writer: W,
     p: &PatternCsr<I>,
@@ -192,6 +202,11 @@ pub fn write_pattern<I: CsrIndex, W: Write>(
 
 /// Writes a dense column-major array (`data[i + j·nrows]`) as a general `array` file, e.g. a
 /// vector with `ncols = 1`.
+///
+/// # Errors
+///
+/// [`Error::DimensionMismatch`] if `data.len() != nrows·ncols`, [`Error::NonFinite`] for a
+/// NaN or infinite entry, [`Error::Io`] on write failure.
 pub fn write_dense<S: Scalar, W: Write>(
     writer: W,
     nrows: usize,
@@ -239,6 +254,11 @@ fn with_path(path: &Path, r: Result<()>) -> Result<()> {
 }
 
 /// [`write_csr`] to a file (created or truncated).
+///
+/// # Errors
+///
+/// Those of [`write_csr`], and [`Error::Io`] naming the path when the file cannot be created
+/// or written.
 pub fn write_csr_file<S: Scalar, I: CsrIndex>(
     path: impl AsRef<Path>,
     a: &CsrMatrix<S, I>,
@@ -250,6 +270,11 @@ pub fn write_csr_file<S: Scalar, I: CsrIndex>(
 }
 
 /// [`write_pattern`] to a file (created or truncated).
+///
+/// # Errors
+///
+/// Those of [`write_pattern`], and [`Error::Io`] naming the path when the file cannot be created
+/// or written.
 pub fn write_pattern_file<I: CsrIndex>(
     path: impl AsRef<Path>,
     p: &PatternCsr<I>,
@@ -261,6 +286,11 @@ pub fn write_pattern_file<I: CsrIndex>(
 }
 
 /// [`write_dense`] to a file (created or truncated).
+///
+/// # Errors
+///
+/// Those of [`write_dense`], and [`Error::Io`] naming the path when the file cannot be created
+/// or written.
 pub fn write_dense_file<S: Scalar>(
     path: impl AsRef<Path>,
     nrows: usize,
