@@ -37,14 +37,14 @@
 //! # Ok::<(), matexp::Error>(())
 //! ```
 //!
-//! [`AnyBackend`] chooses the CPU or a GPU at run time with host vectors in and out.
+//! `AnyBackend` (feature `gpu`) chooses the CPU or a GPU at run time with host vectors in and out.
 //!
 //! ## Features
 //!
 //! | feature | default | brings |
 //! |---|---|---|
 //! | `sparse` | yes | [`CsrMatrix`], [`PatternCsr`], the MatrixMarket reader ([`read_matrix_market`]) and the test-problem generators ([`sparse`]) |
-//! | `gpu` | no | [`GpuBackend`], [`GpuCsr`], the multi-GPU backend, [`Device`] and [`AnyBackend`] (cudarc, loaded at run time: builds on machines without CUDA) |
+//! | `gpu` | no | `GpuBackend`, `GpuCsr`, the multi-GPU backend, `Device` and `AnyBackend` (cudarc, loaded at run time: builds on machines without CUDA) |
 //! | `lapack` | no | LAPACKE and OpenBLAS for Arnoldi's small dense exponentials (pure Rust without it) |
 //!
 //! A CPU user of the default features compiles no cudarc and links no LAPACK.
