@@ -297,6 +297,45 @@ fn embedded_estimates_track_the_local_error() {
     }
 }
 
+/// For exprb32 the embedded solution is the exponential Rosenbrock–Euler step, so the
+/// estimate can be compared with its true local error: they agree within 5% once h is in
+/// the asymptotic range (the estimate is that error minus the much smaller order-3 one).
+#[test]
+fn exprb32_estimate_is_the_rosenbrock_euler_error() {
+    let cpu = CpuBackend::new();
+    let a = Laplacian { n: N };
+    let g = Manufactured {
+        exact_derivatives: true,
+    };
+    let t = 0.3;
+    let u0 = exact(t)[0].clone();
+    for h in [0.05, 0.02, 0.01] {
+        let exact1 = exact(t + h)[0].clone();
+        let mut u1 = vec![0.0; N];
+        let mut e32 =
+            ExpIntegrator::new(&cpu, N, fixed(Scheme::Exprb32, PhiMethod::Leja, 1)).unwrap();
+        let est = e32
+            .step(&a, &g, t, h, &u0, &mut u1, true)
+            .unwrap()
+            .error_norm;
+        let mut re =
+            ExpIntegrator::new(&cpu, N, fixed(Scheme::RosenbrockEuler, PhiMethod::Leja, 1))
+                .unwrap();
+        re.step(&a, &g, t, h, &u0, &mut u1, false).unwrap();
+        let low: f64 = u1
+            .iter()
+            .zip(&exact1)
+            .map(|(x, y)| (x - y).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        println!("h = {h}: estimate {est:.4e}, Rosenbrock–Euler local error {low:.4e}");
+        assert!(
+            (est / low - 1.0).abs() < 0.2,
+            "h = {h}: estimate {est:.3e} vs true {low:.3e}"
+        );
+    }
+}
+
 /// Adaptive runs meet the tolerance: the global error at T = 1 falls with the tolerance and
 /// stays within a modest factor of it; tighter tolerances take more steps.
 #[test]
