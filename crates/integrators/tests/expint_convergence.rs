@@ -330,7 +330,7 @@ fn exprb32_estimate_is_the_rosenbrock_euler_error() {
             .sqrt();
         println!("h = {h}: estimate {est:.4e}, Rosenbrock–Euler local error {low:.4e}");
         assert!(
-            (est / low - 1.0).abs() < 0.2,
+            (est / low - 1.0).abs() < 0.05,
             "h = {h}: estimate {est:.3e} vs true {low:.3e}"
         );
     }
