@@ -1,0 +1,449 @@
+//! GPU benchmark suite `gpu_graph`: the Lanczos-centrality thesis's timing table, on
+//! synthetic stand-ins of its graphs with the same n, edge count and shape
+//! (`common/graph_catalog.rs`), on one GPU and on the CPU backend of the same host, with the
+//! thesis's figures (RTX 2080 Super vs one i5-3570K core) as record fields.
+//!
+//! Per graph:
+//! * `spmv_pattern/<graph>`: y ← A·x with matexp's pattern kernel (no values; `Auto` lanes)
+//!   and cuSPARSE on the same structure with explicit ones (`vendor_ratio` = cuSPARSE time /
+//!   ours), CUDA events, median of `--reps`;
+//! * `tc/<graph>_k50`: total communicability e^{A}·1 by Lanczos with the thesis's Krylov
+//!   dimension k = 50 (europe_osm: k = 20 in two-pass mode, the basis recomputed instead of
+//!   stored), host wall time (with synchronisation) on the GPU and on the CPU backend; the
+//!   GPU result's relative 2-norm difference from the CPU's, and the largest entry (the
+//!   overflow the thesis met);
+//! * on the Barabási–Albert graph: the measures the thesis did not compute — the Estrada
+//!   index by Hutch++ with its 95 % interval, and the exact subgraph centralities of the ten
+//!   most communicable nodes — on the GPU and the CPU backend.
+//!
+//! ```text
+//! cargo bench -p matexp-benches --bench gpu_graph -- [--out DIR] [--small] [--reps N] [--only NAME]
+//! ```
+//!
+//! `--small` scales every graph by 1/100. Records go to `DIR/gpu_graph.jsonl` (default
+//! `target/bench-records`); graphs with at most 2·10⁶ edges are written as MatrixMarket files
+//! with this run's values to `DIR/graphs/` for `benches/peers/networkx_centrality.py`.
+//! Exit status 3 means no GPU.
+
+#[path = "common/graph_catalog.rs"]
+mod graph_catalog;
+
+use graph_catalog::{SEED_GRAPHS, SeedGraph};
+use matexp_benches::Record;
+use matexp_core::{Backend, CpuBackend};
+use matexp_gpu::{GpuBackend, GpuCsr, GpuPattern, SpmvKernel, median, time_runs};
+use matexp_graph::{
+    CommunicabilityOptions, ProbeOptions, QuadratureOptions, estrada_index_hutchpp,
+    subgraph_centrality, top_k, total_communicability,
+};
+use matexp_sparse::matrix_market::{Symmetry, write_pattern_file};
+use matexp_sparse::{CsrMatrix, PatternCsr};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+type Res<T> = Result<T, String>;
+
+fn err<E: std::fmt::Display>(e: E) -> String {
+    e.to_string()
+}
+
+struct Args {
+    out: PathBuf,
+    small: bool,
+    reps: usize,
+    only: Option<String>,
+    probe: bool,
+}
+
+fn parse_args() -> Args {
+    let mut a = Args {
+        out: std::env::var("MATEXP_BENCH_RECORDS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|_| PathBuf::from("target/bench-records")),
+        small: false,
+        reps: 20,
+        only: None,
+        probe: false,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(s) = it.next() {
+        match s.as_str() {
+            "--out" => a.out = it.next().map(PathBuf::from).unwrap_or(a.out),
+            "--small" => a.small = true,
+            "--reps" => a.reps = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.reps),
+            "--only" => a.only = it.next(),
+            "--cusparse-probe" => a.probe = true,
+            _ => {} // cargo bench passes --bench
+        }
+    }
+    a
+}
+
+fn main() {
+    let args = parse_args();
+    let gpu = match GpuBackend::new(0) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("gpu_graph: no CUDA device: {e}");
+            std::process::exit(3);
+        }
+    };
+    if args.probe {
+        match cusparse_probe(&gpu) {
+            Ok(()) => println!("cusparse probe: ok"),
+            Err(e) => {
+                eprintln!("cusparse probe: FAILED: {e}");
+                std::process::exit(1);
+            }
+        }
+        return;
+    }
+    if let Err(e) = run(&gpu, &args) {
+        eprintln!("gpu_graph: FAILED: {e}");
+        std::process::exit(1);
+    }
+}
+
+/// cuSPARSE on a small pattern with explicit ones against the CPU (run in a child process
+/// first, so that a cuSPARSE failure costs the vendor column only).
+fn cusparse_probe(gpu: &GpuBackend) -> Res<()> {
+    let p = matexp_sparse::generators::barabasi_albert::<u32>(1000, 3, 1).map_err(err)?;
+    let ones: CsrMatrix<f64, u32> = p.with_values(1.0);
+    let a = GpuCsr::from_csr(gpu, &ones).map_err(err)?;
+    let xh: Vec<f64> = (0..1000).map(|i| 1.0 + (i % 7) as f64).collect();
+    let x = gpu.upload(&xh).map_err(err)?;
+    let mut y = gpu.zeros::<f64>(1000).map_err(err)?;
+    a.apply_with(gpu, SpmvKernel::Cusparse, 1.0, &x, 0.0, &mut y)
+        .map_err(err)?;
+    let mut want = vec![0.0; 1000];
+    ones.spmv(1.0, &xh, 0.0, &mut want).map_err(err)?;
+    let got = gpu.to_host(&y).map_err(err)?;
+    let e = rel_diff(&got, &want);
+    if e < 1e-14 {
+        Ok(())
+    } else {
+        Err(format!("relative error {e:e}"))
+    }
+}
+
+fn rel_diff(a: &[f64], b: &[f64]) -> f64 {
+    let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| x - y).collect();
+    matexp_core::norms::nrm2(&d) / matexp_core::norms::nrm2(b)
+}
+
+struct Ctx<'a> {
+    gpu: &'a GpuBackend,
+    tag: String,
+    reps: usize,
+    cusparse: bool,
+    records: Vec<Record>,
+    summary: Vec<String>,
+}
+
+impl Ctx<'_> {
+    fn record(&self, case: &str, backend: &str, s: &SeedGraph, p: &PatternCsr<u32>) -> Record {
+        let mut r = Record::new("gpu_graph", case, backend, "f64")
+            .size("n", p.nrows())
+            .size("nnz", p.nnz())
+            .size("seed_n", s.n)
+            .size("seed_edges", s.edges)
+            .extra("standin", format!("{:?}", s.shape))
+            .extra("seed_serial_s", s.seed_serial_s)
+            .extra("seed_cuda_s", s.seed_cuda_s)
+            .extra(
+                "seed_device",
+                "RTX 2080 Super vs one i5-3570K core, k as in the thesis",
+            );
+        r = match s.seed_rel_diff {
+            Some(d) => r.extra("seed_rel_diff", d),
+            None => r.extra("seed_rel_diff", "norm overflow"),
+        };
+        r.device = self.tag.clone();
+        r
+    }
+}
+
+fn run(gpu: &GpuBackend, args: &Args) -> Res<()> {
+    let info = gpu.device().info().clone();
+    let tag = std::env::var("MATEXP_BENCH_DEVICE").unwrap_or_else(|_| info.short_name());
+    println!(
+        "device: {info}; host: {} rayon threads",
+        rayon::current_num_threads()
+    );
+    let cusparse = std::env::current_exe()
+        .and_then(|exe| {
+            std::process::Command::new(exe)
+                .arg("--cusparse-probe")
+                .status()
+        })
+        .map(|s| s.success())
+        .unwrap_or(false);
+    if !cusparse {
+        println!("cuSPARSE unavailable: no vendor comparison");
+    }
+    let mut ctx = Ctx {
+        gpu,
+        tag,
+        reps: args.reps,
+        cusparse,
+        records: Vec::new(),
+        summary: Vec::new(),
+    };
+    let scale = if args.small { 0.01 } else { 1.0 };
+    for s in &SEED_GRAPHS {
+        if args.only.as_ref().is_some_and(|o| o != s.name) {
+            continue;
+        }
+        let sc = if s.n < 100_000 { 1.0 } else { scale };
+        let t = Instant::now();
+        let p = s.generate(sc, 2021).map_err(err)?;
+        println!(
+            "{}: stand-in n = {}, nnz = {} (thesis: n = {}, {} edges), generated in {:.1?}",
+            s.name,
+            p.nrows(),
+            p.nnz(),
+            s.n,
+            s.edges,
+            t.elapsed()
+        );
+        let label = s.label(sc);
+        spmv_case(&mut ctx, s, &label, &p)?;
+        let tc = tc_case(&mut ctx, s, &label, &p)?;
+        if matches!(s.shape, graph_catalog::Shape::PowerLaw { m: 10 }) {
+            new_measures(&mut ctx, s, &label, &p)?;
+        }
+        if p.nnz() <= 4_000_000 {
+            write_peer_inputs(&args.out, &label, &p, &tc)?;
+        }
+        flush(&args.out, &mut ctx.records)?;
+    }
+    println!("\nsummary ({}):", ctx.tag);
+    for line in &ctx.summary {
+        println!("{line}");
+    }
+    Ok(())
+}
+
+fn spmv_case(ctx: &mut Ctx<'_>, s: &SeedGraph, label: &str, p: &PatternCsr<u32>) -> Res<()> {
+    let g = ctx.gpu;
+    let dev = g.device().clone();
+    let n = p.nrows();
+    let op = GpuPattern::from_pattern(g, p).map_err(err)?;
+    let xh: Vec<f64> = (0..n)
+        .map(|i| 1.0 + ((i * 7919) % 13) as f64 * 0.1)
+        .collect();
+    let x = g.upload(&xh).map_err(err)?;
+    let mut y = g.zeros::<f64>(n).map_err(err)?;
+    let mut want = vec![0.0; n];
+    p.spmv(1.0, &xh, 0.0, &mut want).map_err(err)?;
+    let mut ours = time_runs(&dev, 3, ctx.reps, || {
+        op.apply_with(g, SpmvKernel::Auto, 1.0, &x, 0.0, &mut y)
+    })
+    .map_err(err)?;
+    ours.sort_by(f64::total_cmp);
+    let e = rel_diff(&g.to_host(&y).map_err(err)?, &want);
+    let t = median(&ours);
+    let vendor = if ctx.cusparse {
+        let ones: CsrMatrix<f64, u32> = p.with_values(1.0);
+        let a = GpuCsr::from_csr(g, &ones).map_err(err)?;
+        let mut tv = time_runs(&dev, 3, ctx.reps, || {
+            a.apply_with(g, SpmvKernel::Cusparse, 1.0, &x, 0.0, &mut y)
+        })
+        .map_err(err)?;
+        tv.sort_by(f64::total_cmp);
+        let tv = median(&tv);
+        let mut r = ctx
+            .record(&format!("spmv_pattern/{label}"), "cusparse", s, p)
+            .extra("kernel", "cusparseSpMV on explicit ones")
+            .extra("bytes", a.bytes_per_product(false));
+        r.time_s = tv;
+        r.reps = ctx.reps as u64;
+        ctx.records.push(r);
+        Some(tv)
+    } else {
+        None
+    };
+    let bytes = op.bytes_per_product::<f64>(false);
+    let mut r = ctx
+        .record(&format!("spmv_pattern/{label}"), "gpu", s, p)
+        .error(e)
+        .extra("kernel", format!("auto(vector{})", op.auto_lanes()))
+        .extra("bytes", bytes)
+        .extra("gbps", bytes as f64 / t / 1e9)
+        .extra("max_degree", p.max_degree());
+    r.time_s = t;
+    r.reps = ctx.reps as u64;
+    r.vendor_ratio = vendor.map(|v| v / t);
+    ctx.records.push(r);
+    ctx.summary.push(format!(
+        "  {label:<22} spmv {:>9.1} µs ({:.0} GB/s), cuSPARSE/ours {}",
+        t * 1e6,
+        bytes as f64 / t / 1e9,
+        vendor.map_or("-".into(), |v| format!("{:.2}", v / t))
+    ));
+    Ok(())
+}
+
+fn wall<T>(runs: usize, mut f: impl FnMut() -> Res<T>) -> Res<(Vec<f64>, T)> {
+    let mut times = Vec::with_capacity(runs);
+    let mut last = None;
+    for _ in 0..runs {
+        let t = Instant::now();
+        last = Some(f()?);
+        times.push(t.elapsed().as_secs_f64());
+    }
+    times.sort_by(f64::total_cmp);
+    Ok((times, last.ok_or("no run")?))
+}
+
+fn tc_case(ctx: &mut Ctx<'_>, s: &SeedGraph, label: &str, p: &PatternCsr<u32>) -> Res<Vec<f64>> {
+    let g = ctx.gpu;
+    let op = GpuPattern::from_pattern(g, p).map_err(err)?;
+    let two_pass = s.k == 20;
+    let opts = CommunicabilityOptions {
+        two_pass,
+        ..CommunicabilityOptions::fixed_dimension(s.k)
+    };
+    // First GPU run: kernel loading and allocations, not timed.
+    total_communicability::<_, f64, _>(g, &op, &opts).map_err(err)?;
+    let (tg, (w, rep)) = wall(3, || {
+        let r = total_communicability::<_, f64, _>(g, &op, &opts).map_err(err)?;
+        g.synchronize().map_err(err)?;
+        Ok(r)
+    })?;
+    let wg = g.to_host(&w).map_err(err)?;
+    let cpu = CpuBackend::new();
+    let (tc_cpu, (wc, repc)) = wall(2, || {
+        total_communicability::<_, f64, _>(&cpu, p, &opts).map_err(err)
+    })?;
+    let diff = rel_diff(&wg, &wc);
+    let max = wc.iter().copied().fold(0.0, f64::max);
+    let (tgm, tcm) = (median(&tg), median(&tc_cpu));
+    let case = format!("tc/{label}_k{}", s.k);
+    for (backend, t, times, r) in [("gpu", tgm, &tg, &rep), ("cpu", tcm, &tc_cpu, &repc)] {
+        let mut rec = ctx
+            .record(&case, backend, s, p)
+            .matvecs(r.matvecs as u64)
+            .extra("krylov_dim", s.k)
+            .extra("two_pass", two_pass)
+            .extra("max_entry", max)
+            .extra("host_wall", true);
+        rec.time_s = t;
+        rec.reps = times.len() as u64;
+        if backend == "gpu" {
+            rec = rec
+                .error(diff)
+                .extra("error_vs", "cpu backend, same host")
+                .extra("cpu_over_gpu", tcm / tgm)
+                .extra("seed_speedup", s.seed_serial_s / s.seed_cuda_s);
+        } else {
+            rec = rec.extra("threads", rayon::current_num_threads());
+        }
+        ctx.records.push(rec);
+    }
+    ctx.summary.push(format!(
+        "  {label:<22} e^A·1 k={}{}: GPU {tgm:.3} s, CPU {tcm:.3} s ({:.1}×), rel. diff {diff:.1e}, max {max:.2e}; thesis {:.3} s / {:.3} s",
+        s.k,
+        if two_pass { " two-pass" } else { "" },
+        tcm / tgm,
+        s.seed_cuda_s,
+        s.seed_serial_s
+    ));
+    Ok(wc)
+}
+
+fn new_measures(ctx: &mut Ctx<'_>, s: &SeedGraph, label: &str, p: &PatternCsr<u32>) -> Res<()> {
+    let g = ctx.gpu;
+    let op = GpuPattern::from_pattern(g, p).map_err(err)?;
+    let cpu = CpuBackend::new();
+    let quad = QuadratureOptions {
+        rtol: 1e-10,
+        ..Default::default()
+    };
+    let probes = ProbeOptions::default();
+    let (tg, eg) = wall(1, || {
+        estrada_index_hutchpp::<_, f64, _>(g, &op, 1.0, &probes, &quad).map_err(err)
+    })?;
+    let (tc, ec) = wall(1, || {
+        estrada_index_hutchpp::<_, f64, _>(&cpu, p, 1.0, &probes, &quad).map_err(err)
+    })?;
+    for (backend, t, e) in [("gpu", tg[0], eg), ("cpu", tc[0], ec)] {
+        let (lo, hi) = e.interval();
+        let mut r = ctx
+            .record(&format!("estrada_hutchpp/{label}"), backend, s, p)
+            .matvecs(e.matvecs as u64)
+            .extra("ln_value", e.ln_value())
+            .extra("interval_rel_width", (hi - lo) / e.value())
+            .extra("probes", probes.probes)
+            .extra("sketch", probes.sketch);
+        r.time_s = t;
+        r.reps = 1;
+        ctx.records.push(r);
+    }
+    ctx.summary.push(format!(
+        "  {label:<22} Estrada (Hutch++): GPU {:.3} s, CPU {:.3} s, ln EE {:.6} vs {:.6}",
+        tg[0],
+        tc[0],
+        eg.ln_value(),
+        ec.ln_value()
+    ));
+    let (wc, _) = total_communicability::<_, f64, _>(&cpu, p, &CommunicabilityOptions::default())
+        .map_err(err)?;
+    let top: Vec<usize> = top_k(&wc, 10).map_err(err)?.iter().map(|x| x.0).collect();
+    let (tg, sg) = wall(1, || {
+        subgraph_centrality::<_, f64, _>(g, &op, 1.0, &top, &quad, false).map_err(err)
+    })?;
+    let (tc, scc) = wall(1, || {
+        subgraph_centrality::<_, f64, _>(&cpu, p, 1.0, &top, &quad, true).map_err(err)
+    })?;
+    let a: Vec<f64> = sg.iter().map(|f| f.value()).collect();
+    let b: Vec<f64> = scc.iter().map(|f| f.value()).collect();
+    for (backend, t) in [("gpu", tg[0]), ("cpu", tc[0])] {
+        let mut r = ctx
+            .record(&format!("sc_exact_top10/{label}"), backend, s, p)
+            .matvecs(sg.iter().map(|f| f.steps as u64).sum());
+        if backend == "gpu" {
+            r = r.error(rel_diff(&a, &b)).extra("error_vs", "cpu backend");
+        }
+        r.time_s = t;
+        r.reps = 1;
+        ctx.records.push(r);
+    }
+    Ok(())
+}
+
+/// The graph as MatrixMarket and this run's e^{A}·1 (one value per line) for the networkx
+/// peer.
+fn write_peer_inputs(out: &Path, label: &str, p: &PatternCsr<u32>, tc: &[f64]) -> Res<()> {
+    let dir = out.join("graphs");
+    std::fs::create_dir_all(&dir).map_err(err)?;
+    write_pattern_file(
+        dir.join(format!("{label}.mtx")),
+        p,
+        Symmetry::Symmetric,
+        &[label],
+    )
+    .map_err(err)?;
+    let mut f = std::fs::File::create(dir.join(format!("{label}.tc.txt"))).map_err(err)?;
+    for v in tc {
+        writeln!(f, "{v:e}").map_err(err)?;
+    }
+    Ok(())
+}
+
+fn flush(dir: &Path, records: &mut Vec<Record>) -> Res<()> {
+    std::fs::create_dir_all(dir).map_err(err)?;
+    let path = dir.join("gpu_graph.jsonl");
+    let mut text = String::new();
+    for r in records.drain(..) {
+        text.push_str(&serde_json::to_string(&r).map_err(err)?);
+        text.push('\n');
+    }
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .map_err(|e| format!("write {}: {e}", path.display()))
+}
