@@ -85,6 +85,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
     for package in packages {
         let names: Vec<&GpuTest> = tests.iter().filter(|t| t.package == package).collect();
         let mut args = vec!["test", "-p", package, "--release", "--no-run"];
+        let feature = format!("{package}/gpu");
+        if names.iter().any(|t| t.gpu_feature) {
+            args.extend(["--features", feature.as_str()]);
+        }
         for t in &names {
             args.extend(["--test", t.file.as_str()]);
         }
@@ -174,11 +178,29 @@ pub fn run(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// A GPU integration test file: its package and file stem.
+/// A GPU integration test file: its package, file stem, and whether the package has a `gpu`
+/// feature (then enabled for the build: GPU tests of crates with optional GPU support need it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct GpuTest {
     package: String,
     file: String,
+    gpu_feature: bool,
+}
+
+/// Whether a manifest's `[features]` section declares a `gpu` feature.
+fn has_gpu_feature(manifest: &str) -> bool {
+    let mut in_features = false;
+    for line in manifest.lines() {
+        let l = line.trim();
+        if l.starts_with('[') {
+            in_features = l == "[features]";
+            continue;
+        }
+        if in_features && l.split('=').next().is_some_and(|k| k.trim() == "gpu") {
+            return true;
+        }
+    }
+    false
 }
 
 /// Crate folders of the workspace: the root's subfolders and `crates/*` with a `Cargo.toml`.
@@ -220,12 +242,13 @@ fn package_name(manifest: &str) -> Option<String> {
 fn gpu_test_files(root: &Path) -> Vec<GpuTest> {
     let mut v = Vec::new();
     for dir in crate_dirs(root) {
-        let Some(package) = std::fs::read_to_string(dir.join("Cargo.toml"))
-            .ok()
-            .and_then(|m| package_name(&m))
-        else {
+        let Ok(manifest) = std::fs::read_to_string(dir.join("Cargo.toml")) else {
             continue;
         };
+        let Some(package) = package_name(&manifest) else {
+            continue;
+        };
+        let gpu_feature = has_gpu_feature(&manifest);
         let Ok(rd) = std::fs::read_dir(dir.join("tests")) else {
             continue;
         };
@@ -240,6 +263,7 @@ fn gpu_test_files(root: &Path) -> Vec<GpuTest> {
         v.extend(files.into_iter().map(|file| GpuTest {
             package: package.clone(),
             file,
+            gpu_feature,
         }));
     }
     v
@@ -518,10 +542,21 @@ mod tests {
         let tests = gpu_test_files(&root);
         assert!(tests.contains(&GpuTest {
             package: "matexp-gpu".into(),
-            file: "gpu".into()
+            file: "gpu".into(),
+            gpu_feature: false,
         }));
         assert!(tests.iter().all(|t| t.file.starts_with("gpu")));
         assert!(gpu_bench_suites(&root).contains(&"gpu_spmv".to_string()));
+    }
+
+    #[test]
+    fn a_gpu_feature_is_found_only_in_the_features_section() {
+        assert!(has_gpu_feature(
+            "[package]\nname = \"x\"\n[features]\ndefault = []\ngpu = [\"dep:y\"]\n"
+        ));
+        assert!(!has_gpu_feature(
+            "[features]\ngpu_extra = []\n[dependencies]\ngpu = \"1\"\n"
+        ));
     }
 
     #[test]
