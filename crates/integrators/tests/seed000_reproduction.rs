@@ -18,7 +18,7 @@
 mod leja_common;
 
 use leja_common::*;
-use matexp_core::{CpuBackend, LinearOperator, c64};
+use matexp_core::{CpuBackend, c64};
 use matexp_integrators::{ExpmvMethod, Leja, LejaOptions};
 use matexp_sparse::generators::{SpinBath, StoredZeros, laplacian_3d};
 use matexp_testkit::reference::{
