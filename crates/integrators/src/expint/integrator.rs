@@ -432,6 +432,12 @@ impl<'a, B: Backend, S: Scalar> ExpIntegrator<'a, B, S> {
                     } else {
                         h
                     };
+                    if t + hs == t {
+                        return Err(Error::NoConvergence {
+                            method: "exponential integrator",
+                            detail: format!("step {hs:e} is below the resolution of t = {t}"),
+                        });
+                    }
                     let outcome = self.step_unchecked(a, g, t, hs, u, true);
                     let o = match outcome {
                         Ok(o) => o,

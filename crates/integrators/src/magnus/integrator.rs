@@ -385,6 +385,12 @@ impl<'a, B: Backend, S: Scalar> Magnus<'a, B, S> {
                     } else {
                         h
                     };
+                    if t + hs == t {
+                        return Err(Error::NoConvergence {
+                            method: "magnus",
+                            detail: format!("step {hs:e} is below the resolution of t = {t}"),
+                        });
+                    }
                     let (mut full, mut half) = self.pair.take().ok_or_else(|| {
                         Error::Device("Magnus workspace lost its step-doubling vectors".into())
                     })?;
