@@ -86,6 +86,13 @@ impl<S: Scalar, I: CsrIndex> CsrMatrix<S, I> {
     /// A matrix from its CSR arrays, validated: the structure as in [`PatternCsr::try_new`],
     /// `values.len() == nnz`, every value finite ([`Error::NonFinite`] names the first bad
     /// entry). O(nrows + nnz), parallel.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DimensionMismatch`] or [`Error::InvalidArgument`] for a malformed structure
+    /// (row pointers not monotone or not ending at `nnz`, a column out of range, sizes beyond
+    /// `I`), [`Error::DimensionMismatch`] if `values.len() != nnz`, [`Error::NonFinite`] for
+    /// the first NaN or infinite value.
     pub fn try_new(
         nrows: usize,
         ncols: usize,
@@ -99,6 +106,11 @@ impl<S: Scalar, I: CsrIndex> CsrMatrix<S, I> {
 
     /// Like [`CsrMatrix::try_new`], and additionally requires strictly increasing columns in
     /// every row.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`CsrMatrix::try_new`], and [`Error::InvalidArgument`] for a row with unsorted
+    /// or repeated columns.
     pub fn try_new_canonical(
         nrows: usize,
         ncols: usize,
@@ -112,6 +124,11 @@ impl<S: Scalar, I: CsrIndex> CsrMatrix<S, I> {
 
     /// A matrix with the given structure and values (`values.len() == pattern.nnz()`,
     /// every value finite).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DimensionMismatch`] if `values.len() != pattern.nnz()`, [`Error::NonFinite`]
+    /// for the first NaN or infinite value.
     pub fn from_pattern(pattern: PatternCsr<I>, values: Vec<S>) -> Result<Self> {
         matexp_core::check_dim("CsrMatrix values length (nnz)", pattern.nnz(), values.len())?;
         check_finite(&values, "CsrMatrix values")?;
@@ -144,6 +161,11 @@ impl<S: Scalar, I: CsrIndex> CsrMatrix<S, I> {
 
     /// The canonical matrix holding the coordinate entries `(row, col, value)` (0-based);
     /// repeated coordinates are summed, zeros are kept. O(nnz log(row length)).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for a coordinate outside `nrows × ncols` or sizes beyond `I`,
+    /// [`Error::NonFinite`] for a NaN or infinite value.
     pub fn from_triplets(
         nrows: usize,
         ncols: usize,
@@ -183,6 +205,11 @@ impl<S: Scalar, I: CsrIndex> CsrMatrix<S, I> {
 
     /// The matrix of the row-major dense array `data` (`nrows·ncols` entries), storing the
     /// nonzero entries only.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DimensionMismatch`] if `data.len() != nrows·ncols`, and those of
+    /// [`CsrMatrix::from_triplets`].
     pub fn from_dense(nrows: usize, ncols: usize, data: &[S]) -> Result<Self> {
         matexp_core::check_dim(
             "CsrMatrix::from_dense: data length (nrows·ncols)",
@@ -199,6 +226,10 @@ impl<S: Scalar, I: CsrIndex> CsrMatrix<S, I> {
     }
 
     /// The n × n identity.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if `n` does not fit the index type `I`.
     pub fn identity(n: usize) -> Result<Self> {
         I::narrow_checked(n, "n")?;
         let idx: Vec<I> = (0..n).map(I::narrow).collect();
@@ -215,6 +246,10 @@ impl<S: Scalar, I: CsrIndex> CsrMatrix<S, I> {
     }
 
     /// Row-major dense copy (`nrows·ncols` entries; for tests and small problems).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if `nrows·ncols` overflows `usize`.
     pub fn to_dense(&self) -> Result<Vec<S>> {
         let len = self.nrows().checked_mul(self.ncols()).ok_or_else(|| {
             Error::invalid(
@@ -438,6 +473,11 @@ impl<S: Scalar, I: CsrIndex> CsrMatrix<S, I> {
     /// every imaginary part to be zero ([`Error::InvalidArgument`] names the first entry that
     /// is not); narrowing `f64` → `f32` rounds and fails with [`Error::NonFinite`] if a value
     /// overflows.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for a nonzero imaginary part when `T` is real,
+    /// [`Error::NonFinite`] for a value that overflows `T`.
     pub fn cast<T: Scalar>(&self) -> Result<CsrMatrix<T, I>> {
         if S::IS_COMPLEX && !T::IS_COMPLEX {
             if let Some(k) = self
@@ -469,6 +509,10 @@ impl<S: Scalar, I: CsrIndex> CsrMatrix<S, I> {
     }
 
     /// The same matrix with index type `J`; errors if a size does not fit `J`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if a dimension or `nnz` does not fit `J`.
     pub fn with_index<J: CsrIndex>(&self) -> Result<CsrMatrix<S, J>> {
         Ok(CsrMatrix::from_pattern_trusted(
             self.pattern.with_index()?,
@@ -477,6 +521,10 @@ impl<S: Scalar, I: CsrIndex> CsrMatrix<S, I> {
     }
 
     /// A new matrix with values `f(v)` on the same structure (non-finite results rejected).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NonFinite`] for the first NaN or infinite result of `f`.
     pub fn map_values<T: Scalar>(
         &self,
         f: impl Fn(S) -> T + Sync + Send,

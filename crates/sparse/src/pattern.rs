@@ -73,6 +73,12 @@ impl<I: CsrIndex> PatternCsr<I> {
     /// Errors: [`Error::DimensionMismatch`] for wrong array lengths,
     /// [`Error::InvalidArgument`] for a non-monotone row pointer, an out-of-range column or
     /// a dimension too large for `I`. Cost O(nrows + nnz), parallel.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DimensionMismatch`] or [`Error::InvalidArgument`] for a malformed structure:
+    /// `row_ptr` not of length `nrows + 1`, not starting at 0, decreasing or not ending at
+    /// `col_idx.len()`, a column index ≥ `ncols`, or sizes beyond `I`.
     pub fn try_new(nrows: usize, ncols: usize, row_ptr: Vec<I>, col_idx: Vec<I>) -> Result<Self> {
         let canonical = validate(nrows, ncols, &row_ptr, &col_idx)?;
         Ok(Self::from_parts_trusted(
@@ -82,6 +88,11 @@ impl<I: CsrIndex> PatternCsr<I> {
 
     /// Like [`PatternCsr::try_new`], and additionally requires every row to be strictly
     /// increasing (sorted, no duplicates).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`PatternCsr::try_new`], and [`Error::InvalidArgument`] for a row with unsorted
+    /// or repeated columns.
     pub fn try_new_canonical(
         nrows: usize,
         ncols: usize,
@@ -123,6 +134,10 @@ impl<I: CsrIndex> PatternCsr<I> {
 
     /// The canonical pattern holding the coordinates `(row, col)` (0-based; repeats are
     /// stored once). O(nnz log(row length)).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for a coordinate outside `nrows × ncols` or sizes beyond `I`.
     pub fn from_coordinates(
         nrows: usize,
         ncols: usize,
@@ -151,6 +166,10 @@ impl<I: CsrIndex> PatternCsr<I> {
 
     /// The adjacency pattern of an undirected graph on `n` nodes: each edge `(u, v)` is stored
     /// as (u, v) and (v, u); repeated edges are stored once; a loop (u, u) is stored once.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] for an endpoint ≥ `n` or sizes beyond `I`.
     pub fn undirected_graph(n: usize, edges: &[(usize, usize)]) -> Result<Self> {
         let mut both = Vec::with_capacity(2 * edges.len());
         for &(u, v) in edges {
@@ -294,6 +313,10 @@ impl<I: CsrIndex> PatternCsr<I> {
     }
 
     /// The same pattern with index type `J`; errors if a size does not fit `J`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if a dimension or `nnz` does not fit `J`.
     pub fn with_index<J: CsrIndex>(&self) -> Result<PatternCsr<J>> {
         J::narrow_checked(self.nrows, "nrows")?;
         J::narrow_checked(self.ncols, "ncols")?;
@@ -317,6 +340,10 @@ impl<I: CsrIndex> PatternCsr<I> {
     /// halving over all stored entries: returns the number of components and each row's
     /// component label in `0..count` (labels numbered in order of first appearance).
     /// Requires a square pattern. O(nnz · α(n)), serial.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DimensionMismatch`] if the pattern is not square.
     pub fn connected_components(&self) -> Result<(usize, Vec<usize>)> {
         if self.nrows != self.ncols {
             return Err(Error::dim(

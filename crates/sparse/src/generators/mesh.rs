@@ -19,7 +19,9 @@ use matexp_core::{Error, Result};
 /// filled in parallel straight into CSR (each node knows its neighbours from the hashes of
 /// the four cells around it); memory: the result plus n `usize` row lengths transiently.
 ///
-/// Errors: [`Error::InvalidArgument`] for an empty grid or a size that does not fit `I`.
+/// # Errors
+///
+/// [`Error::InvalidArgument`] for an empty grid or a size that does not fit `I`.
 ///
 /// ```
 /// use matexp_sparse::generators::triangulated_grid;

@@ -44,6 +44,10 @@ impl<S: Scalar> DenseArray<S> {
     }
 
     /// The entries as a vector, if the array is one column or one row.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] if the array has more than one row and more than one column.
     pub fn into_vector(self) -> Result<Vec<S>> {
         if self.ncols == 1 || self.nrows == 1 {
             Ok(self.data)
@@ -82,6 +86,11 @@ pub struct MatrixMarketReader<R: BufRead> {
 
 impl MatrixMarketReader<BufReader<File>> {
     /// Opens `path` and reads its header ([`Error::Io`] if it cannot be opened).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] if the file cannot be opened or read, and those of
+    /// [`MatrixMarketReader::new`].
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
         let file = File::open(path).map_err(|e| Error::io(path.display(), e))?;
@@ -112,6 +121,11 @@ fn keyword(found: &str, choices: &[&'static str]) -> Option<&'static str> {
 impl<R: BufRead> MatrixMarketReader<R> {
     /// Reads and validates the banner and the size line from `reader`; `source_name` (a file
     /// name or description) appears in error messages.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Parse`] with the line for a missing or malformed banner, an unknown format,
+    /// field or symmetry, or a bad size line; [`Error::Io`] on a read failure.
     pub fn new(reader: R, source_name: impl Into<String>) -> Result<Self> {
         let mut r = MatrixMarketReader {
             reader,
@@ -546,6 +560,12 @@ impl<R: BufRead> MatrixMarketReader<R> {
     /// to 1. Errors: see the module documentation; [`Error::InvalidArgument`] if the result
     /// does not fit index type `I`. O(entries · log(row length)) time, memory of the
     /// triplets plus the result.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Parse`] with the line for a malformed entry (see the module documentation),
+    /// [`Error::Parse`] (line 1) when a complex file is read into a real `S`,
+    /// [`Error::InvalidArgument`] if the result does not fit the index type `I`, [`Error::Io`] on a read failure.
     pub fn read_csr<S: Scalar, I: CsrIndex>(mut self) -> Result<CsrMatrix<S, I>> {
         self.reject_complex_into_real::<S>()?;
         let h = self.header;
@@ -590,6 +610,12 @@ impl<R: BufRead> MatrixMarketReader<R> {
     /// Reads the structure into a canonical pattern (values, if any, are validated and
     /// dropped; repeated coordinates are stored once; triangles mirrored). Array files are
     /// rejected: a dense file has no pattern to speak of.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Parse`] with the line for a malformed entry or an array file,
+    /// [`Error::InvalidArgument`] if the result does not fit `I`, [`Error::Io`] on a read
+    /// failure.
     pub fn read_pattern<I: CsrIndex>(mut self) -> Result<PatternCsr<I>> {
         let h = self.header;
         if h.format == Format::Array {
@@ -622,6 +648,12 @@ impl<R: BufRead> MatrixMarketReader<R> {
 
     /// Reads the data into a dense column-major array (coordinate files included: repeated
     /// coordinates summed, absent entries zero). Memory `nrows·ncols` scalars.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Parse`] with the line for a malformed entry, or (line 1) for a complex file
+    /// read into a real `S`; [`Error::InvalidArgument`] if `nrows·ncols` overflows;
+    /// [`Error::Io`] on a read failure.
     pub fn read_dense<S: Scalar>(mut self) -> Result<DenseArray<S>> {
         self.reject_complex_into_real::<S>()?;
         let h = self.header;
@@ -668,6 +700,10 @@ fn shorten(s: &str) -> String {
 
 /// Reads a MatrixMarket matrix from `reader` into a canonical CSR matrix (see
 /// [`MatrixMarketReader::read_csr`]).
+///
+/// # Errors
+///
+/// Those of [`MatrixMarketReader::new`] and [`MatrixMarketReader::read_csr`].
 pub fn read_csr<S: Scalar, I: CsrIndex, R: BufRead>(
     reader: R,
     source_name: &str,
@@ -676,6 +712,10 @@ pub fn read_csr<S: Scalar, I: CsrIndex, R: BufRead>(
 }
 
 /// Reads a MatrixMarket file into a canonical CSR matrix.
+///
+/// # Errors
+///
+/// [`Error::Io`] naming the path, and those of [`MatrixMarketReader::read_csr`].
 pub fn read_csr_file<S: Scalar, I: CsrIndex>(path: impl AsRef<Path>) -> Result<CsrMatrix<S, I>> {
     MatrixMarketReader::open(path)?.read_csr()
 }
@@ -700,6 +740,10 @@ pub fn read_matrix_market<S: Scalar>(path: impl AsRef<Path>) -> Result<CsrMatrix
 
 /// Reads the structure of a MatrixMarket matrix from `reader` (see
 /// [`MatrixMarketReader::read_pattern`]).
+///
+/// # Errors
+///
+/// Those of [`MatrixMarketReader::new`] and [`MatrixMarketReader::read_pattern`].
 pub fn read_pattern<I: CsrIndex, R: BufRead>(
     reader: R,
     source_name: &str,
@@ -708,11 +752,19 @@ pub fn read_pattern<I: CsrIndex, R: BufRead>(
 }
 
 /// Reads the structure of a MatrixMarket file (e.g. a SuiteSparse graph) into a pattern.
+///
+/// # Errors
+///
+/// [`Error::Io`] naming the path, and those of [`MatrixMarketReader::read_pattern`].
 pub fn read_pattern_file<I: CsrIndex>(path: impl AsRef<Path>) -> Result<PatternCsr<I>> {
     MatrixMarketReader::open(path)?.read_pattern()
 }
 
 /// Reads a MatrixMarket file (array or coordinate) into a dense column-major array.
+///
+/// # Errors
+///
+/// [`Error::Io`] naming the path, and those of [`MatrixMarketReader::read_dense`].
 pub fn read_dense_file<S: Scalar>(path: impl AsRef<Path>) -> Result<DenseArray<S>> {
     MatrixMarketReader::open(path)?.read_dense()
 }

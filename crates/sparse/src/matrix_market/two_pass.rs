@@ -23,7 +23,10 @@ use std::path::Path;
 ///
 /// The result equals [`MatrixMarketReader::read_pattern`]'s: canonical rows, symmetric kinds
 /// mirrored (one triangle per file, as there), values checked to be finite numbers and dropped.
-/// Errors: [`Error::Io`], and [`Error::Parse`] with the line for a bad banner or size line,
+///
+/// # Errors
+///
+/// [`Error::Io`], and [`Error::Parse`] with the line for a bad banner or size line,
 /// an array file, a wrong field count, an index out of range, entries in both triangles of a
 /// symmetric file, a truncated file or trailing data, or a file that changed between the
 /// passes; [`Error::InvalidArgument`] when the result does not fit `I`.
@@ -48,6 +51,10 @@ pub fn read_pattern_two_pass<I: CsrIndex>(path: impl AsRef<Path>) -> Result<Patt
 
 /// [`read_pattern_two_pass`] over any source that can be reopened: `open` is called three
 /// times (header, counting pass, filling pass) and must return the same text each time.
+///
+/// # Errors
+///
+/// Those of [`read_pattern_two_pass`], with the errors `open` returns.
 pub fn read_pattern_two_pass_with<I, R, F>(mut open: F, source_name: &str) -> Result<PatternCsr<I>>
 where
     I: CsrIndex,
