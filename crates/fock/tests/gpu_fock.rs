@@ -6,7 +6,6 @@ use matexp_fock::{BoseHubbard, Boundary, Coupling, FockBasis, mean_field_state, 
 use matexp_gpu::GpuBackend;
 use matexp_integrators::rk::{CashKarp, LinearOde, Rk45Options};
 
-const NEEDS_GPU: &str = "needs an NVIDIA GPU; run by the GPU bundle";
 const LOOKUPS: [GpuLookup; 3] = [
     GpuLookup::DeltaUnrank,
     GpuLookup::DeltaPacked,
@@ -49,7 +48,6 @@ fn rel_err(a: &[c64], b: &[c64]) -> f64 {
 #[test]
 #[ignore = "needs an NVIDIA GPU; run by the GPU bundle"]
 fn gpu_product_equals_cpu_product() {
-    let _ = NEEDS_GPU;
     let gpu = GpuBackend::new(0).unwrap();
     let cpu = CpuBackend;
     // 4 bits (N ≤ 15) and 8 bits per site; two words per state at M = 20; the ring.
