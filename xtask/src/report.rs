@@ -211,6 +211,13 @@ fn summary_columns() -> Vec<Column> {
             numeric: false,
             cell: |r| text_cell(r, "precision"),
         },
+        // Size variants of one case are separate measurements; without the size they would
+        // read as duplicates.
+        Column {
+            title: "size",
+            numeric: false,
+            cell: |r| r.get("size").and_then(fmt_map),
+        },
         Column {
             title: "median",
             numeric: true,
