@@ -183,6 +183,8 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
         // Write as we go: a later size may not fit.
         write_records(&args.out, &std::mem::take(&mut ctx.records))?;
     }
+    rk4_steps(&mut ctx, if args.small { 15 } else { 40 })?;
+    write_records(&args.out, &std::mem::take(&mut ctx.records))?;
     for n in if args.small { vec![19] } else { vec![19, 190] } {
         bogoliubov(&mut ctx, n, &args.out)?;
         write_records(&args.out, &std::mem::take(&mut ctx.records))?;
@@ -353,6 +355,64 @@ where
             .unwrap_or("gpu")
             .to_string();
         ctx.line(&r, &what);
+        ctx.records.push(r);
+    }
+    Ok(())
+}
+
+/// One classic RK4 step at M = 8 (c64): the generic method of `matexp_integrators::rk` on the
+/// GPU backend (4 products and 11 vector updates) against `FusedRk4` (4 fused stage kernels
+/// and a copy, the seed's listing A.5), and the difference of their states after the step.
+fn rk4_steps(ctx: &mut Ctx, n: u32) -> Res<()> {
+    use matexp_fock::gpu::FusedRk4;
+    use matexp_integrators::rk::Rk4;
+    let h = model(n, 8)?;
+    let d = h.basis().len().map_err(err)?;
+    let op = GpuBoseHubbard::new(&ctx.gpu, &h, GpuLookup::DeltaUnrank).map_err(err)?;
+    let psi0: Vec<c64> = inputs(d, 5);
+    let ode = LinearOde::schrodinger(&op).map_err(err)?;
+    let step = 1e-3;
+    let mut generic = Rk4::new(&ctx.gpu, d).map_err(err)?;
+    let mut a = ctx.gpu.upload(&psi0).map_err(err)?;
+    let tg = time_runs(ctx.gpu.device(), 2, ctx.reps.min(10), || {
+        generic.step(&ode, 0.0, step, &mut a)
+    })
+    .map_err(err)?;
+    drop(generic);
+    let mut fused = FusedRk4::new(&op).map_err(err)?;
+    let mut b = ctx.gpu.upload(&psi0).map_err(err)?;
+    let tf = time_runs(ctx.gpu.device(), 2, ctx.reps.min(10), || {
+        fused.step(0.0, step, &mut b)
+    })
+    .map_err(err)?;
+    // Same number of steps on both: compare the states.
+    let (ha, hb) = (
+        ctx.gpu.to_host(&a).map_err(err)?,
+        ctx.gpu.to_host(&b).map_err(err)?,
+    );
+    let diff = ha
+        .iter()
+        .zip(&hb)
+        .map(|(x, y)| (x - y).norm_sqr())
+        .sum::<f64>()
+        .sqrt()
+        / hb.iter().map(|y| y.norm_sqr()).sum::<f64>().sqrt();
+    let case = format!("rk4_step_m8_n{n}");
+    let vec_bytes = (d * 16) as f64;
+    for (label, times, bytes) in [
+        // generic: 4 products (x read, y written) + 11 updates (≈ 2.5 vectors each)
+        ("generic", &tg, vec_bytes * (4.0 * 2.0 + 11.0 * 2.5)),
+        // fused: 4 stages reading x, acc, base and writing acc, next (≈ 5 vectors) + a copy
+        ("fused", &tf, vec_bytes * (4.0 * 5.0 + 2.0)),
+    ] {
+        let mut r = ctx.record(&case, "gpu", "c64", &h, times);
+        r.matvecs = Some(4);
+        r.floor_ratio = Some(r.time_s / (bytes / ctx.copy_bw));
+        r = r
+            .extra("kernel", label)
+            .extra("bytes_floor", bytes)
+            .error(diff);
+        ctx.line(&r, label);
         ctx.records.push(r);
     }
     Ok(())
