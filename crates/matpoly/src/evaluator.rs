@@ -157,6 +157,31 @@ impl<S: Scalar, B: DenseBackend<S>> Evaluator<S, B> {
         )
     }
 
+    /// `out ← T₁₈(X) = Σ_{k=0}^{18} X^k/k!` in 5 products (Bader–Blanes–Casas; module docs
+    /// of `taylor18` give the formula and the stability of its coefficients). Accurate to
+    /// about `u` relative for `‖X‖ ≤ θ₁₈ ≈ 1.09`, where the exponential uses it.
+    ///
+    /// # Errors
+    /// `DimensionMismatch` when `x` is not square or `out` not its shape.
+    pub fn taylor18_into(&mut self, x: &B::Mat, out: &mut B::Mat) -> Result<()> {
+        let n = self.check_args(x, &[S::one()], out)?;
+        ensure(&mut self.be, &mut self.pows, 3, (n, n))?;
+        ensure(&mut self.be, &mut self.work, 4, (n, n))?;
+        self.be.copy(x, &mut self.pows[0])?;
+        let (lo, hi) = self.pows.split_at_mut(1);
+        self.be
+            .gemm(S::one(), &lo[0], &lo[0], S::zero(), &mut hi[0])?;
+        let (p01, p2) = self.pows.split_at_mut(2);
+        crate::taylor18::taylor18(
+            &mut self.be,
+            &p01[0],
+            &p01[1],
+            &mut p2[0],
+            &mut self.work[..4],
+            out,
+        )
+    }
+
     /// Host convenience: uploads `x`, evaluates, downloads `P(X)`.
     ///
     /// # Errors

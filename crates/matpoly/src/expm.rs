@@ -15,8 +15,9 @@
 //! products only, `O(n²)` each), as Al-Mohy & Higham's `expm` and `expmv` do.
 //!
 //! The degree is chosen among the cheapest evaluations of each degree: Paterson–Stockmeyer
-//! for `m ∈ {2, 4, 9, 12, 16, 20, 25, 30}` (1, 2, 4, 5, 6, 7, 8, 9 products) and the
-//! Sastre-type `T₈` (3 products, [`crate::taylor8`] module docs); `(m, s)` minimises
+//! for `m ∈ {2, 4, 9, 12, 16, 20, 25, 30}` (1, 2, 4, 5, 6, 7, 8, 9 products), the
+//! Sastre-type `T₈` (3 products, [`crate::taylor8`]) and Bader–Blanes–Casas's `T₁₈`
+//! (5 products, [`crate::taylor18`]); `(m, s)` minimises
 //! products + `s` squarings. `A²` is formed once, used for `α` and reused (scaled by `4^{−s}`)
 //! by the evaluation.
 //!
@@ -74,6 +75,8 @@ pub enum TaylorEvaluation {
     },
     /// Sastre-type `T₈` in 3 products.
     Sastre8,
+    /// Bader–Blanes–Casas `T₁₈` in 5 products.
+    Sastre18,
     /// No polynomial: `A = 0` (or `n = 0`), `e^A = I`.
     Identity,
 }
@@ -98,7 +101,10 @@ pub struct ExpmReport {
 
 /// The candidate evaluations: degree, products (including the one forming `X²`), scheme.
 fn candidates() -> Vec<(usize, usize, TaylorEvaluation)> {
-    let mut c = vec![(8, TAYLOR8_PRODUCTS, TaylorEvaluation::Sastre8)];
+    let mut c = vec![
+        (8, TAYLOR8_PRODUCTS, TaylorEvaluation::Sastre8),
+        (18, crate::taylor18::PRODUCTS, TaylorEvaluation::Sastre18),
+    ];
     for m in [2usize, 4, 9, 12, 16, 20, 25, 30] {
         let b = optimal_block(m);
         c.push((
@@ -203,7 +209,7 @@ impl<S: Scalar, B: DenseBackend<S>> Evaluator<S, B> {
         let shape = (n, n);
         // Powers X … X^6 (block ≤ 5), plus scratch for Horner steps and T₈.
         ensure(&mut self.be, &mut self.pows, 2, shape)?;
-        ensure(&mut self.be, &mut self.work, 3, shape)?;
+        ensure(&mut self.be, &mut self.work, 4, shape)?;
         self.be.copy(a, &mut self.pows[0])?;
         {
             let (lo, hi) = self.pows.split_at_mut(1);
@@ -260,6 +266,18 @@ impl<S: Scalar, B: DenseBackend<S>> Evaluator<S, B> {
                     &mut w0[0],
                     &mut w1[0],
                     &mut w2[0],
+                    out,
+                )?;
+            }
+            TaylorEvaluation::Sastre18 => {
+                ensure(&mut self.be, &mut self.pows, 3, shape)?;
+                let (p01, p2) = self.pows.split_at_mut(2);
+                crate::taylor18::taylor18(
+                    &mut self.be,
+                    &p01[0],
+                    &p01[1],
+                    &mut p2[0],
+                    &mut self.work[..4],
                     out,
                 )?;
             }

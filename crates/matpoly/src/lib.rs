@@ -8,7 +8,8 @@
 //! * [`Evaluator`]: `P(X) = Σ α_i X^i` by [`Scheme::Powers`] (the seed's Alg. 1),
 //!   [`Scheme::Horner`] or [`Scheme::PatersonStockmeyer`] (Alg. 4–6 with the errata of the
 //!   notes), product counts by [`Scheme::products`]; the degree-8 Taylor polynomial of `exp`
-//!   in 3 products (Sastre-type, [`Evaluator::taylor8_into`], [`taylor8`] for the formula);
+//!   in 3 products and the degree-18 one in 5 (Sastre-type, [`Evaluator::taylor8_into`],
+//!   [`Evaluator::taylor18_into`]; [`taylor8`], [`taylor18`] for the formulas);
 //!   the exponential [`Evaluator::expm_into`] by Taylor with scaling and squaring and a
 //!   backward-error degree choice ([`expm`] for the method and its sources, [`normest`] for
 //!   the norm estimates); [`Evaluator::phi_functions`]. Workspaces live in the evaluator and are
@@ -21,6 +22,7 @@
 //! | powers, Horner | `d − 1` |
 //! | Paterson–Stockmeyer, block `b` | `min(d, b+1) − 1 + ⌈(d−b−1)/(b+1)⌉₊` (≈ `2√d`) |
 //! | `T₈` (Sastre) | 3 (Paterson–Stockmeyer: 4) |
+//! | `T₁₈` (Bader–Blanes–Casas) | 5 (Paterson–Stockmeyer: 7) |
 //!
 //! ```
 //! use matexp_matpoly::{CpuDense, Evaluator, Scheme};
@@ -48,6 +50,7 @@ pub mod expm;
 pub mod normest;
 mod scheme;
 pub mod split;
+pub mod taylor18;
 pub mod taylor8;
 
 #[cfg(feature = "gpu")]

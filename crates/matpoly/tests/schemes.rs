@@ -107,6 +107,42 @@ fn taylor8_agrees_with_horner_in_three_products() {
 }
 
 #[test]
+fn taylor18_agrees_with_horner_in_five_products() {
+    let mut f = 1.0;
+    let alpha: Vec<f64> = (0..=18)
+        .map(|k| {
+            if k > 0 {
+                f *= k as f64;
+            }
+            1.0 / f
+        })
+        .collect();
+    let mut ev = Evaluator::new(Counting::new(CpuDense::new()));
+    // Up to θ₁₈ ≈ 1.09, the range the exponential uses it in.
+    for norm in [0.01, 0.3, 1.09] {
+        for (name, x) in families::<f64>(20, norm, 7) {
+            let h = ev.polyval(&x, &alpha, Scheme::Horner).unwrap();
+            ev.backend_mut().reset();
+            let mut t = Matrix::zeros(20, 20);
+            ev.taylor18_into(&x, &mut t).unwrap();
+            assert_eq!(ev.backend().gemms, matexp_matpoly::taylor18::PRODUCTS);
+            assert!(
+                matexp_matpoly::taylor18::PRODUCTS < Scheme::paterson_stockmeyer(18).products(18)
+            );
+            let err = rel_err(&t, &h);
+            assert!(err <= 1e-14, "{name} ‖X‖ = {norm}: {err:.2e}");
+        }
+        let xc = families::<c64>(12, norm, 8).remove(0).1;
+        let alpha_c: Vec<c64> = alpha.iter().map(|&a| c64::new(a, 0.0)).collect();
+        let mut evc = Evaluator::new(CpuDense::new());
+        let h = evc.polyval(&xc, &alpha_c, Scheme::Horner).unwrap();
+        let mut t = Matrix::zeros(12, 12);
+        evc.taylor18_into(&xc, &mut t).unwrap();
+        assert!(rel_err(&t, &h) <= 1e-14);
+    }
+}
+
+#[test]
 fn seed_table_counts_and_block_sizes() {
     // Seed 004, Table 1: (d, b) = (12, 3), (20, 4), (30, 5) imply 5, 7 and 9 products.
     for (d, b, p) in [(12, 3, 5), (20, 4, 7), (30, 5, 9)] {
