@@ -44,8 +44,7 @@
 //!   [`lanczos_bounds`] (Hermitian) and [`power_spectral_radius`] (general) for matrix-free
 //!   operators given as closures; [`estimate_spectral_bounds`] for a [`LinearOperator`].
 //! * [`symmetric_tridiagonal_eigen`]: implicit QL, the Lanczos back end, in pure Rust, so
-//!   that spectral estimates need no LAPACK (the crate depends on `matexp-core` and
-//!   `num-complex` only).
+//!   that spectral estimates need no LAPACK (the crate depends on `matexp-core` only).
 //!
 //! # Accuracy and cost
 //!
