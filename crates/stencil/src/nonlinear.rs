@@ -87,13 +87,7 @@ pub fn fast_exp(z: f64) -> f64 {
     const LN2_HI: f64 = 0.693_147_180_369_123_8;
     const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
     // Clamped, not branched, so that loops over it vectorize; NaN passes through.
-    let zc = if z > 709.0 {
-        709.0
-    } else if z < -708.0 {
-        -708.0
-    } else {
-        z
-    };
+    let zc = z.clamp(-708.0, 709.0);
     let shifted = zc * std::f64::consts::LOG2_E + SHIFTER;
     let k = shifted - SHIFTER;
     let r = (zc - k * LN2_HI) - k * LN2_LO;
