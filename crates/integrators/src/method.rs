@@ -203,23 +203,7 @@ pub trait ExpmvMethod<'a, B: Backend + 'a, S: Scalar>: Sized {
         v: &B::Vector<S>,
         out: &mut [B::Vector<S>],
     ) -> Result<Report> {
-        if out.is_empty() {
-            return Err(Error::invalid(
-                "out",
-                "[]",
-                "needs k + 1 ≥ 1 outputs for φ₀, …, φ_k",
-            ));
-        }
-        let mut total: Option<Report> = None;
-        for (j, w) in out.iter_mut().enumerate() {
-            let r = self.phimv_k(op, j, t, v, w)?;
-            match total.as_mut() {
-                Some(tot) => tot.merge(&r),
-                None => total = Some(r),
-            }
-        }
-        let report = total.expect("out is not empty");
-        self.finish(report, out)
+        phimv_each(self, op, t, v, out)
     }
 
     /// w ← φ_k(tA)v (φ₀ = exp), as t^{−k}·(t^kφ_k(tA)v) by [`ExpmvMethod::combination`]
@@ -315,6 +299,40 @@ pub trait ExpmvMethod<'a, B: Backend + 'a, S: Scalar>: Sized {
         };
         Ok(report)
     }
+}
+
+/// φ₀, …, φ_k one after another by [`ExpmvMethod::phimv_k`] (the default `phimv`).
+pub(crate) fn phimv_each<'a, M, B, S, O>(
+    m: &mut M,
+    op: &O,
+    t: S,
+    v: &B::Vector<S>,
+    out: &mut [B::Vector<S>],
+) -> Result<Report>
+where
+    M: ExpmvMethod<'a, B, S>,
+    B: Backend + 'a,
+    S: Scalar,
+    O: LinearOperator<B, S> + ?Sized,
+{
+    if out.is_empty() {
+        return Err(Error::invalid(
+            "out",
+            "[]",
+            "needs k + 1 ≥ 1 outputs for φ₀, …, φ_k",
+        ));
+    }
+    check_phi_order(out.len() - 1)?;
+    let mut total: Option<Report> = None;
+    for (j, w) in out.iter_mut().enumerate() {
+        let r = m.phimv_k(op, j, t, v, w)?;
+        match total.as_mut() {
+            Some(tot) => tot.merge(&r),
+            None => total = Some(r),
+        }
+    }
+    let report = total.expect("out is not empty");
+    m.finish(report, out)
 }
 
 /// Checks a φ order against [`MAX_PHI_ORDER`].

@@ -206,3 +206,24 @@ fn block_and_resizing<'a, M: ExpmvMethod<'a, CpuBackend, f64>>() {
 fn blocks_and_workspaces_of_changing_order_for_every_method() {
     for_each_method!(block_and_resizing());
 }
+
+#[test]
+fn leja_estimates_the_spectrum_once_for_all_phi_functions() {
+    // An operator that knows neither its bounds nor that it is Hermitian.
+    let p = laplacian(10, 1);
+    let op = common::Opaque(&p.op);
+    let v: Vec<f64> = start_vector(p.n(), 9);
+    let mut leja = Leja::new(&CPU, matexp_integrators::LejaOptions::default()).unwrap();
+    let mut w = vec![0.0; p.n()];
+    let single = leja.expmv(&op, 0.3, &v, &mut w).unwrap();
+    assert!(single.estimate_matvecs > 0, "{single}");
+    let mut out = vec![vec![0.0; p.n()]; 3];
+    let report = leja.phimv(&op, 0.3, &v, &mut out).unwrap();
+    assert_eq!(report.estimate_matvecs, single.estimate_matvecs, "{report}");
+    for (k, w) in out.iter().enumerate() {
+        let err = rel_err(w, &dense_phimv(&p.a, k, 0.3, &v));
+        assert!(err <= 1e-6, "φ_{k}: {err:.2e} ({report})");
+    }
+    // The options' bounds are restored: the next call estimates again.
+    assert!(leja.options().bounds.is_none());
+}

@@ -295,6 +295,34 @@ impl<'a, B: Backend + 'a, S: Scalar> ExpmvMethod<'a, B, S> for Leja<'a, B, S> {
         self.integrate(op, &res, scale, times, start, Some(phi), out)
     }
 
+    /// φ₀, …, φ_k one after another, with one spectral estimate for all of them (the
+    /// generic version estimates per φ_j when the operator knows no bounds).
+    fn phimv<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        t: S,
+        v: &B::Vector<S>,
+        out: &mut [B::Vector<S>],
+    ) -> Result<Report> {
+        let saved = self.opts.bounds;
+        let mut estimated = None;
+        if saved.is_none() && op.spectral_bounds().is_none() && !out.is_empty() {
+            self.check_op(op)?;
+            let res = self.resolve(op, false)?;
+            self.opts.bounds = Some(res.bounds);
+            estimated = Some(res);
+        }
+        let result = crate::method::phimv_each(self, op, t, v, out);
+        self.opts.bounds = saved;
+        let mut report = result?;
+        if let Some(res) = estimated {
+            report.matvecs += res.matvecs;
+            report.estimate_matvecs += res.matvecs;
+            report.bounds = Some((res.bounds, res.source));
+        }
+        Ok(report)
+    }
+
     /// One spectral estimate for the whole block (the generic version estimates per vector).
     fn expmv_block<O: LinearOperator<B, S> + ?Sized>(
         &mut self,
