@@ -78,6 +78,25 @@ fn taylor8_on_cublas_matches_the_cpu() {
 
 #[test]
 #[ignore = "needs an NVIDIA GPU; run by the GPU bundle"]
+fn taylor18_on_cublas_matches_the_cpu() {
+    // ‖X‖₁ ≈ 1, inside θ₁₈: the range the exponential uses T₁₈ in.
+    let x = families::<f64>(160, 1.0, 12).remove(2).1;
+    let mut g = Evaluator::new(Counting::new(gpu()));
+    let xd = g.backend_mut().upload(&x).unwrap();
+    let mut out = g.backend_mut().zeros(160, 160).unwrap();
+    g.backend_mut().reset();
+    g.taylor18_into(&xd, &mut out).unwrap();
+    assert_eq!(g.backend().gemms, matexp_matpoly::taylor18::PRODUCTS);
+    let got = g.backend_mut().download(&out).unwrap();
+    let mut want = Matrix::zeros(160, 160);
+    Evaluator::new(CpuDense::new())
+        .taylor18_into(&x, &mut want)
+        .unwrap();
+    assert!(rel_err(&got, &want) <= 1e-14);
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU; run by the GPU bundle"]
 fn expm_on_cublas_matches_the_mpmath_references() {
     let mut ev = Evaluator::new(gpu());
     let mut ev_real = Evaluator::new(gpu());
