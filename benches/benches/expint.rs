@@ -147,9 +147,12 @@ fn bench(c: &mut Criterion) {
             -0.5,
         )),
     };
-    let psi0: Vec<c64> = (0..dim)
-        .map(|i| c64::new(1.0, 0.0) / ((dim as f64).sqrt() * (1.0 + 0.0 * i as f64)))
+    // A spread, non-uniform state of norm 1.
+    let raw: Vec<c64> = (0..dim)
+        .map(|i| c64::from_polar(1.0 + 0.5 * (i as f64).sin(), 0.7 * i as f64))
         .collect();
+    let norm = raw.iter().map(|z| z.norm_sqr()).sum::<f64>().sqrt();
+    let psi0: Vec<c64> = raw.iter().map(|z| z / norm).collect();
     for scheme in [MagnusScheme::Gauss4, MagnusScheme::CommutatorFree4] {
         let opts = MagnusOptions {
             scheme,
