@@ -59,13 +59,16 @@ impl ProbeOptions {
 /// figures but `ln_scale` are in units of e^{ln_scale}, so that indices beyond the f64 range
 /// (e^{λ_max} for λ_max > 709) are represented.
 ///
-/// **The interval.** [mean − t·se, mean + t·se + quadrature_error]·e^{ln_scale}, where se is
+/// **The interval.** [mean − t·se − rounding_error, mean + t·se + quadrature_error +
+/// rounding_error]·e^{ln_scale}, where se is
 /// the standard error of the mean over the probe samples (sample standard deviation / √m), t
 /// the Student quantile t_{(1+c)/2, m−1} at confidence c, and quadrature_error bounds the
 /// Lanczos quadrature's truncation separately: each Gauss value is a lower bound of its
 /// quadratic form (in exact arithmetic), so the truncation only widens the interval upwards,
 /// by the mean of the per-sample gaps (Gauss–Radau where it is tighter, else the last relative
-/// change, an estimate). The t-interval assumes the sample mean is nearly normal; with a
+/// change, an estimate); rounding_error bounds the floating-point error of the quadratures
+/// (relative 8u·(k + √n·|β|·max|θ|) each, [`crate::QuadraticForm::rounding`]: e^{x} turns an
+/// absolute error of x into a relative one, which matters when β·λ_max is in the hundreds). The t-interval assumes the sample mean is nearly normal; with a
 /// heavy-tailed sample distribution (plain Hutchinson on graphs with a dominant eigenvalue)
 /// its coverage falls below c, which Hutch++'s deflation repairs.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -82,6 +85,8 @@ pub struct TraceEstimate {
     pub half_width: f64,
     /// Upper-side allowance for the quadrature truncation / e^{ln_scale}.
     pub quadrature_error: f64,
+    /// Two-sided allowance for the rounding errors of the quadratures / e^{ln_scale}.
+    pub rounding_error: f64,
     /// Confidence level of the interval.
     pub confidence: f64,
     /// Stochastic samples behind the interval.
@@ -104,10 +109,8 @@ impl TraceEstimate {
     /// The confidence interval (see the type's documentation).
     pub fn interval(&self) -> (f64, f64) {
         let s = self.ln_scale.exp();
-        (
-            (self.mean - self.half_width) * s,
-            (self.mean + self.half_width + self.quadrature_error) * s,
-        )
+        let (lo, hi) = self.scaled_interval();
+        (lo * s, hi * s)
     }
 
     /// Whether `x` lies in the interval (compared in the scaled units, so it works beyond
@@ -120,7 +123,16 @@ impl TraceEstimate {
     /// Whether e^{ln_x} lies in the interval.
     pub fn contains_ln(&self, ln_x: f64) -> bool {
         let x = (ln_x - self.ln_scale).exp();
-        self.mean - self.half_width <= x && x <= self.mean + self.half_width + self.quadrature_error
+        let (lo, hi) = self.scaled_interval();
+        lo <= x && x <= hi
+    }
+
+    /// The interval in units of e^{ln_scale}.
+    fn scaled_interval(&self) -> (f64, f64) {
+        (
+            self.mean - self.half_width - self.rounding_error,
+            self.mean + self.half_width + self.quadrature_error + self.rounding_error,
+        )
     }
 }
 

@@ -68,6 +68,11 @@ pub struct QuadraticForm {
     pub theta_min: f64,
     /// The largest Ritz value θ_max of T_k (≤ λ_max(A)).
     pub theta_max: f64,
+    /// Allowance for the relative rounding error of the value, either sign:
+    /// 8u·(k + √n·|β|·max|θ|). e^{x} turns an absolute error δ of x = βθ into a relative error
+    /// δ (condition number |x|), and θ inherits the rounding of the inner products α = qᵀAq,
+    /// about √n·u·‖A‖ for sums of n terms: a pessimistic model, not a proven bound.
+    pub rounding: f64,
 }
 
 impl QuadraticForm {
@@ -88,6 +93,7 @@ impl QuadraticForm {
     /// An upper bound on the truncation error of the value relative to itself: the
     /// Gauss–Radau gap where it is known and smaller, else the last relative change
     /// (an estimate, pessimistic once convergence is superlinear).
+    /// Rounding ([`QuadraticForm::rounding`]) is not included.
     pub fn relative_error(&self) -> f64 {
         if self.exact {
             return 0.0;
@@ -196,6 +202,7 @@ impl<'a, B: Backend, S: Scalar> LanczosQuadrature<'a, B, S> {
                 converged: true,
                 theta_min: f64::NAN,
                 theta_max: f64::NAN,
+                rounding: 0.0,
             });
         }
         be.copy(u, &mut self.slots[0])?;
@@ -301,7 +308,14 @@ impl<'a, B: Backend, S: Scalar> LanczosQuadrature<'a, B, S> {
                         ),
                     });
                 }
+                let rounding = 8.0
+                    * eps
+                    * (k as f64
+                        + (self.n as f64).sqrt()
+                            * beta.abs()
+                            * theta_max.abs().max(theta_min.abs()));
                 return Ok(QuadraticForm {
+                    rounding,
                     ln_value: ln_g,
                     ln_upper,
                     last_change: if exact { 0.0 } else { change },

@@ -83,6 +83,7 @@ pub fn estrada_index_slq<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized
     let (ln_scale, parts, slacks) = common_scale(&forms, &[]);
     let (mean, se) = crate::stats::mean_and_error(&parts);
     let slack = slacks.iter().sum::<f64>() / slacks.len() as f64;
+    let rounding = rounding_of(&forms, ln_scale) / forms.len() as f64;
     Ok(TraceEstimate {
         method: "slq",
         ln_scale,
@@ -90,6 +91,7 @@ pub fn estrada_index_slq<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized
         std_error: se,
         half_width: t * se,
         quadrature_error: slack,
+        rounding_error: rounding,
         confidence: probes.confidence,
         samples: probes.probes,
         matvecs,
@@ -213,10 +215,20 @@ pub fn estrada_index_hutchpp<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?S
         std_error: se,
         half_width: t * se,
         quadrature_error: exact_slack + slack,
+        rounding_error: rounding_of(&deflated, ln_scale)
+            + rounding_of(&residual, ln_scale) / residual.len() as f64,
         confidence: probes.confidence,
         samples: probes.probes,
         matvecs,
     })
+}
+
+/// Σ value·rounding of `forms` in units of e^{ln_scale}.
+fn rounding_of(forms: &[QuadraticForm], ln_scale: f64) -> f64 {
+    forms
+        .iter()
+        .map(|f| (f.ln_value - ln_scale).exp() * f.rounding)
+        .sum()
 }
 
 /// x ← x − Σᵢ (qᵢᵀx)qᵢ (one classical Gram–Schmidt sweep).
