@@ -113,12 +113,29 @@ fn scale_row<S: RealScalar>(out: &mut [S], d: &[S], inv_h2: S) {
 fn laplacian_row<S: RealScalar>(kind: Boundary, c: &[S], nbs: &[&[S]], diag: S, out: &mut [S]) {
     let n = c.len();
     let out = &mut out[..n];
-    for (o, &v) in out.iter_mut().zip(c) {
-        *o = -diag * v;
-    }
-    for nb in nbs {
-        for (o, &v) in out.iter_mut().zip(&nb[..n]) {
-            *o += v;
+    // Rows with all four (3D) or two (2D) row neighbours, the common case, in one pass.
+    match *nbs {
+        [a, b, d, e] => {
+            let (a, b, d, e) = (&a[..n], &b[..n], &d[..n], &e[..n]);
+            for i in 0..n {
+                out[i] = (a[i] + b[i]) + (d[i] + e[i]) - diag * c[i];
+            }
+        }
+        [a, b] => {
+            let (a, b) = (&a[..n], &b[..n]);
+            for i in 0..n {
+                out[i] = (a[i] + b[i]) - diag * c[i];
+            }
+        }
+        _ => {
+            for (o, &v) in out.iter_mut().zip(c) {
+                *o = -diag * v;
+            }
+            for nb in nbs {
+                for (o, &v) in out.iter_mut().zip(&nb[..n]) {
+                    *o += v;
+                }
+            }
         }
     }
     if n > 1 {
