@@ -1,0 +1,444 @@
+//! The shared input and output layer: matrices, vectors and time specifications in;
+//! MatrixMarket, CSV or JSON results out, written atomically (temporary file, then rename).
+
+use crate::error::{CliError, CliResult, Kind};
+use matexp::{CsrMatrix, Scalar, c64};
+use rand::{Rng, SeedableRng};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// A matrix read from a MatrixMarket file: real when every entry is real.
+#[derive(Debug)]
+pub enum Matrix {
+    /// A real matrix.
+    Real(CsrMatrix<f64>),
+    /// A complex matrix (a `complex` file with a nonzero imaginary part).
+    Complex(CsrMatrix<c64>),
+}
+
+impl Matrix {
+    /// Rows.
+    pub fn nrows(&self) -> usize {
+        match self {
+            Matrix::Real(a) => a.nrows(),
+            Matrix::Complex(a) => a.nrows(),
+        }
+    }
+
+    /// The matrix with complex entries.
+    pub fn to_complex(&self) -> CliResult<CsrMatrix<c64>> {
+        match self {
+            Matrix::Real(a) => a.cast().map_err(CliError::input),
+            Matrix::Complex(a) => Ok(a.clone()),
+        }
+    }
+}
+
+/// Reads a square MatrixMarket coordinate file. Errors name the file (and the line for a
+/// malformed entry, from the reader) and both sizes of a non-square matrix.
+pub fn read_square_matrix(path: &Path) -> CliResult<Matrix> {
+    let a: CsrMatrix<c64> = matexp::read_matrix_market(path).map_err(CliError::input)?;
+    if a.nrows() != a.ncols() {
+        return Err(CliError::new(
+            Kind::Input,
+            format!(
+                "{}: the matrix is {} × {}, but a square matrix is needed",
+                path.display(),
+                a.nrows(),
+                a.ncols()
+            ),
+        ));
+    }
+    if a.nrows() == 0 {
+        return Err(CliError::new(
+            Kind::Input,
+            format!("{}: the matrix is empty (0 × 0)", path.display()),
+        ));
+    }
+    Ok(match a.cast::<f64>() {
+        Ok(real) => Matrix::Real(real),
+        Err(_) => Matrix::Complex(a),
+    })
+}
+
+/// Where the vector `v` comes from: `ones`, `random:SEED` or a MatrixMarket array file.
+#[derive(Debug, Clone, PartialEq)]
+pub enum VectorSource {
+    /// All ones.
+    Ones,
+    /// Independent uniform entries in [−1, 1) from ChaCha8 seeded with the number.
+    Random(u64),
+    /// A MatrixMarket `array` file with one column (or one row).
+    File(PathBuf),
+}
+
+impl std::str::FromStr for VectorSource {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s == "ones" {
+            Ok(VectorSource::Ones)
+        } else if let Some(seed) = s.strip_prefix("random:") {
+            seed.parse()
+                .map(VectorSource::Random)
+                .map_err(|_| format!("bad seed in '{s}': expected random:N with N a whole number"))
+        } else if s == "random" {
+            Ok(VectorSource::Random(0))
+        } else {
+            Ok(VectorSource::File(PathBuf::from(s)))
+        }
+    }
+}
+
+/// The vector of length `n` as complex numbers (the callers narrow it to their scalar).
+pub fn read_vector(src: &VectorSource, n: usize) -> CliResult<Vec<c64>> {
+    match src {
+        VectorSource::Ones => Ok(vec![c64::new(1.0, 0.0); n]),
+        VectorSource::Random(seed) => {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(*seed);
+            Ok((0..n)
+                .map(|_| c64::new(rng.random_range(-1.0..1.0), 0.0))
+                .collect())
+        }
+        VectorSource::File(path) => {
+            let arr = matexp::read_dense_file::<c64>(path).map_err(CliError::input)?;
+            let v = arr
+                .into_vector()
+                .map_err(|e| CliError::new(Kind::Input, format!("{}: {}", path.display(), e)))?;
+            if v.len() != n {
+                return Err(CliError::new(
+                    Kind::Input,
+                    format!(
+                        "{}: the vector has length {}, but the matrix has {} rows",
+                        path.display(),
+                        v.len(),
+                        n
+                    ),
+                ));
+            }
+            Ok(v)
+        }
+    }
+}
+
+/// Narrows complex values to the scalar `S`; a real `S` needs every imaginary part zero.
+pub fn narrow<S: Scalar>(v: &[c64], what: &str) -> CliResult<Vec<S>> {
+    if !S::IS_COMPLEX {
+        if let Some(k) = v.iter().position(|z| z.im != 0.0) {
+            return Err(CliError::new(
+                Kind::Input,
+                format!(
+                    "{what}: entry {k} is complex ({}), but the computation is real",
+                    v[k]
+                ),
+            ));
+        }
+    }
+    Ok(v.iter().map(|&z| S::from_c64(z)).collect())
+}
+
+/// The times asked for: one (possibly complex) time or a grid `start:stop:num`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TimeSpec {
+    /// One time.
+    One(c64),
+    /// `num` equally spaced real times from `start` to `stop`, both included.
+    Grid {
+        /// First time.
+        start: f64,
+        /// Last time.
+        stop: f64,
+        /// Number of times (at least 1).
+        num: usize,
+    },
+}
+
+impl TimeSpec {
+    /// The times, in order.
+    pub fn times(&self) -> Vec<c64> {
+        match *self {
+            TimeSpec::One(t) => vec![t],
+            TimeSpec::Grid { start, stop, num } => (0..num)
+                .map(|k| {
+                    let s = if num == 1 {
+                        0.0
+                    } else {
+                        k as f64 / (num - 1) as f64
+                    };
+                    c64::new(start + (stop - start) * s, 0.0)
+                })
+                .collect(),
+        }
+    }
+
+    /// Whether some time has a nonzero imaginary part.
+    pub fn is_complex(&self) -> bool {
+        self.times().iter().any(|t| t.im != 0.0)
+    }
+}
+
+impl std::str::FromStr for TimeSpec {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let parts: Vec<&str> = s.split(':').collect();
+        if parts.len() == 3 {
+            let num_err = |p: &str| format!("bad time grid '{s}': '{p}' is not a finite number");
+            let start = parse_real(parts[0]).ok_or_else(|| num_err(parts[0]))?;
+            let stop = parse_real(parts[1]).ok_or_else(|| num_err(parts[1]))?;
+            let num: usize = parts[2]
+                .trim()
+                .parse()
+                .ok()
+                .filter(|&n| n >= 1)
+                .ok_or_else(|| {
+                    format!(
+                        "bad time grid '{s}': the count '{}' must be a whole number ≥ 1",
+                        parts[2]
+                    )
+                })?;
+            return Ok(TimeSpec::Grid { start, stop, num });
+        }
+        if parts.len() != 1 {
+            return Err(format!(
+                "bad time '{s}': expected a number, a complex number like 0-1i, or start:stop:num"
+            ));
+        }
+        parse_complex(s)
+            .map(TimeSpec::One)
+            .ok_or_else(|| format!("bad time '{s}': expected a number (1.5), a complex number (0-1i, -i*2.5, 1+2i) or a grid start:stop:num"))
+    }
+}
+
+fn parse_real(s: &str) -> Option<f64> {
+    s.trim().parse::<f64>().ok().filter(|x| x.is_finite())
+}
+
+/// Parses `a`, `bi`, `a+bi`, `a-bi`, `i`, `-i`, `i*b`, `-i*b`, `b*i` (also with `j`).
+pub fn parse_complex(s: &str) -> Option<c64> {
+    let s: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+    if s.is_empty() {
+        return None;
+    }
+    if let Some(x) = parse_real(&s) {
+        return Some(c64::new(x, 0.0));
+    }
+    // Split at the last sign that is not at the start and not after an exponent marker.
+    let bytes = s.as_bytes();
+    let mut split = None;
+    for k in (1..bytes.len()).rev() {
+        if (bytes[k] == b'+' || bytes[k] == b'-') && !matches!(bytes[k - 1], b'e' | b'E') {
+            split = Some(k);
+            break;
+        }
+    }
+    let (re, im) = match split {
+        Some(k) => (parse_real(&s[..k])?, parse_imag(&s[k..])?),
+        None => (0.0, parse_imag(&s)?),
+    };
+    Some(c64::new(re, im))
+}
+
+fn parse_imag(s: &str) -> Option<f64> {
+    let (sign, body) = match s.as_bytes().first()? {
+        b'-' => (-1.0, &s[1..]),
+        b'+' => (1.0, &s[1..]),
+        _ => (1.0, s),
+    };
+    let mag = if body == "i" || body == "j" {
+        1.0
+    } else if let Some(b) = body.strip_prefix("i*").or_else(|| body.strip_prefix("j*")) {
+        parse_real(b)?
+    } else if let Some(b) = body.strip_suffix("*i").or_else(|| body.strip_suffix("*j")) {
+        parse_real(b)?
+    } else if let Some(b) = body.strip_suffix('i').or_else(|| body.strip_suffix('j')) {
+        parse_real(b)?
+    } else {
+        return None;
+    };
+    if b_has_sign(body) {
+        return None;
+    }
+    Some(sign * mag)
+}
+
+fn b_has_sign(body: &str) -> bool {
+    body.starts_with('+') || body.starts_with('-')
+}
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// MatrixMarket dense `array` (one column per result).
+    Mtx,
+    /// Comma-separated values with a header row (complex values as `re` and `im` columns).
+    Csv,
+    /// A JSON object `{"columns": [...], "data": [[...], ...]}` (complex values as `[re, im]`).
+    Json,
+}
+
+impl Format {
+    /// The format of `path` from `explicit` or the file's extension (`.mtx`, `.csv`, `.json`).
+    pub fn resolve(explicit: Option<Format>, path: &Path) -> CliResult<Format> {
+        if let Some(f) = explicit {
+            return Ok(f);
+        }
+        match path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            Some("mtx") => Ok(Format::Mtx),
+            Some("csv") => Ok(Format::Csv),
+            Some("json") => Ok(Format::Json),
+            _ => Err(CliError::usage(format!(
+                "cannot tell the output format of '{}' from its extension; name it .mtx, .csv or .json, or pass --format",
+                path.display()
+            ))),
+        }
+    }
+}
+
+/// Named result columns of equal length.
+#[derive(Debug, Clone, Default)]
+pub struct Table {
+    /// Column names.
+    pub names: Vec<String>,
+    /// Columns.
+    pub columns: Vec<Vec<c64>>,
+}
+
+impl Table {
+    /// Adds a column.
+    pub fn push(&mut self, name: impl Into<String>, col: Vec<c64>) {
+        self.names.push(name.into());
+        self.columns.push(col);
+    }
+
+    fn is_complex(&self) -> bool {
+        self.columns.iter().flatten().any(|z| z.im != 0.0)
+    }
+
+    fn rows(&self) -> usize {
+        self.columns.first().map_or(0, Vec::len)
+    }
+
+    /// Rejects non-finite results (a NaN is never written silently).
+    pub fn check_finite(&self) -> CliResult<()> {
+        for (name, col) in self.names.iter().zip(&self.columns) {
+            if let Some(k) = col
+                .iter()
+                .position(|z| !z.re.is_finite() || !z.im.is_finite())
+            {
+                return Err(CliError::new(
+                    Kind::Numerical,
+                    format!(
+                        "the result '{name}' has a non-finite entry at index {k} ({})",
+                        col[k]
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Serialises the table in `format`.
+    pub fn render(&self, format: Format) -> String {
+        let cplx = self.is_complex();
+        let n = self.rows();
+        let mut out = String::new();
+        match format {
+            Format::Mtx => {
+                let field = if cplx { "complex" } else { "real" };
+                out += &format!("%%MatrixMarket matrix array {field} general\n");
+                out += &format!("% columns: {}\n", self.names.join(" "));
+                out += &format!("{} {}\n", n, self.columns.len());
+                for col in &self.columns {
+                    for z in col {
+                        if cplx {
+                            out += &format!("{:e} {:e}\n", z.re, z.im);
+                        } else {
+                            out += &format!("{:e}\n", z.re);
+                        }
+                    }
+                }
+            }
+            Format::Csv => {
+                let header: Vec<String> = self
+                    .names
+                    .iter()
+                    .flat_map(|c| {
+                        if cplx {
+                            vec![format!("{c}_re"), format!("{c}_im")]
+                        } else {
+                            vec![c.clone()]
+                        }
+                    })
+                    .collect();
+                out += &header.join(",");
+                out.push('\n');
+                for i in 0..n {
+                    let row: Vec<String> = self
+                        .columns
+                        .iter()
+                        .flat_map(|c| {
+                            if cplx {
+                                vec![format!("{:e}", c[i].re), format!("{:e}", c[i].im)]
+                            } else {
+                                vec![format!("{:e}", c[i].re)]
+                            }
+                        })
+                        .collect();
+                    out += &row.join(",");
+                    out.push('\n');
+                }
+            }
+            Format::Json => {
+                let data: Vec<serde_json::Value> = self
+                    .columns
+                    .iter()
+                    .map(|c| {
+                        c.iter()
+                            .map(|z| {
+                                if cplx {
+                                    serde_json::json!([z.re, z.im])
+                                } else {
+                                    serde_json::json!(z.re)
+                                }
+                            })
+                            .collect()
+                    })
+                    .collect();
+                let v = serde_json::json!({ "columns": self.names, "data": data });
+                out = serde_json::to_string_pretty(&v).unwrap_or_default();
+                out.push('\n');
+            }
+        }
+        out
+    }
+}
+
+/// Writes `contents` to `path` through a temporary file in the same folder and a rename, so
+/// that a failure leaves no partial file.
+pub fn write_atomic(path: &Path, contents: &[u8]) -> CliResult<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let err = |e: std::io::Error| {
+        CliError::new(
+            Kind::Output,
+            format!("cannot write {}: {e}", path.display()),
+        )
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".matexp-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(err)?;
+    tmp.write_all(contents).map_err(err)?;
+    tmp.as_file().sync_all().map_err(err)?;
+    tmp.persist(path).map_err(|e| err(e.error))?;
+    Ok(())
+}
