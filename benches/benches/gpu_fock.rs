@@ -242,6 +242,7 @@ where
     let mut mf = Vec::new();
     for lookup in [
         GpuLookup::DeltaUnrank,
+        GpuLookup::DeltaStepped,
         GpuLookup::DeltaPacked,
         GpuLookup::SearchPacked,
     ] {

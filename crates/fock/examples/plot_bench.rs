@@ -79,6 +79,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .or_default()
                 .push((*n as f64, c / mf));
         }
+        if let Some(&c) = m.get("gpu DeltaStepped") {
+            speed
+                .entry("GPU (Δ, stepped) / GPU (Δ, unrank)".into())
+                .or_default()
+                .push((*n as f64, c / mf));
+        }
         if let Some(&c) = m.get("gpu SearchPacked") {
             speed
                 .entry("GPU (search) / GPU (Δ, unrank)".into())

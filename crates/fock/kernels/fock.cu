@@ -7,6 +7,8 @@
 // its state, obtained either from the packed state table (4 or 8 bits per site, site 0 in the
 // top bits of word 0) or by unranking the row index on the fly; the hops then find their
 // column by the Delta table in O(1) (D(r, s) table in shared memory, Delta(r, s) = D(r, s-1)),
+// (the stepped variant unranks the first of 4 consecutive rows per thread into a packed key
+// in a register and steps to the others by the lexicographic successor),
 // or, in the comparison variant, by binary search of the hopped state's key in the sorted
 // packed table (Zhang & Dong). The couplings are evaluated by the host at the product's time
 // and passed as small arrays (pre-scaled: mj = -J, hu = U/2), staged in shared memory.
@@ -74,7 +76,7 @@ __device__ __forceinline__ void unrank(const Shared& s, unsigned n, unsigned lon
     occ[m - 1] = (unsigned char)rem;
 }
 
-enum Variant { DELTA_PACKED = 0, DELTA_UNRANK = 1, SEARCH_PACKED = 2 };
+enum Variant { DELTA_PACKED = 0, DELTA_UNRANK = 1, SEARCH_PACKED = 2, DELTA_STEPPED = 3 };
 
 // The occupations of one row, site by site in increasing order, from the packed table or by
 // unranking, held in registers (no per-thread array).
@@ -102,7 +104,7 @@ template <int VARIANT> struct OccStream {
             return (unsigned)x;
         } else {
             const unsigned j = k % per;
-            if (j == 0) word = __ldg(keys + row * wps + k / per);
+            if (VARIANT != DELTA_STEPPED && j == 0) word = __ldg(keys + row * wps + k / per);
             return (unsigned)((word >> (64 - bits * (j + 1))) & ((1ull << bits) - 1ull));
         }
     }
@@ -130,10 +132,12 @@ template <int VARIANT, typename R>
 __device__ __forceinline__ typename Cplx<R>::T row_product(
     const Shared& s, unsigned n, unsigned periodic, const R* mj, const R* v, const R* hu,
     const R* sq, const unsigned long long* __restrict__ keys, unsigned wps, unsigned bits,
-    unsigned long long dim, const typename Cplx<R>::T* __restrict__ x, unsigned long long i) {
+    unsigned long long dim, const typename Cplx<R>::T* __restrict__ x, unsigned long long i,
+    unsigned long long key_reg = 0) {
     typedef typename Cplx<R>::T C;
     const unsigned m = s.m;
     OccStream<VARIANT> occ(keys, wps, bits, i, n);
+    if (VARIANT == DELTA_STEPPED) occ.word = key_reg;
     unsigned nk = occ.next(s, 0);
     const unsigned n0 = nk;
     unsigned long long key = 0;
@@ -198,6 +202,33 @@ __device__ __forceinline__ typename Cplx<R>::T row_product(
     return axr(acc, diag, __ldg(&x[i]));
 }
 
+// The packed key (one word, site 0 in the top bits) of row i, by streaming unranking.
+__device__ __forceinline__ unsigned long long unrank_key(const Shared& s, unsigned n,
+                                                         unsigned bits, unsigned long long i) {
+    OccStream<DELTA_UNRANK> occ(nullptr, 0, 0, i, n);
+    unsigned long long key = 0;
+    for (unsigned k = 0; k < s.m; ++k)
+        key |= (unsigned long long)occ.next(s, k) << (64 - bits * (k + 1));
+    return key;
+}
+
+// The key of the next state in lexicographic order: with p the last occupied site, one
+// particle moves from p to p-1 and the rest of p's particles go to the last site. The
+// caller never asks past the last state.
+__device__ __forceinline__ unsigned long long successor(unsigned long long key, unsigned m,
+                                                        unsigned bits) {
+    const unsigned long long low = key >> (64 - bits * m);
+    const unsigned p = m - 1 - (unsigned)(__ffsll((long long)low) - 1) / bits;
+    const unsigned long long right = (key >> (64 - bits * (p + 1))) & ((1ull << bits) - 1ull);
+    key -= right << (64 - bits * (p + 1));
+    key += 1ull << (64 - bits * p);
+    key += (right - 1ull) << (64 - bits * m);
+    return key;
+}
+
+// Rows per thread of the stepped variant: the first is unranked, the rest follow by successor.
+constexpr unsigned STEP_ROWS = 4;
+
 // Stages the D table and the couplings in shared memory; returns pointers into it.
 template <typename R>
 __device__ __forceinline__ void stage(unsigned n, unsigned m, unsigned bonds,
@@ -232,11 +263,26 @@ __device__ void hx(unsigned long long dim, unsigned n, unsigned m, unsigned peri
     stage<R>(n, m, bonds, table, coeffs, s, mj, v, hu, sq);
     const bool read_y = beta.x != R(0) || beta.y != R(0);
     const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
-    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < dim;
-         i += stride) {
-        const typename Cplx<R>::T hxi =
-            row_product<VARIANT, R>(s, n, periodic, mj, v, hu, sq, keys, wps, bits, dim, x, i);
-        y[i] = cmadd(alpha, hxi, beta, read_y ? y[i] : hxi, read_y);
+    if constexpr (VARIANT == DELTA_STEPPED) {
+        for (unsigned long long g = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+             g * STEP_ROWS < dim; g += stride) {
+            const unsigned long long i0 = g * STEP_ROWS;
+            unsigned long long key = unrank_key(s, n, bits, i0);
+            for (unsigned q = 0; q < STEP_ROWS && i0 + q < dim; ++q) {
+                if (q > 0) key = successor(key, m, bits);
+                const unsigned long long i = i0 + q;
+                const typename Cplx<R>::T hxi = row_product<VARIANT, R>(
+                    s, n, periodic, mj, v, hu, sq, keys, wps, bits, dim, x, i, key);
+                y[i] = cmadd(alpha, hxi, beta, read_y ? y[i] : hxi, read_y);
+            }
+        }
+    } else {
+        for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+             i < dim; i += stride) {
+            const typename Cplx<R>::T hxi = row_product<VARIANT, R>(s, n, periodic, mj, v, hu, sq,
+                                                                    keys, wps, bits, dim, x, i);
+            y[i] = cmadd(alpha, hxi, beta, read_y ? y[i] : hxi, read_y);
+        }
     }
 }
 
@@ -322,6 +368,8 @@ FOCK_HX(fock_hx_delta_unrank_c64, fock::DELTA_UNRANK, double, double2)
 FOCK_HX(fock_hx_delta_unrank_c32, fock::DELTA_UNRANK, float, float2)
 FOCK_HX(fock_hx_search_packed_c64, fock::SEARCH_PACKED, double, double2)
 FOCK_HX(fock_hx_search_packed_c32, fock::SEARCH_PACKED, float, float2)
+FOCK_HX(fock_hx_delta_stepped_c64, fock::DELTA_STEPPED, double, double2)
+FOCK_HX(fock_hx_delta_stepped_c32, fock::DELTA_STEPPED, float, float2)
 
 #define FOCK_RK(NAME, R, C)                                                                     \
     extern "C" __global__ void NAME(unsigned long long dim, unsigned n, unsigned m,             \

@@ -11,6 +11,7 @@
 //! | [`GpuLookup::DeltaUnrank`] | unranked on the fly (`O(N + M)` shared-memory look-ups) | Δ table, O(1) | `O(N·M)` |
 //! | [`GpuLookup::DeltaPacked`] | packed table (4 or 8 bits per site, coalesced) | Δ table, O(1) | `8·D·⌈M·bits/64⌉` bytes |
 //! | [`GpuLookup::SearchPacked`] | packed table | binary search of the hopped key, `O(log D)` | `8·D` bytes (`M·bits ≤ 64`) |
+//! | [`GpuLookup::DeltaStepped`] | first of 4 rows unranked, the next by successor, in a register key | Δ table, O(1) | `O(N·M)` (`M·bits ≤ 64`) |
 //!
 //! The last is the Zhang–Dong lookup the seed measures its Δ method against. Bytes floor of a
 //! product: `x` read once, `y` written (and read when `β ≠ 0`), plus the packed table where
@@ -19,7 +20,7 @@
 //! Only `c32` and `c64` are instantiated (the model's state is complex).
 
 use crate::model::{BoseHubbard, Boundary, Coefficients};
-use crate::packed::PackedStates;
+use crate::packed::{PackBits, PackedStates};
 use matexp_core::{
     Backend, Error, LinearOperator, Result, Scalar, SpectralBounds, TimeDependentOperator, c32,
     c64, check_dim,
@@ -32,6 +33,9 @@ static FOCK_PTX: PtxModule = PtxModule::new("fock", include_str!("../ptx/fock.pt
 static HX_DELTA_PACKED: Kernel = Kernel::new(&FOCK_PTX, "fock_hx_delta_packed");
 static HX_DELTA_UNRANK: Kernel = Kernel::new(&FOCK_PTX, "fock_hx_delta_unrank");
 static HX_SEARCH_PACKED: Kernel = Kernel::new(&FOCK_PTX, "fock_hx_search_packed");
+static HX_DELTA_STEPPED: Kernel = Kernel::new(&FOCK_PTX, "fock_hx_delta_stepped");
+/// Consecutive rows per thread of [`GpuLookup::DeltaStepped`] (`STEP_ROWS` in the kernel).
+const STEP_ROWS: usize = 4;
 static RK_STAGE: Kernel = Kernel::new(&FOCK_PTX, "fock_rk_stage");
 static DENSITIES: Kernel = Kernel::new(&FOCK_PTX, "fock_densities");
 
@@ -49,6 +53,10 @@ pub enum GpuLookup {
     DeltaPacked,
     /// Occupations from the packed table, hops by binary search of the packed keys.
     SearchPacked,
+    /// Each thread unranks the first of 4 consecutive rows into a packed key held in a
+    /// register and steps to the next rows by the lexicographic successor; hops by the Δ
+    /// table. No state table; needs `M·bits ≤ 64` (M ≤ 8 for N > 15, M ≤ 16 for N ≤ 15).
+    DeltaStepped,
 }
 
 /// The couplings uploaded last, so that a time-independent model uploads once.
@@ -95,6 +103,17 @@ impl GpuBoseHubbard {
         }
         let (keys, words, bits) = match lookup {
             GpuLookup::DeltaUnrank => (None, 0, 0),
+            GpuLookup::DeltaStepped => {
+                let b = PackBits::for_particles(basis.particles())?.bits();
+                if basis.sites() * b > 64 {
+                    return Err(Error::Unsupported(format!(
+                        "the stepped lookup keeps a state in one 64-bit word: M = {} sites of \
+                         {b} bits do not fit",
+                        basis.sites()
+                    )));
+                }
+                (None, 1, b)
+            }
             GpuLookup::DeltaPacked | GpuLookup::SearchPacked => {
                 let p = PackedStates::new(basis)?;
                 if lookup == GpuLookup::SearchPacked && p.words_per_state() != 1 {
@@ -219,6 +238,7 @@ impl GpuBoseHubbard {
             GpuLookup::DeltaPacked => &HX_DELTA_PACKED,
             GpuLookup::DeltaUnrank => &HX_DELTA_UNRANK,
             GpuLookup::SearchPacked => &HX_SEARCH_PACKED,
+            GpuLookup::DeltaStepped => &HX_DELTA_STEPPED,
         };
         let f = kernel.for_scalar::<S>(&self.device)?;
         let (dim, n, m) = (basis.dim(), basis.particles(), basis.sites());
@@ -226,7 +246,11 @@ impl GpuBoseHubbard {
         let table = self.table.device_ptr();
         let keys = self.keys.as_ref().map_or(0u64, DeviceBuffer::device_ptr);
         let (xp, yp) = (x.device_ptr(), y.device_ptr());
-        let cfg = self.config::<S>(true);
+        let mut cfg = self.config::<S>(true);
+        if self.lookup == GpuLookup::DeltaStepped {
+            let groups = d.div_ceil(STEP_ROWS);
+            cfg.grid = LaunchConfig::grid_stride(&self.device, groups, BLOCK).grid;
+        }
         let (a, b) = (alpha.to_c64(), beta.to_c64());
         let (a32, b32) = (narrow(a), narrow(b));
         let single = S::NAME == "c32";

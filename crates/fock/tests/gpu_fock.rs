@@ -6,10 +6,11 @@ use matexp_fock::{BoseHubbard, Boundary, Coupling, FockBasis, mean_field_state, 
 use matexp_gpu::GpuBackend;
 use matexp_integrators::rk::{CashKarp, LinearOde, Rk45Options};
 
-const LOOKUPS: [GpuLookup; 3] = [
+const LOOKUPS: [GpuLookup; 4] = [
     GpuLookup::DeltaUnrank,
     GpuLookup::DeltaPacked,
     GpuLookup::SearchPacked,
+    GpuLookup::DeltaStepped,
 ];
 
 /// A fixed-seed LCG (reproducible inputs; never zeros).
