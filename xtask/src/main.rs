@@ -51,8 +51,9 @@ const INGEST_USAGE: &str = "\
 usage: cargo xtask ingest <folder>
 
 Reads every *.jsonl and *.json record file under <folder> (recursively), merges the records
-into bench-results/<device>/<suite>.json (a record replaces an earlier one with the same suite,
-case, backend, precision and device) and regenerates bench-results/REPORT.md.";
+into bench-results/<device>/<suite>.json (a record replaces an earlier one of the same
+measurement: suite, case, backend, precision, device, size, tol and any other defining field;
+see bench-results/README.md) and regenerates bench-results/REPORT.md.";
 
 fn ingest(args: &[String]) -> Result<(), String> {
     let [folder] = args else {
