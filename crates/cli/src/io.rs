@@ -357,9 +357,9 @@ impl Table {
                 for col in &self.columns {
                     for z in col {
                         if cplx {
-                            out += &format!("{:e} {:e}\n", z.re, z.im);
+                            out += &format!("{} {}\n", fmt_num(z.re), fmt_num(z.im));
                         } else {
-                            out += &format!("{:e}\n", z.re);
+                            out += &format!("{}\n", fmt_num(z.re));
                         }
                     }
                 }
@@ -384,9 +384,9 @@ impl Table {
                         .iter()
                         .flat_map(|c| {
                             if cplx {
-                                vec![format!("{:e}", c[i].re), format!("{:e}", c[i].im)]
+                                vec![fmt_num(c[i].re), fmt_num(c[i].im)]
                             } else {
-                                vec![format!("{:e}", c[i].re)]
+                                vec![fmt_num(c[i].re)]
                             }
                         })
                         .collect();
@@ -441,4 +441,15 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> CliResult<()> {
     tmp.as_file().sync_all().map_err(err)?;
     tmp.persist(path).map_err(|e| err(e.error))?;
     Ok(())
+}
+
+/// A number in the shortest form that reads back exactly: plain decimals for moderate
+/// magnitudes (`3`, `0.36787944117144233`), scientific notation otherwise (`1.5e-12`).
+pub fn fmt_num(x: f64) -> String {
+    let a = x.abs();
+    if a == 0.0 || (1e-4..1e15).contains(&a) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
 }
