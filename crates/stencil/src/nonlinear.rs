@@ -133,7 +133,9 @@ pub fn map_pointwise<S: RealScalar>(f: impl Fn(S) -> S + Sync, x: &[S], y: &mut 
                 *yi = f(xi);
             }
             // A second sweep over the chunk, still in cache, finds the first bad value.
-            yc.iter().position(|v| !v.is_finite()).map(|k| c * CHUNK + k)
+            yc.iter()
+                .position(|v| !v.is_finite())
+                .map(|k| c * CHUNK + k)
         })
         .min();
     match bad {
