@@ -230,7 +230,7 @@ impl<S: Scalar, B: DenseBackend<S>> Evaluator<S, B> {
                 // Scaling is needed: sharpen with estimated d₃ … d₇ (lower bounds, as in
                 // Al-Mohy & Higham's expm and expmv), which cuts squarings for nonnormal A.
                 for k in 3..=P_MAX + 1 {
-                    let est = crate::normest::norm1_power(&mut self.be, a, k)?;
+                    let est = crate::normest::norm1_power(&mut self.be, a, Some(&self.pows[1]), k)?;
                     if !est.is_finite() {
                         return Err(non_finite("expm: powers of the input matrix", est));
                     }
