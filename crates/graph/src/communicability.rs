@@ -99,7 +99,8 @@ pub struct CommunicabilityReport {
 /// use matexp_sparse::PatternCsr;
 /// // Star with centre 0 and two leaves: e^{A}·1 from the spectrum {−√2, 0, √2}.
 /// let g = PatternCsr::<u32>::undirected_graph(3, &[(0, 1), (0, 2)])?;
-/// let (tc, rep) = total_communicability(&CpuBackend, &g, &CommunicabilityOptions::default())?;
+/// let (tc, rep) =
+///     total_communicability::<_, f64, _>(&CpuBackend, &g, &CommunicabilityOptions::default())?;
 /// let s = 2f64.sqrt();
 /// assert!((tc[0] - (s.cosh() + s * s.sinh())).abs() < 1e-13);
 /// assert!(rep.converged);

@@ -38,7 +38,7 @@ use rayon::prelude::*;
 /// use matexp_sparse::PatternCsr;
 /// // Triangle: e^{A} has diagonal (e² + 2e^{−1})/3.
 /// let g = PatternCsr::<u32>::undirected_graph(3, &[(0, 1), (1, 2), (2, 0)])?;
-/// let sc = subgraph_centrality(&CpuBackend, &g, 1.0, &[0, 1, 2], &QuadratureOptions::default(), true)?;
+/// let sc = subgraph_centrality::<_, f64, _>(&CpuBackend, &g, 1.0, &[0, 1, 2], &QuadratureOptions::default(), true)?;
 /// let want = (2f64.exp() + 2.0 * (-1f64).exp()) / 3.0;
 /// assert!(sc.iter().all(|f| (f.value() - want).abs() < 1e-14 * want));
 /// # Ok::<(), matexp_core::Error>(())

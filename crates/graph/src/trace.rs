@@ -53,7 +53,7 @@ fn square<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(op: &O) -> Re
 /// use matexp_graph::{ProbeOptions, QuadratureOptions, estrada_index_slq};
 /// use matexp_sparse::generators::grid_graph_2d;
 /// let g = grid_graph_2d::<u32>(20, 20)?;
-/// let est = estrada_index_slq(&CpuBackend, &g, 1.0, &ProbeOptions::default(),
+/// let est = estrada_index_slq::<_, f64, _>(&CpuBackend, &g, 1.0, &ProbeOptions::default(),
 ///                             &QuadratureOptions::default())?;
 /// // The grid's spectrum is known: λ = 2cos(πa/21) + 2cos(πb/21), a, b = 1..20.
 /// let c: Vec<f64> = (1..=20).map(|a| (2.0 * (std::f64::consts::PI * a as f64 / 21.0).cos()).exp()).collect();
