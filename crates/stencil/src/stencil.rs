@@ -62,9 +62,18 @@ pub struct StencilBuilder<S> {
     boundary: Boundary,
     boundary_fn: BoundaryFunction,
     coefficient: Coefficient<S>,
+    affine: Option<Vec<S>>,
 }
 
 impl<S: RealScalar> StencilBuilder<S> {
+    /// The affine term `b` of `u' = Au + b` given directly (`N^d` values, for Dirichlet data
+    /// computed elsewhere: `b_i = D_i h⁻² Σ g` over the boundary neighbours of point `i`);
+    /// instead of [`StencilBuilder::boundary_values`].
+    pub fn boundary_term(mut self, b: Vec<S>) -> Self {
+        self.affine = Some(b);
+        self
+    }
+
     /// Boundary kind (default homogeneous Dirichlet).
     pub fn boundary(mut self, b: Boundary) -> Self {
         self.boundary = b;
@@ -145,7 +154,24 @@ impl<S: RealScalar> StencilBuilder<S> {
             coef_range,
             affine: None,
         };
-        if !op.boundary_fn.is_zero() {
+        if let Some(b) = self.affine {
+            if !op.boundary_fn.is_zero() || op.grid.boundary() != Boundary::Dirichlet {
+                return Err(Error::invalid(
+                    "boundary_term",
+                    format!("{} values", b.len()),
+                    "a boundary term needs a Dirichlet grid and no boundary function",
+                ));
+            }
+            check_dim("stencil boundary term b (N^d)", op.grid.len(), b.len())?;
+            if let Some((i, v)) = matexp_core::norms::first_non_finite(&b) {
+                return Err(Error::NonFinite {
+                    context: "stencil boundary term b".into(),
+                    index: i,
+                    value: format!("{v}"),
+                });
+            }
+            op.affine = Some(b);
+        } else if !op.boundary_fn.is_zero() {
             let b = op.sample_affine_term();
             if let Some((i, v)) = matexp_core::norms::first_non_finite(&b) {
                 return Err(Error::NonFinite {
@@ -169,6 +195,7 @@ impl<S: RealScalar> Stencil<S> {
             boundary: Boundary::Dirichlet,
             boundary_fn: BoundaryFunction::Zero,
             coefficient: Coefficient::Unit,
+            affine: None,
         }
     }
 

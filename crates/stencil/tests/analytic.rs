@@ -180,6 +180,23 @@ fn custom_boundary_function_equals_builtin() {
     let b = built.affine_term().unwrap();
     let interior = |i: usize| [i % 6, (i / 6) % 6, i / 36].iter().all(|&c| c > 0 && c < 5);
     assert!((0..g.len()).filter(|&i| interior(i)).all(|i| b[i] == 0.0));
+    // The same b given directly.
+    let direct = Stencil::<f64>::builder(Dim::Three, 6)
+        .boundary_term(b.to_vec())
+        .build()
+        .unwrap();
+    assert_eq!(direct.affine_term(), Some(b));
+    let x = random_vec::<f64>(216, 5);
+    let (mut y1, mut y2) = (vec![0.0; 216], vec![0.0; 216]);
+    built.apply_affine(0.5, &x, 0.0, &mut y1).unwrap();
+    direct.apply_affine(0.5, &x, 0.0, &mut y2).unwrap();
+    assert_eq!(y1, y2);
+    assert!(
+        Stencil::<f64>::builder(Dim::Three, 6)
+            .boundary_term(vec![0.0; 5])
+            .build()
+            .is_err()
+    );
     assert!(
         Stencil::<f64>::builder(Dim::Three, 6)
             .boundary(Boundary::Neumann)
