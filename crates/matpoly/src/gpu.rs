@@ -145,6 +145,12 @@ macro_rules! real_gpu {
 real_gpu!(f32, cublasSgemm_v2, cublasSaxpy_v2, cublasSscal_v2);
 real_gpu!(f64, cublasDgemm_v2, cublasDaxpy_v2, cublasDscal_v2);
 
+/// A host scalar on a 16-byte boundary. cuBLAS reads complex `alpha`/`beta` as
+/// `cuDoubleComplex` (`double2`, 16-byte aligned) with aligned vector loads, so a
+/// `Complex<f64>` on an 8-byte boundary can fault in the host library.
+#[repr(C, align(16))]
+struct Aligned<T>(T);
+
 macro_rules! complex_gpu {
     ($t:ty, $r:ty, $ct:ty, $gemm:ident, $axpy:ident, $scal:ident) => {
         impl GpuScalar for $t {
@@ -164,6 +170,7 @@ macro_rules! complex_gpu {
                 beta: Self,
                 c: u64,
             ) -> cb::cublasStatus_t {
+                let (alpha, beta) = (Aligned(alpha), Aligned(beta));
                 // SAFETY: forwarded from the caller's contract; Complex<T> is #[repr(C)]
                 // {re, im}, the layout of cuBLAS's float2 / double2.
                 unsafe {
@@ -174,12 +181,12 @@ macro_rules! complex_gpu {
                         m,
                         n,
                         k,
-                        (&alpha as *const $t).cast::<$ct>(),
+                        (&alpha.0 as *const $t).cast::<$ct>(),
                         a as *const $ct,
                         m.max(1),
                         b as *const $ct,
                         k.max(1),
-                        (&beta as *const $t).cast::<$ct>(),
+                        (&beta.0 as *const $t).cast::<$ct>(),
                         c as *mut $ct,
                         m.max(1),
                     )
@@ -192,12 +199,13 @@ macro_rules! complex_gpu {
                 x: u64,
                 y: u64,
             ) -> cb::cublasStatus_t {
+                let alpha = Aligned(alpha);
                 // SAFETY: as above.
                 unsafe {
                     cb::$axpy(
                         h,
                         len,
-                        (&alpha as *const $t).cast::<$ct>(),
+                        (&alpha.0 as *const $t).cast::<$ct>(),
                         x as *const $ct,
                         1,
                         y as *mut $ct,
@@ -211,12 +219,13 @@ macro_rules! complex_gpu {
                 alpha: Self,
                 x: u64,
             ) -> cb::cublasStatus_t {
+                let alpha = Aligned(alpha);
                 // SAFETY: as above.
                 unsafe {
                     cb::$scal(
                         h,
                         len,
-                        (&alpha as *const $t).cast::<$ct>(),
+                        (&alpha.0 as *const $t).cast::<$ct>(),
                         x as *mut $ct,
                         1,
                     )

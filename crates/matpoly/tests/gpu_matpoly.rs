@@ -189,7 +189,14 @@ fn backend_primitives_match_the_cpu() {
         let a = random::<S>(37, 2.0, 5);
         let ga = g.upload(&a).unwrap();
         let (ng, nc) = (g.norm_one(&ga).unwrap(), c.norm_one(&a).unwrap());
-        assert!((ng - nc).abs() <= 1e-12 * nc, "{}: {ng} vs {nc}", S::NAME);
+        // The GPU sums |a_ij| in double; the CPU takes |a_ij| in the working precision first,
+        // so single precision agrees to its own roundoff only.
+        let tol = if std::mem::size_of::<S::Elem>() == 4 {
+            1e-6
+        } else {
+            1e-12
+        };
+        assert!((ng - nc).abs() <= tol * nc, "{}: {ng} vs {nc}", S::NAME);
         // The identity's column block [:, 5..17] added to a 37 × 12 block.
         let blk = a.submatrix(0, 5, 37, 12).unwrap();
         let mut gb = g.upload(&blk).unwrap();
