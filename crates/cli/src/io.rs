@@ -137,6 +137,9 @@ pub fn narrow<S: Scalar>(v: &[c64], what: &str) -> CliResult<Vec<S>> {
     Ok(v.iter().map(|&z| S::from_c64(z)).collect())
 }
 
+/// Most times of a grid `start:stop:num` (each result is a column held in memory).
+pub const MAX_TIMES: usize = 100_000;
+
 /// The times asked for: one (possibly complex) time or a grid `start:stop:num`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TimeSpec {
@@ -190,10 +193,10 @@ impl std::str::FromStr for TimeSpec {
                 .trim()
                 .parse()
                 .ok()
-                .filter(|&n| n >= 1)
+                .filter(|&n| (1..=MAX_TIMES).contains(&n))
                 .ok_or_else(|| {
                     format!(
-                        "bad time grid '{s}': the count '{}' must be a whole number ≥ 1",
+                        "bad time grid '{s}': the count '{}' must be a whole number from 1 to {MAX_TIMES}",
                         parts[2]
                     )
                 })?;
@@ -451,5 +454,108 @@ pub fn fmt_num(x: f64) -> String {
         format!("{x}")
     } else {
         format!("{x:e}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn complex_times_parse_in_every_spelling() {
+        let c = |re, im| Some(c64::new(re, im));
+        assert_eq!(parse_complex("2.5"), c(2.5, 0.0));
+        assert_eq!(parse_complex("-1e-3"), c(-1e-3, 0.0));
+        assert_eq!(parse_complex("0-1i"), c(0.0, -1.0));
+        assert_eq!(parse_complex("-i*2.5"), c(0.0, -2.5));
+        assert_eq!(parse_complex("2.5*i"), c(0.0, 2.5));
+        assert_eq!(parse_complex("1+2i"), c(1.0, 2.0));
+        assert_eq!(parse_complex("1e-2-3e+1j"), c(0.01, -30.0));
+        assert_eq!(parse_complex("i"), c(0.0, 1.0));
+        assert_eq!(parse_complex("-i"), c(0.0, -1.0));
+        for bad in ["", "x", "1+", "1+-2i", "nan", "inf", "1+nani", "i*", "--1i"] {
+            assert_eq!(parse_complex(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn time_grids_include_both_ends() {
+        let g: TimeSpec = "1:2:5".parse().unwrap();
+        let t: Vec<f64> = g.times().iter().map(|z| z.re).collect();
+        assert_eq!(t, [1.0, 1.25, 1.5, 1.75, 2.0]);
+        assert_eq!(
+            "3:4:1".parse::<TimeSpec>().unwrap().times(),
+            [c64::new(3.0, 0.0)]
+        );
+        assert!("0:1:0".parse::<TimeSpec>().is_err());
+        assert!("0:1:1000000000".parse::<TimeSpec>().is_err());
+        assert!("0:x:3".parse::<TimeSpec>().is_err());
+        assert!("0:1".parse::<TimeSpec>().is_err());
+        assert!("0-1i".parse::<TimeSpec>().unwrap().is_complex());
+    }
+
+    #[test]
+    fn vector_sources_and_formats() {
+        assert_eq!("ones".parse::<VectorSource>(), Ok(VectorSource::Ones));
+        assert_eq!(
+            "random:7".parse::<VectorSource>(),
+            Ok(VectorSource::Random(7))
+        );
+        assert!("random:x".parse::<VectorSource>().is_err());
+        let r = read_vector(&VectorSource::Random(7), 50).unwrap();
+        assert_eq!(
+            r,
+            read_vector(&VectorSource::Random(7), 50).unwrap(),
+            "seeded"
+        );
+        assert!(r.iter().all(|z| (-1.0..1.0).contains(&z.re) && z.im == 0.0));
+        assert_ne!(r, read_vector(&VectorSource::Random(8), 50).unwrap());
+        assert_eq!(
+            Format::resolve(None, Path::new("a/b.JSON")).unwrap(),
+            Format::Json
+        );
+        assert_eq!(
+            Format::resolve(Some(Format::Csv), Path::new("x.mtx")).unwrap(),
+            Format::Csv
+        );
+        assert_eq!(
+            Format::resolve(None, Path::new("x.txt")).unwrap_err().kind,
+            Kind::Usage
+        );
+    }
+
+    #[test]
+    fn tables_render_and_reject_non_finite_values() {
+        let mut t = Table::default();
+        t.push("a", vec![c64::new(1.0, 0.0), c64::new(0.25, 0.0)]);
+        assert_eq!(t.render(Format::Csv), "a\n1\n0.25\n");
+        assert_eq!(
+            t.render(Format::Mtx),
+            "%%MatrixMarket matrix array real general\n% columns: a\n2 1\n1\n0.25\n"
+        );
+        t.push("b", vec![c64::new(0.0, 1e-20), c64::new(f64::NAN, 0.0)]);
+        assert!(
+            t.render(Format::Csv)
+                .starts_with("a_re,a_im,b_re,b_im\n1,0,0,1e-20\n")
+        );
+        let e = t.check_finite().unwrap_err();
+        assert_eq!(e.kind, Kind::Numerical);
+        assert!(
+            e.message.contains("'b'") && e.message.contains("index 1"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn atomic_writes_replace_whole_files_and_leave_no_temporaries() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("out.csv");
+        write_atomic(&p, b"first").unwrap();
+        write_atomic(&p, b"second").unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "second");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        let missing = dir.path().join("no/such/folder/out.csv");
+        assert_eq!(write_atomic(&missing, b"x").unwrap_err().kind, Kind::Output);
     }
 }

@@ -174,3 +174,23 @@ pub fn finite_or_null(x: f64) -> serde_json::Value {
         serde_json::Value::Null
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn device_specs_parse() {
+        assert_eq!("cpu".parse::<DeviceSpec>(), Ok(DeviceSpec::Cpu));
+        assert_eq!("GPU".parse::<DeviceSpec>(), Ok(DeviceSpec::Gpu(vec![0])));
+        assert_eq!("gpu:1".parse::<DeviceSpec>(), Ok(DeviceSpec::Gpu(vec![1])));
+        assert_eq!(
+            "gpu:0,1".parse::<DeviceSpec>(),
+            Ok(DeviceSpec::Gpu(vec![0, 1]))
+        );
+        assert_eq!(DeviceSpec::Gpu(vec![0, 1]).to_string(), "gpu:0,1");
+        for bad in ["tpu", "gpu:", "gpu:x", "gpu:0,0", "gpu:-1"] {
+            assert!(bad.parse::<DeviceSpec>().is_err(), "{bad}");
+        }
+    }
+}

@@ -8,6 +8,9 @@ use crate::{Outcome, Progress};
 use matexp::{CpuBackend, c64};
 use matexp_stencil::{Boundary, Dim, Stencil};
 
+/// Most grid points N³ (16 GiB per f64 vector beyond this).
+const MAX_POINTS: usize = 1 << 31;
+
 /// Boundary conditions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum BoundaryArg {
@@ -65,6 +68,12 @@ pub fn run(args: &Args, quiet: bool) -> CliResult<Outcome> {
         BoundaryArg::Neumann => Boundary::Neumann,
         BoundaryArg::Periodic => Boundary::Periodic,
     };
+    if args.n.checked_pow(3).is_none_or(|len| len > MAX_POINTS) {
+        return Err(CliError::usage(format!(
+            "-N {}: at most {} points per axis (N³ ≤ 2^31)",
+            args.n, 1290
+        )));
+    }
     let a = Stencil::<f64>::laplacian(Dim::Three, args.n, boundary)
         .map_err(|e| CliError::usage(e.to_string()))?;
     let grid = *a.grid();
