@@ -161,10 +161,18 @@ impl<S: Scalar> DenseMatrixOperator<S> {
     ///
     /// # Errors
     ///
-    /// [`Error::DimensionMismatch`] if `data.len() != n·m`, [`Error::NonFinite`] for a NaN or
-    /// infinite entry (with its row-major index).
+    /// [`Error::InvalidArgument`] if `n·m` overflows `usize`, [`Error::DimensionMismatch`] if
+    /// `data.len() != n·m`, [`Error::NonFinite`] for a NaN or infinite entry (with its
+    /// row-major index).
     pub fn new(n: usize, m: usize, data: Vec<S>) -> Result<Self> {
-        check_dim("DenseMatrixOperator: data length (n·m)", n * m, data.len())?;
+        let len = n.checked_mul(m).ok_or_else(|| {
+            Error::invalid(
+                "n·m",
+                format!("{n} · {m}"),
+                "DenseMatrixOperator: the dense size overflows usize",
+            )
+        })?;
+        check_dim("DenseMatrixOperator: data length (n·m)", len, data.len())?;
         if let Some((i, v)) = crate::norms::first_non_finite(&data) {
             return Err(Error::NonFinite {
                 context: "DenseMatrixOperator data".into(),

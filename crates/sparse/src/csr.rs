@@ -193,7 +193,7 @@ impl<S: Scalar, I: CsrIndex> CsrMatrix<S, I> {
         let rows: Vec<I> = entries.iter().map(|e| I::narrow(e.0)).collect();
         let cols: Vec<I> = entries.iter().map(|e| I::narrow(e.1)).collect();
         let vals: Vec<S> = entries.iter().map(|e| e.2).collect();
-        let (mut p, mut c, mut v) = coo_to_csr(nrows, &rows, &cols, &vals);
+        let (mut p, mut c, mut v) = coo_to_csr(nrows, &rows, &cols, &vals)?;
         canonicalize_in_place(&mut p, &mut c, &mut v, |a, b| a + b);
         let m = Self::from_raw_trusted(nrows, ncols, p, c, v, true);
         check_finite(
@@ -208,12 +208,20 @@ impl<S: Scalar, I: CsrIndex> CsrMatrix<S, I> {
     ///
     /// # Errors
     ///
+    /// [`Error::InvalidArgument`] if `nrows·ncols` overflows `usize`,
     /// [`Error::DimensionMismatch`] if `data.len() != nrows·ncols`, and those of
     /// [`CsrMatrix::from_triplets`].
     pub fn from_dense(nrows: usize, ncols: usize, data: &[S]) -> Result<Self> {
+        let len = nrows.checked_mul(ncols).ok_or_else(|| {
+            Error::invalid(
+                "nrows·ncols",
+                format!("{nrows} · {ncols}"),
+                "CsrMatrix::from_dense: the dense size overflows usize",
+            )
+        })?;
         matexp_core::check_dim(
             "CsrMatrix::from_dense: data length (nrows·ncols)",
-            nrows * ncols,
+            len,
             data.len(),
         )?;
         let entries: Vec<(usize, usize, S)> = data

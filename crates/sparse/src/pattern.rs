@@ -157,7 +157,7 @@ impl<I: CsrIndex> PatternCsr<I> {
         let cols: Vec<I> = entries.iter().map(|e| I::narrow(e.1)).collect();
         let units = vec![(); entries.len()];
         let (mut row_ptr, mut col_idx, mut units) =
-            crate::raw::coo_to_csr(nrows, &rows, &cols, &units);
+            crate::raw::coo_to_csr(nrows, &rows, &cols, &units)?;
         canonicalize_in_place(&mut row_ptr, &mut col_idx, &mut units, |a, _| a);
         Ok(Self::from_parts_trusted(
             nrows, ncols, row_ptr, col_idx, true,

@@ -25,15 +25,19 @@ pub fn validate<I: CsrIndex>(
     row_ptr: &[I],
     col_idx: &[I],
 ) -> Result<bool> {
-    if row_ptr.len() != nrows + 1 {
+    I::narrow_checked(nrows, "nrows")?;
+    I::narrow_checked(ncols, "ncols")?;
+    // `nrows + 1` wraps for nrows = usize::MAX (64-bit indices accept it).
+    let ptr_len = nrows
+        .checked_add(1)
+        .ok_or_else(|| Error::invalid("nrows", nrows, "nrows + 1 row pointers overflow usize"))?;
+    if row_ptr.len() != ptr_len {
         return Err(Error::dim(
             "CSR row_ptr length (nrows + 1)",
-            nrows + 1,
+            ptr_len,
             row_ptr.len(),
         ));
     }
-    I::narrow_checked(nrows, "nrows")?;
-    I::narrow_checked(ncols, "ncols")?;
     if row_ptr[0].as_usize() != 0 {
         return Err(Error::invalid("row_ptr[0]", row_ptr[0], "must be 0"));
     }
@@ -190,22 +194,51 @@ where
     (t_ptr, t_cols, t_vals)
 }
 
+/// A vector of `len` copies of `value`, or [`Error::InvalidArgument`] naming `what` when the
+/// allocation fails (a declared size from a file or a caller must not abort the process).
+pub(crate) fn try_filled<T: Clone>(len: usize, value: T, what: &'static str) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|e| {
+        Error::invalid(
+            what,
+            len,
+            format!(
+                "cannot allocate {len} entries of {} bytes: {e}",
+                std::mem::size_of::<T>()
+            ),
+        )
+    })?;
+    v.resize(len, value);
+    Ok(v)
+}
+
 /// Counting sort of coordinates by row, stable within rows. O(nnz + nrows), serial.
+///
+/// # Errors
+///
+/// [`Error::InvalidArgument`] if `nrows + 1` overflows or the row pointers cannot be
+/// allocated.
 pub(crate) fn coo_to_csr<I: CsrIndex, V: Copy + Default>(
     nrows: usize,
     rows: &[I],
     cols: &[I],
     vals: &[V],
-) -> (Vec<I>, Vec<I>, Vec<V>) {
+) -> Result<(Vec<I>, Vec<I>, Vec<V>)> {
     let nnz = rows.len();
-    let mut next = vec![0usize; nrows + 1];
+    let ptr_len = nrows
+        .checked_add(1)
+        .ok_or_else(|| Error::invalid("nrows", nrows, "nrows + 1 row pointers overflow usize"))?;
+    let mut next = try_filled(ptr_len, 0usize, "nrows + 1 (row pointers)")?;
     for r in rows {
         next[r.as_usize() + 1] += 1;
     }
     for i in 0..nrows {
         next[i + 1] += next[i];
     }
-    let row_ptr: Vec<I> = next.iter().map(|&c| I::narrow(c)).collect();
+    let mut row_ptr: Vec<I> = try_filled(ptr_len, I::narrow(0), "nrows + 1 (row pointers)")?;
+    for (p, &c) in row_ptr.iter_mut().zip(&next) {
+        *p = I::narrow(c);
+    }
     let mut col_idx = vec![I::narrow(0); nnz];
     let mut out = vec![V::default(); nnz];
     for k in 0..nnz {
@@ -215,5 +248,5 @@ pub(crate) fn coo_to_csr<I: CsrIndex, V: Copy + Default>(
         col_idx[dst] = cols[k];
         out[dst] = vals[k];
     }
-    (row_ptr, col_idx, out)
+    Ok((row_ptr, col_idx, out))
 }

@@ -3,15 +3,17 @@
 use super::{Field, Format, Header, Symmetry};
 use crate::csr::coo_to_csr;
 use crate::pattern::canonicalize_in_place;
+use crate::raw::try_filled;
 use crate::{CsrIndex, CsrMatrix, PatternCsr};
 use matexp_core::{Error, Result, Scalar, c64};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-/// Largest number of entries reserved up front: a size line claiming 10¹² entries must fail
-/// at the data, not abort the process on an allocation.
-const MAX_RESERVE: usize = 1 << 26;
+/// Largest number of entries reserved up front (beyond it, storage grows with the entries
+/// actually read): a size line claiming 10¹² entries must fail at the data, not reserve
+/// gigabytes or abort the process on an allocation.
+const MAX_RESERVE: usize = 1 << 16;
 
 /// A dense matrix read from a MatrixMarket file, column-major (`data[i + j·nrows]`).
 #[derive(Debug, Clone, PartialEq)]
@@ -82,6 +84,11 @@ pub struct MatrixMarketReader<R: BufRead> {
     buf: Vec<u8>,
     header: Header,
     size_line: usize,
+    /// Length of the whole input in bytes, when known (files, byte slices): declared sizes
+    /// are checked against what the input can hold before anything is reserved.
+    input_len: Option<u64>,
+    /// Bytes consumed so far.
+    consumed: u64,
 }
 
 impl MatrixMarketReader<BufReader<File>> {
@@ -94,10 +101,40 @@ impl MatrixMarketReader<BufReader<File>> {
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref();
         let file = File::open(path).map_err(|e| Error::io(path.display(), e))?;
-        Self::new(
+        let len = file
+            .metadata()
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| m.len());
+        Self::with_len(
             BufReader::with_capacity(1 << 20, file),
             path.display().to_string(),
+            len,
         )
+    }
+}
+
+impl<'a> MatrixMarketReader<&'a [u8]> {
+    /// Reads the header of an in-memory file; like [`MatrixMarketReader::new`], and the
+    /// storage reserved for the entries is bounded by what `bytes` can hold (as
+    /// [`MatrixMarketReader::open`] does with the file's length).
+    ///
+    /// ```
+    /// use matexp_sparse::matrix_market::MatrixMarketReader;
+    /// // 68 bytes cannot hold 10¹² entries: nothing large is reserved, and the read fails
+    /// // at the end of the data, naming the line of the declaration.
+    /// let text = b"%%MatrixMarket matrix coordinate real general\n3 3 1000000000000\n1 1 1\n";
+    /// let r = MatrixMarketReader::from_bytes(text, "inline")?;
+    /// let e = r.read_csr::<f64, u32>().unwrap_err();
+    /// assert!(e.to_string().starts_with("inline:4: unexpected end of input: line 2 declares"), "{e}");
+    /// # Ok::<(), matexp_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Those of [`MatrixMarketReader::new`].
+    pub fn from_bytes(bytes: &'a [u8], source_name: impl Into<String>) -> Result<Self> {
+        Self::with_len(bytes, source_name.into(), Some(bytes.len() as u64))
     }
 }
 
@@ -127,9 +164,13 @@ impl<R: BufRead> MatrixMarketReader<R> {
     /// [`Error::Parse`] with the line for a missing or malformed banner, an unknown format,
     /// field or symmetry, or a bad size line; [`Error::Io`] on a read failure.
     pub fn new(reader: R, source_name: impl Into<String>) -> Result<Self> {
+        Self::with_len(reader, source_name.into(), None)
+    }
+
+    fn with_len(reader: R, source: String, input_len: Option<u64>) -> Result<Self> {
         let mut r = MatrixMarketReader {
             reader,
-            source: source_name.into(),
+            source,
             line: 0,
             buf: Vec::with_capacity(256),
             header: Header {
@@ -141,10 +182,40 @@ impl<R: BufRead> MatrixMarketReader<R> {
                 entries: 0,
             },
             size_line: 0,
+            input_len,
+            consumed: 0,
         };
         r.read_banner()?;
         r.read_size_line()?;
         Ok(r)
+    }
+
+    /// Fewest bytes one data line takes: its fields of at least one character each, separated
+    /// by one space and ended by a newline (the last line's newline may be absent).
+    fn min_line_bytes(&self) -> u64 {
+        let fields = self.values_per_entry() as u64
+            + if self.header.format == Format::Coordinate {
+                2
+            } else {
+                0
+            };
+        2 * fields.max(1)
+    }
+
+    /// How many entries to reserve up front: the declared count, bounded by what the rest of
+    /// the input can hold when its length is known (an exact reservation for a real file)
+    /// and by [`MAX_RESERVE`] otherwise; beyond it, storage grows with the entries actually
+    /// read, so an impossible header fails at the data without reserving anything large.
+    fn reserve_bound(&self) -> usize {
+        let entries = self.header.entries;
+        match self.input_len {
+            Some(len) => {
+                let remaining = len.saturating_sub(self.consumed);
+                let most = (remaining + 1) / self.min_line_bytes();
+                entries.min(usize::try_from(most).unwrap_or(usize::MAX))
+            }
+            None => entries.min(MAX_RESERVE),
+        }
     }
 
     /// The validated header.
@@ -166,6 +237,7 @@ impl<R: BufRead> MatrixMarketReader<R> {
         if n == 0 {
             return Ok(false);
         }
+        self.consumed += n as u64;
         self.line += 1;
         while matches!(self.buf.last(), Some(b'\n' | b'\r')) {
             self.buf.pop();
@@ -315,6 +387,13 @@ impl<R: BufRead> MatrixMarketReader<R> {
             }
         };
         let (m, n) = (nums[0], nums[1]);
+        // Row pointers take `rows + 1` entries: refuse a count where that wraps.
+        if m.checked_add(1).is_none() || n.checked_add(1).is_none() {
+            return Err(self.err(
+                self.line,
+                format!("size {m} × {n} is too large: rows + 1 and columns + 1 must fit usize"),
+            ));
+        }
         if self.header.symmetry != Symmetry::General && m != n {
             return Err(self.err(
                 self.line,
@@ -488,6 +567,9 @@ impl<R: BufRead> MatrixMarketReader<R> {
                     emit(self, i, j, v)?;
                 }
             }
+            // An empty array (0 rows or 0 columns) has no data whatever its other size: a
+            // header of 0 rows and 10¹⁸ columns must not loop over the columns.
+            Format::Array if h.entries == 0 => {}
             Format::Array => {
                 let mut k = 0;
                 for j in 0..h.ncols {
@@ -530,6 +612,19 @@ impl<R: BufRead> MatrixMarketReader<R> {
             ));
         }
         Ok(())
+    }
+
+    /// A size-driven failure (an allocation of the declared size refused) as a parse error
+    /// at the size line.
+    fn size_error(&self, e: Error) -> Error {
+        let h = self.header;
+        self.err(
+            self.size_line,
+            format!(
+                "the declared size {} × {} cannot be stored: {e}",
+                h.nrows, h.ncols
+            ),
+        )
     }
 
     fn truncated(&self, found: usize) -> Error {
@@ -576,7 +671,7 @@ impl<R: BufRead> MatrixMarketReader<R> {
         } else {
             2
         };
-        let cap = h.entries.min(MAX_RESERVE) * mirror;
+        let cap = self.reserve_bound().saturating_mul(mirror);
         let (mut rows, mut cols, mut vals) = (
             Vec::<I>::with_capacity(cap),
             Vec::<I>::with_capacity(cap),
@@ -597,7 +692,8 @@ impl<R: BufRead> MatrixMarketReader<R> {
             Ok(())
         })?;
         I::narrow_checked(rows.len(), "number of stored entries")?;
-        let (mut p, mut c, mut v) = coo_to_csr(h.nrows, &rows, &cols, &vals);
+        let (mut p, mut c, mut v) =
+            coo_to_csr(h.nrows, &rows, &cols, &vals).map_err(|e| self.size_error(e))?;
         drop((rows, cols, vals));
         canonicalize_in_place(&mut p, &mut c, &mut v, |a, b| a + b);
         // Summing repeated entries can overflow; the matrix must stay finite.
@@ -631,7 +727,7 @@ impl<R: BufRead> MatrixMarketReader<R> {
         } else {
             2
         };
-        let cap = h.entries.min(MAX_RESERVE) * mirror;
+        let cap = self.reserve_bound().saturating_mul(mirror);
         let (mut rows, mut cols) = (Vec::<I>::with_capacity(cap), Vec::<I>::with_capacity(cap));
         self.for_each_entry(|i, j, _| {
             rows.push(I::narrow(i));
@@ -640,7 +736,8 @@ impl<R: BufRead> MatrixMarketReader<R> {
         })?;
         I::narrow_checked(rows.len(), "number of stored entries")?;
         let units = vec![(); rows.len()];
-        let (mut p, mut c, mut u) = coo_to_csr(h.nrows, &rows, &cols, &units);
+        let (mut p, mut c, mut u) =
+            coo_to_csr(h.nrows, &rows, &cols, &units).map_err(|e| self.size_error(e))?;
         drop((rows, cols));
         canonicalize_in_place(&mut p, &mut c, &mut u, |a, _| a);
         Ok(PatternCsr::from_parts_trusted(h.nrows, h.ncols, p, c, true))
@@ -663,16 +760,39 @@ impl<R: BufRead> MatrixMarketReader<R> {
                 format!("dense size {} × {} overflows", h.nrows, h.ncols),
             )
         })?;
-        let mut data = vec![S::zero(); len];
         let nrows = h.nrows;
-        self.for_each_entry(|i, j, v| {
-            let s = S::from_c64(v);
-            if !s.finite() {
-                return Err(format!("value {v} overflows {}", S::NAME));
+        let cap = self.reserve_bound();
+        let data = if h.format == Format::Array && h.symmetry == Symmetry::General {
+            // Entries arrive in column-major order: grow with the entries actually read.
+            let mut data = Vec::<S>::with_capacity(cap);
+            self.for_each_entry(|_, _, v| {
+                let s = S::from_c64(v);
+                if !s.finite() {
+                    return Err(format!("value {v} overflows {}", S::NAME));
+                }
+                data.push(s);
+                Ok(())
+            })?;
+            data
+        } else {
+            // Triplets first (bounded by the entries read), the dense block after: a header
+            // alone never reserves nrows·ncols.
+            let mut entries = Vec::<(usize, usize, S)>::with_capacity(cap);
+            self.for_each_entry(|i, j, v| {
+                let s = S::from_c64(v);
+                if !s.finite() {
+                    return Err(format!("value {v} overflows {}", S::NAME));
+                }
+                entries.push((i, j, s));
+                Ok(())
+            })?;
+            let mut data = try_filled(len, S::zero(), "nrows·ncols (dense array)")
+                .map_err(|e| self.size_error(e))?;
+            for (i, j, s) in entries {
+                data[i + j * nrows] += s;
             }
-            data[i + j * nrows] += s;
-            Ok(())
-        })?;
+            data
+        };
         if let Some(k) = data.iter().position(|v| !v.finite()) {
             return Err(Error::NonFinite {
                 context: format!("{}: sum of repeated entries", self.source),
