@@ -259,14 +259,9 @@ impl<I: CsrIndex> PatternCsr<I> {
         );
         // Rows of a transpose are sorted; they are strictly increasing iff the input had no
         // duplicates.
-        let canonical = self.canonical;
-        let t = Self::from_parts_trusted(self.ncols, self.nrows, p, c, canonical);
-        if canonical { t } else { t.recheck_canonical() }
-    }
-
-    pub(crate) fn recheck_canonical(mut self) -> Self {
-        self.canonical = (0..self.nrows).all(|r| self.row(r).windows(2).all(|w| w[0] < w[1]));
-        self
+        // Decided before construction: the trusted constructor's debug check compares it.
+        let canonical = self.canonical || crate::raw::rows_strictly_increasing(&p, &c);
+        Self::from_parts_trusted(self.ncols, self.nrows, p, c, canonical)
     }
 
     /// Whether the pattern equals its transpose (the adjacency of an undirected graph).

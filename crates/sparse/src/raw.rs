@@ -194,6 +194,15 @@ where
     (t_ptr, t_cols, t_vals)
 }
 
+/// Whether every row of a CSR structure is strictly increasing. O(nnz), serial.
+pub(crate) fn rows_strictly_increasing<I: CsrIndex>(row_ptr: &[I], col_idx: &[I]) -> bool {
+    row_ptr.windows(2).all(|w| {
+        col_idx[w[0].as_usize()..w[1].as_usize()]
+            .windows(2)
+            .all(|c| c[0] < c[1])
+    })
+}
+
 /// A vector of `len` copies of `value`, or [`Error::InvalidArgument`] naming `what` when the
 /// allocation fails (a declared size from a file or a caller must not abort the process).
 pub(crate) fn try_filled<T: Clone>(len: usize, value: T, what: &'static str) -> Result<Vec<T>> {

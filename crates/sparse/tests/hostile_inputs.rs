@@ -225,3 +225,25 @@ fn dense_constructors_refuse_overflowing_sizes() {
         "{e:?}"
     );
 }
+
+/// Found by the `csr_raw` fuzz target: transposing an unsorted row without repeats gave a
+/// canonical structure labelled non-canonical, tripping the trusted constructor's check.
+#[test]
+fn transpose_of_an_unsorted_pattern_is_canonical() {
+    let p = PatternCsr::<u32>::try_new(2, 2, vec![0, 0, 2], vec![1, 0]).unwrap();
+    assert!(!p.is_canonical());
+    let t = p.transpose();
+    assert!(t.is_canonical());
+    assert_eq!(
+        (t.row_ptr(), t.col_idx()),
+        (&[0u32, 1, 2][..], &[1u32, 1][..])
+    );
+    let a =
+        CsrMatrix::<f64, u32>::try_new(2, 2, vec![0, 0, 2], vec![1, 0], vec![3.0, 4.0]).unwrap();
+    let at = a.transpose();
+    assert!(at.is_canonical());
+    assert_eq!(at.values(), [4.0, 3.0]);
+    // Repeats stay non-canonical after transposition.
+    let d = PatternCsr::<u32>::try_new(1, 2, vec![0, 2], vec![1, 1]).unwrap();
+    assert!(!d.transpose().is_canonical());
+}
