@@ -6,6 +6,7 @@
 mod bench;
 mod bundle;
 mod cuda;
+mod fuzz;
 mod package;
 mod records;
 mod report;
@@ -27,6 +28,8 @@ commands:
            bench-results/ and regenerate the report: ingest <folder>
   cuda     compile the CUDA kernels with the pinned nvcc (see `cargo xtask cuda --help`)
   bundle   build the self-contained GPU test and benchmark bundle (see `cargo xtask bundle --help`)
+  fuzz     run the cargo-fuzz targets of fuzz/ for a given time each
+           [--seconds N] [TARGET]...
   package  `cargo package` every publishable crate and build each package on its own
            [--no-verify] [--list]
   help     this message (also `<command> --help`)";
@@ -124,6 +127,7 @@ fn dispatch(command: &str, rest: &[String]) -> Result<(), String> {
         "ingest" => ingest(rest),
         "cuda" => cuda::run(rest),
         "bundle" => bundle::run(rest),
+        "fuzz" => fuzz::run(rest),
         "package" => package::run(rest),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
