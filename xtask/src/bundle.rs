@@ -35,7 +35,9 @@ and run `DIR/run.sh OUTDIR [FILTER...]`: it writes tests/*.log, bench/*.log, nvi
 and records/*.jsonl to OUTDIR and prints a summary last; FILTERs (shell patterns) pick
 binaries by name. Merge the records here with `cargo xtask ingest OUTDIR`. MATEXP_TEST_ARGS
 and MATEXP_BENCH_ARGS pass options to the test and benchmark binaries; MATEXP_TEST_SEED
-replays the random inputs of a logged run.";
+replays the random inputs of a logged run. `MATEXP_SANITIZE=memcheck,racecheck,initcheck,synccheck
+DIR/run.sh OUTDIR` runs the tests under compute-sanitizer with each tool instead and writes
+OUTDIR/sanitize-<tool>.log, each ending in its verdict, and OUTDIR/sanitize-summary.txt.";
 
 /// The bundle may not exceed what one transfer to a GPU host carries.
 const MAX_BYTES: u64 = 64 << 20;
@@ -434,7 +436,11 @@ fn readme(commit: &str) -> String {
          Environment: MATEXP_TEST_ARGS (test-name filters and harness options), MATEXP_BENCH_ARGS\n\
          (options of the benchmarks, e.g. --small, --reps N, --no-multi for gpu_spmv),\n\
          MATEXP_TEST_SEED (replays the random inputs of a logged run: every test prints its\n\
-         seed), MATEXP_TEST_TIMEOUT / MATEXP_BENCH_TIMEOUT (seconds per binary).\n\n\
+         seed), MATEXP_TEST_TIMEOUT / MATEXP_BENCH_TIMEOUT (seconds per binary).\n\
+         MATEXP_SANITIZE=memcheck,racecheck,initcheck,synccheck runs the tests (no benchmarks)\n\
+         under compute-sanitizer with each tool (COMPUTE_SANITIZER: its path, default\n\
+         /usr/local/cuda/bin/compute-sanitizer; MATEXP_SANITIZE_TIMEOUT: seconds per binary):\n\
+         OUTDIR/sanitize-<tool>.log with a verdict line each, OUTDIR/sanitize-summary.txt.\n\n\
          Needs: an NVIDIA driver with CUDA >= 13.0 (libcuda, libcusparse, libcublas are loaded\n\
          at run time), glibc, liblapacke.so.3 and libopenblas.so.0.\n"
     )
@@ -474,6 +480,57 @@ nvidia-smi topo -m >> "$OUT/nvidia-smi.txt" 2>&1 || true
 
 # A hung binary is stopped (exit 124) so that the others still run and the logs come back.
 limit() { if command -v timeout >/dev/null 2>&1; then timeout "$@"; else shift; "$@"; fi; }
+# Sanitizer mode: MATEXP_SANITIZE=memcheck,racecheck,initcheck,synccheck runs every test
+# binary under compute-sanitizer with each tool (benchmarks are skipped), writes
+# OUT/sanitize-<tool>.log with one verdict line per tool, and exits 0 only if every tool
+# reports zero errors and every binary passed.
+if [ -n "${MATEXP_SANITIZE:-}" ]; then
+  CS=${COMPUTE_SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
+  [ -x "$CS" ] || CS=$(command -v compute-sanitizer || true)
+  if [ -z "$CS" ]; then
+    echo "MATEXP_SANITIZE: compute-sanitizer not found (set COMPUTE_SANITIZER to its path)" >&2
+    exit 2
+  fi
+  status=0
+  : > "$OUT/sanitize-summary.txt"
+  for tool in $(echo "$MATEXP_SANITIZE" | tr ',' ' '); do
+    case "$tool" in
+      memcheck|racecheck|initcheck|synccheck) ;;
+      *) echo "MATEXP_SANITIZE: unknown tool '$tool' (memcheck, racecheck, initcheck, synccheck)" >&2; exit 2 ;;
+    esac
+    slog="$OUT/sanitize-$tool.log"
+    : > "$slog"
+    errors=0; bins=0; bad=""
+    for exe in "$HERE"/tests/*; do
+      [ -x "$exe" ] || continue
+      name=tests/${exe##*/}
+      selected "$name" "$@" || continue
+      bins=$((bins + 1))
+      tmp="$OUT/.sanitize-$tool.part"
+      echo "==== $name: compute-sanitizer --tool $tool ====" >> "$slog"
+      limit "${MATEXP_SANITIZE_TIMEOUT:-3600}" "$CS" --tool "$tool" --error-exitcode 99 "$exe" --include-ignored ${MATEXP_TEST_ARGS:-} > "$tmp" 2>&1
+      rc=$?
+      cat "$tmp" >> "$slog"
+      found=$(sed -n 's/.*ERROR SUMMARY: \([0-9][0-9]*\) error.*/\1/p' "$tmp")
+      rm -f "$tmp"
+      n=0
+      for k in $found; do n=$((n + k)); done
+      errors=$((errors + n))
+      if [ "$rc" -ne 0 ] || [ -z "$found" ]; then
+        note=""
+        [ -z "$found" ] && note=", no sanitizer summary"
+        bad="$bad $name (exit $rc, $n errors$note)"
+      fi
+    done
+    if [ "$errors" -eq 0 ] && [ -z "$bad" ] && [ "$bins" -gt 0 ]; then verdict=clean; else verdict=FAILED; status=1; fi
+    line="sanitize $tool: $verdict: $errors errors in $bins test binaries${bad:+; failing:$bad}"
+    echo "$line" >> "$slog"
+    echo "$line" >> "$OUT/sanitize-summary.txt"
+    echo "$line"
+  done
+  exit $status
+fi
+
 status=0
 summary=""
 start=$(date +%s)
@@ -601,6 +658,72 @@ mod tests {
         assert_eq!(logs, ["matexp-e2e--gpu_own_kernel.log"]);
         assert_eq!(std::fs::read_dir(out.join("bench")).unwrap().count(), 0);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Runs the bundle script in sanitizer mode with a stand-in compute-sanitizer that
+    /// reports `errors` errors; returns the exit success and the memcheck log.
+    fn sanitize_run(tag: &str, errors: u32) -> (bool, String, String) {
+        let dir = std::env::temp_dir().join(format!("matexp-runsh-s{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("b/tests")).unwrap();
+        std::fs::create_dir_all(dir.join("b/bench")).unwrap();
+        std::fs::write(dir.join("b/COMMIT"), "abc\n").unwrap();
+        std::fs::write(dir.join("b/run.sh"), RUN_SH).unwrap();
+        let t = dir.join("b/tests/matexp-gpu--gpu");
+        std::fs::write(&t, "#!/bin/sh\necho test result: ok\n").unwrap();
+        make_executable(&t).unwrap();
+        let b = dir.join("b/bench/gpu_spmv");
+        std::fs::write(&b, "#!/bin/sh\necho bench ran\n").unwrap();
+        make_executable(&b).unwrap();
+        let cs = dir.join("cs");
+        std::fs::write(
+            &cs,
+            format!(
+                "#!/bin/sh\n# --tool T --error-exitcode N exe args\nshift 4\n\"$@\"\necho \"========= ERROR SUMMARY: {errors} errors\"\n[ {errors} -eq 0 ] || exit 99\n"
+            ),
+        )
+        .unwrap();
+        make_executable(&cs).unwrap();
+        let out = dir.join("out");
+        let st = Command::new("sh")
+            .arg(dir.join("b/run.sh"))
+            .arg(&out)
+            .env("MATEXP_SANITIZE", "memcheck,synccheck")
+            .env("COMPUTE_SANITIZER", &cs)
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        let log = std::fs::read_to_string(out.join("sanitize-memcheck.log")).unwrap_or_default();
+        let summary = std::fs::read_to_string(out.join("sanitize-summary.txt")).unwrap_or_default();
+        assert!(
+            !out.join("bench/gpu_spmv.log").exists(),
+            "benchmarks ran under the sanitizer"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+        (st.success(), log, summary)
+    }
+
+    #[test]
+    fn sanitizer_mode_reports_each_tool_verdict() {
+        let (ok, log, summary) = sanitize_run("clean", 0);
+        assert!(ok, "{log}");
+        assert!(log.contains("test result: ok"), "{log}");
+        assert!(
+            log.contains("sanitize memcheck: clean: 0 errors in 1 test binaries"),
+            "{log}"
+        );
+        assert_eq!(summary.lines().count(), 2, "{summary}");
+        assert!(summary.contains("sanitize synccheck: clean"), "{summary}");
+        let (ok, log, _) = sanitize_run("dirty", 3);
+        assert!(!ok);
+        assert!(
+            log.contains("sanitize memcheck: FAILED: 3 errors in 1 test binaries"),
+            "{log}"
+        );
+        assert!(
+            log.contains("tests/matexp-gpu--gpu (exit 99, 3 errors)"),
+            "{log}"
+        );
     }
 
     #[test]
