@@ -106,12 +106,9 @@ fn matrix(n: usize, re: &serde_json::Value, im: &serde_json::Value) -> Matrix<c6
 
 /// The mpmath references (made by fixtures/matpoly/expm_reference.py).
 pub fn reference_cases() -> Vec<Case> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../fixtures/matpoly/expm_reference.json"
-    );
-    let text = std::fs::read_to_string(path).expect("the committed mpmath fixture");
-    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    // Embedded, so that the GPU test binary carried to another host finds it too.
+    let text = include_str!("../../../../fixtures/matpoly/expm_reference.json");
+    let doc: serde_json::Value = serde_json::from_str(text).unwrap();
     doc["cases"]
         .as_array()
         .unwrap()
