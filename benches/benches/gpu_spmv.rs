@@ -6,7 +6,9 @@
 //! median of many), which is what a GPU needs. The matrices are generated on the GPU host
 //! (rayon) by matexp-sparse's generators: the seed-000 spin bath (L = 18, 21; c64 and c32,
 //! stored zeros kept as in the thesis), the 3D Laplacian (N = 256, f64) and a
-//! Barabási–Albert graph (n = 10⁶, m = 10, pattern-only).
+//! Barabási–Albert graph (n = 10⁶, m = 10, pattern-only) beside an Erdős–Rényi graph of the
+//! same n and stored entries (uniform degrees), both with every pattern kernel (the hybrid
+//! one for skewed degrees included) and cuSPARSE on explicit ones.
 //!
 //! ```text
 //! cargo bench -p matexp-benches --bench gpu_spmv -- [--out DIR] [--small] [--reps N] [--no-multi]
@@ -23,7 +25,9 @@ use matexp_gpu::{
     time_runs,
 };
 use matexp_sparse::CsrMatrix;
-use matexp_sparse::generators::{SpinBath, StoredZeros, barabasi_albert, laplacian_3d};
+use matexp_sparse::generators::{
+    SpinBath, StoredZeros, barabasi_albert, erdos_renyi_gnm, laplacian_3d,
+};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -312,6 +316,20 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
         pattern_case(&mut ctx, &format!("barabasi_albert_n{ba_n}_m10"), &g)?;
         ctx.flush(&args.out)?;
         lanczos_case(&mut ctx, &format!("tc_barabasi_albert_n{ba_n}_m10_k50"), &g)?;
+        ctx.flush(&args.out)?;
+    }
+    {
+        // Uniform degrees with the Barabási–Albert graph's n and stored entries (10 n edges):
+        // the hybrid kernel must not lose where the vector kernel already suits.
+        let t = Instant::now();
+        let g = erdos_renyi_gnm::<u32>(ba_n, 10 * ba_n, 2).map_err(err)?;
+        println!(
+            "erdos-renyi n={ba_n} edges={}: nnz={} generated in {:.1?}",
+            10 * ba_n,
+            g.nnz(),
+            t.elapsed()
+        );
+        pattern_case(&mut ctx, &format!("erdos_renyi_n{ba_n}_e{}", 10 * ba_n), &g)?;
         ctx.flush(&args.out)?;
     }
 
@@ -696,7 +714,14 @@ fn pattern_case(ctx: &mut Ctx, case: &str, p: &matexp_sparse::PatternCsr<u32>) -
     };
     let vendor = t_cus.as_deref().map(median);
     let bytes = op.bytes_per_product::<f64>(false);
-    for k in KERNELS {
+    println!(
+        "{case}: auto = {}, hybrid tiers {:?}",
+        op.auto_kernel(),
+        op.hybrid_tiers()
+    );
+    // Every kernel of the valued matrices (the old auto choice among them) and the hybrid
+    // one, which Auto takes for skewed degrees.
+    for k in KERNELS.into_iter().chain([SpmvKernel::Hybrid]) {
         let times = timed(&dev, ctx.reps, || {
             op.apply_with(&g, k, 1.0, &x, 0.0, &mut y)
         })
@@ -706,7 +731,7 @@ fn pattern_case(ctx: &mut Ctx, case: &str, p: &matexp_sparse::PatternCsr<u32>) -
             return Err(format!("{case} pattern {k}: relative error {e:e}"));
         }
         let label = if k == SpmvKernel::Auto {
-            format!("auto(vector{})", op.auto_lanes())
+            format!("auto({})", op.auto_kernel())
         } else {
             k.to_string()
         };

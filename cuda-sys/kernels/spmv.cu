@@ -63,6 +63,97 @@ __device__ void spmv_vector(MxSpmvParams p, const I *__restrict__ row_ptr,
     if (lane == 0 && row < p.nrows) y[row] = axpby_one(make<T>(p.alpha), s, p.beta, y + row);
 }
 
+// ---------------------------------------------------------------------------------------
+// Pattern SpMV for skewed row lengths (power-law graphs): rows binned by length once, at
+// upload, into three tiers served by one launch.
+//   blocks [0, n_block):              one block per long row (rows[0 .. n_block), longest
+//                                     first), reduced through shared memory;
+//   next ceil(n_warp / warps) blocks: one warp per medium row (rows[n_block ..
+//                                     n_block + n_warp));
+//   the rest:                         all rows in natural order, 1 << lanes_log2 lanes per
+//                                     row as in the vector kernel, skipping every row longer
+//                                     than light_max (exactly the rows of the two lists).
+// Each row is summed by one group in a fixed order and written once: no atomics, results
+// reproducible. The long rows' blocks come first so that their chains of dependent loads
+// overlap the light rows instead of trailing the launch.
+
+// Sum of x[col_idx[j]] over j = begin + lane, begin + lane + lanes, ... < end, four
+// independent gathers in flight per lane. 64-bit positions: j + 3 * lanes cannot wrap.
+template <typename T, typename I>
+__device__ __forceinline__ T pattern_partial(const I *__restrict__ col_idx,
+                                             const T *__restrict__ x, uint64_t begin,
+                                             uint64_t end, unsigned lane, unsigned lanes) {
+    T s0 = zero<T>(), s1 = zero<T>();
+    uint64_t j = begin + lane;
+    for (; j + 3ull * lanes < end; j += 4ull * lanes) {
+        const I c0 = col_idx[j];
+        const I c1 = col_idx[j + lanes];
+        const I c2 = col_idx[j + 2ull * lanes];
+        const I c3 = col_idx[j + 3ull * lanes];
+        s0 = add(s0, add(x[c0], x[c1]));
+        s1 = add(s1, add(x[c2], x[c3]));
+    }
+    for (; j < end; j += lanes) s0 = add(s0, x[col_idx[j]]);
+    return add(s0, s1);
+}
+
+template <typename T, typename I>
+__device__ void spmv_pattern_hybrid(MxSpmvParams p, const I *__restrict__ row_ptr,
+                                    const I *__restrict__ col_idx,
+                                    const uint64_t *__restrict__ rows, uint64_t n_block,
+                                    uint64_t n_warp, uint64_t light_max,
+                                    const T *__restrict__ x, T *__restrict__ y) {
+    constexpr unsigned WARPS = MX_REDUCE_THREADS / 32;
+    const uint64_t b = blockIdx.x;
+    const unsigned warp = threadIdx.x >> 5;
+    const unsigned wl = threadIdx.x & 31;
+    if (b < n_block) {
+        // Block-uniform branch: the barrier below is reached by the whole block.
+        __shared__ T part[WARPS];
+        const uint64_t row = rows[b];
+        T s = pattern_partial<T, I>(col_idx, x, row_ptr[row], row_ptr[row + 1], threadIdx.x,
+                                    MX_REDUCE_THREADS);
+        s = group_sum(s, 32u);
+        if (wl == 0) part[warp] = s;
+        __syncthreads();
+        if (warp == 0) {
+            s = wl < WARPS ? part[wl] : zero<T>();
+            s = group_sum(s, 32u);
+            if (wl == 0) y[row] = axpby_one(make<T>(p.alpha), s, p.beta, y + row);
+        }
+        return;
+    }
+    const uint64_t warp_blocks = (n_warp + WARPS - 1) / WARPS;
+    if (b < n_block + warp_blocks) {
+        const uint64_t k = (b - n_block) * WARPS + warp;
+        T s = zero<T>();
+        uint64_t row = 0;
+        if (k < n_warp) {
+            row = rows[n_block + k];
+            s = pattern_partial<T, I>(col_idx, x, row_ptr[row], row_ptr[row + 1], wl, 32u);
+        }
+        s = group_sum(s, 32u);
+        if (wl == 0 && k < n_warp) y[row] = axpby_one(make<T>(p.alpha), s, p.beta, y + row);
+        return;
+    }
+    const unsigned lanes = 1u << p.lanes_log2;
+    const unsigned lane = threadIdx.x & (lanes - 1);
+    const uint64_t rows_per_block = MX_REDUCE_THREADS >> p.lanes_log2;
+    const uint64_t row =
+        (b - n_block - warp_blocks) * rows_per_block + (threadIdx.x >> p.lanes_log2);
+    T s = zero<T>();
+    bool mine = false;
+    if (row < p.nrows) {
+        const uint64_t begin = row_ptr[row];
+        const uint64_t end = row_ptr[row + 1];
+        mine = end - begin <= light_max;
+        if (mine) s = pattern_partial<T, I>(col_idx, x, begin, end, lane, lanes);
+    }
+    // Every lane takes part in the shuffles, also those of skipped rows and past the end.
+    s = group_sum(s, lanes);
+    if (lane == 0 && mine) y[row] = axpby_one(make<T>(p.alpha), s, p.beta, y + row);
+}
+
 } // namespace mx
 
 #define MX_SPMV(name, T, iname, I)                                                               \
@@ -85,6 +176,14 @@ __device__ void spmv_vector(MxSpmvParams p, const I *__restrict__ row_ptr,
         spmv_pattern_vector_##name##_##iname(MxSpmvParams p, const I *row_ptr,                   \
                                              const I *col_idx, const T *x, T *y) {               \
         mx::spmv_vector<T, I, false>(p, row_ptr, col_idx, nullptr, x, y);                        \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
+        spmv_pattern_hybrid_##name##_##iname(MxSpmvParams p, const I *row_ptr,                   \
+                                             const I *col_idx, const uint64_t *rows,             \
+                                             uint64_t n_block, uint64_t n_warp,                  \
+                                             uint64_t light_max, const T *x, T *y) {             \
+        mx::spmv_pattern_hybrid<T, I>(p, row_ptr, col_idx, rows, n_block, n_warp, light_max, x,  \
+                                      y);                                                        \
     }
 
 MX_FOR_EACH_SCALAR_INDEX(MX_SPMV)

@@ -453,6 +453,210 @@ fn spmv_kernels_match_cpu() {
     }
 }
 
+// ---------------------------------------------------------------------------------------
+// The hybrid pattern SpMV (rows binned by length: light rows with lanes, a warp per medium
+// row, a block per long row) against the CPU, on power-law, uniform and pathological graphs.
+
+/// A pattern with the given row lengths and random columns below `m` (repeats allowed:
+/// the kernels must add them).
+fn csr_from_lengths(r: &mut impl Rng, m: usize, lens: &[usize]) -> Csr {
+    let mut row_ptr = vec![0];
+    let mut col_idx = Vec::new();
+    for &len in lens {
+        col_idx.extend((0..len).map(|_| r.random_range(0..m)));
+        row_ptr.push(col_idx.len());
+    }
+    let nnz = col_idx.len();
+    Csr {
+        n: lens.len(),
+        m,
+        row_ptr,
+        col_idx,
+        values: vec![c64::new(1.0, 0.0); nnz],
+    }
+}
+
+/// Each row within the summation bound of its own magnitudes (|α|·Σ|x_j| + |β|·|y_i|),
+/// so that a dropped or doubled entry of one row cannot hide in a norm over all rows.
+fn assert_rows_close<S: Scalar>(
+    what: &str,
+    a: &Csr,
+    got: &[S],
+    want: &[c64],
+    alpha: c64,
+    x: &[c64],
+    beta: c64,
+    y: &[c64],
+) {
+    for i in 0..a.n {
+        let g = got[i].to_c64();
+        let (lo, hi) = (a.row_ptr[i], a.row_ptr[i + 1]);
+        let mag: f64 = a.col_idx[lo..hi].iter().map(|&c| x[c].norm()).sum();
+        let scale = alpha.norm() * mag + beta.norm() * y[i].norm();
+        let bound = 4.0 * eps::<S>() * ((hi - lo) as f64 + 4.0) * scale + f64::MIN_POSITIVE;
+        assert!(
+            g.re.is_finite() && g.im.is_finite() && (g - want[i]).norm() <= bound,
+            "{what} ({}): row {i} (length {}): got {g}, want {}, bound {bound:.1e}",
+            S::NAME,
+            hi - lo,
+            want[i]
+        );
+    }
+}
+
+fn hybrid_case<S: Scalar, I: GpuIndex>(g: &GpuBackend, r: &mut impl Rng, name: &str, a: &Csr) {
+    let (rp, ci) = a.indices::<I>();
+    let op = GpuPattern::from_parts(g, a.n, a.m, &rp, &ci).unwrap();
+    let x = rand_vec::<S>(r, a.m);
+    let y = rand_vec::<S>(r, a.n);
+    let (alpha, beta): (S, S) = (rand_scalar(r), rand_scalar(r));
+    let (xu, yu) = (up(&x), up(&y));
+    let gx = g.upload(&x).unwrap();
+    for k in [SpmvKernel::Hybrid, SpmvKernel::Auto] {
+        let what = format!("{name} {k} {}", I::NAME);
+        // β ≠ 0: y read and updated.
+        let want = a.reference::<S>(true, alpha.to_c64(), &xu, beta.to_c64(), &yu);
+        let mut gy = g.upload(&y).unwrap();
+        op.apply_with(g, k, alpha, &gx, beta, &mut gy).unwrap();
+        let got = g.to_host(&gy).unwrap();
+        assert_rows_close(
+            &what,
+            a,
+            &got,
+            &want,
+            alpha.to_c64(),
+            &xu,
+            beta.to_c64(),
+            &yu,
+        );
+        // β = 0 on a poisoned y: every row must be written, none read.
+        let zero = S::from_c64(c64::new(0.0, 0.0));
+        let want0 = a.reference::<S>(true, alpha.to_c64(), &xu, c64::new(0.0, 0.0), &yu);
+        let mut gy = g.upload(&vec![poison::<S>(); a.n]).unwrap();
+        op.apply_with(g, k, alpha, &gx, zero, &mut gy).unwrap();
+        let got0 = g.to_host(&gy).unwrap();
+        let zeros = vec![c64::new(0.0, 0.0); a.n];
+        assert_rows_close(
+            &what,
+            a,
+            &got0,
+            &want0,
+            alpha.to_c64(),
+            &xu,
+            c64::new(0.0, 0.0),
+            &zeros,
+        );
+        // Reproducible: one group sums each row in a fixed order.
+        let mut gy = g.upload(&vec![poison::<S>(); a.n]).unwrap();
+        op.apply_with(g, k, alpha, &gx, zero, &mut gy).unwrap();
+        let again = g.to_host(&gy).unwrap();
+        assert!(
+            got0.iter()
+                .zip(&again)
+                .all(|(p, q)| p.to_c64() == q.to_c64()),
+            "{what}: two runs differ"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU; run by the GPU bundle"]
+fn hybrid_pattern_spmv_matches_cpu() {
+    let g = gpu();
+    let mut r = rng(17);
+    let mut graphs: Vec<(String, Csr, bool)> = Vec::new();
+
+    // Power-law: a Barabási–Albert graph (hubs of hundreds), and Pareto row lengths
+    // (P(len > l) = 6 / l, capped at 12 000) with hundreds of hubs over a thousand, so that
+    // all three tiers are used.
+    let ba = matexp_sparse::generators::barabasi_albert::<u32>(30_000, 6, 5).unwrap();
+    // Hubs near m·√n ≈ 1000 against a mean of 12: skewed.
+    let ba_skewed = ba.max_degree() > 16 * ba.nnz() / ba.nrows();
+    let to_usize = |v: &[u32]| v.iter().map(|&i| i as usize).collect::<Vec<_>>();
+    let nnz = ba.nnz();
+    graphs.push((
+        "barabasi-albert".into(),
+        Csr {
+            n: ba.nrows(),
+            m: ba.ncols(),
+            row_ptr: to_usize(ba.row_ptr()),
+            col_idx: to_usize(ba.col_idx()),
+            values: vec![c64::new(1.0, 0.0); nnz],
+        },
+        ba_skewed,
+    ));
+    let n = 40_000;
+    let lens: Vec<usize> = (0..n)
+        .map(|_| {
+            let u: f64 = r.random_range(1e-9..1.0);
+            ((6.0 / u) as usize).min(12_000)
+        })
+        .collect();
+    graphs.push(("pareto".into(), csr_from_lengths(&mut r, n, &lens), true));
+
+    // Uniform: 10–30 per row (Auto keeps the vector kernel; Hybrid must still be right).
+    let lens: Vec<usize> = (0..n).map(|_| r.random_range(10..=30)).collect();
+    graphs.push(("uniform".into(), csr_from_lengths(&mut r, n, &lens), false));
+
+    // Pathological: one row with every column, mostly empty rows, rows at each tier's
+    // boundary (mean 1 → one lane, light rows up to 16), an all-empty pattern, one row.
+    let n = 30_000;
+    let mut lens = vec![0usize; n];
+    lens[17] = n;
+    for (i, l) in [
+        (3usize, 16usize),
+        (4, 17),
+        (5, 1024),
+        (6, 1025),
+        (7, 1),
+        (n - 1, 2048),
+        (n - 2, 33),
+    ] {
+        lens[i] = l;
+    }
+    for i in (100..n).step_by(7) {
+        lens[i] = r.random_range(0..4);
+    }
+    let mut full = csr_from_lengths(&mut r, n, &lens);
+    let (lo, hi) = (full.row_ptr[17], full.row_ptr[18]);
+    for (k, c) in full.col_idx[lo..hi].iter_mut().enumerate() {
+        *c = k; // every column once
+    }
+    graphs.push(("one-full-row".into(), full, true));
+    graphs.push((
+        "all-empty".into(),
+        csr_from_lengths(&mut r, 1000, &[0; 5000]),
+        false,
+    ));
+    graphs.push((
+        "single-row".into(),
+        csr_from_lengths(&mut r, 70_000, &[70_000]),
+        false,
+    ));
+
+    for (name, a, skewed) in &graphs {
+        let (rp, ci) = a.indices::<u32>();
+        let op = GpuPattern::from_parts(&g, a.n, a.m, &rp, &ci).unwrap();
+        let t = op.hybrid_tiers();
+        eprintln!("{name}: n {} nnz {} tiers {t:?}", a.n, a.col_idx.len());
+        assert_eq!(op.auto_kernel() == SpmvKernel::Hybrid, *skewed, "{name}");
+        if name == "pareto" || name == "one-full-row" {
+            assert!(t.block_rows > 0 && t.warp_rows > 0, "{name}: {t:?}");
+        }
+        hybrid_case::<f32, u32>(&g, &mut r, name, a);
+        hybrid_case::<f64, u32>(&g, &mut r, name, a);
+        hybrid_case::<c32, u32>(&g, &mut r, name, a);
+        hybrid_case::<c64, u32>(&g, &mut r, name, a);
+        hybrid_case::<f64, u64>(&g, &mut r, name, a);
+        hybrid_case::<c64, u64>(&g, &mut r, name, a);
+    }
+    // Matrices with values refuse the pattern-only kernel.
+    let a = random_csr(&mut r, 10, 10, 3);
+    let (rp, ci) = a.indices::<u32>();
+    let m = GpuCsr::from_parts(&g, a.n, a.m, &rp, &ci, &a.values::<f64>()).unwrap();
+    assert!(m.with_kernel(SpmvKernel::Hybrid).is_err());
+}
+
 /// cuSPARSE as a reference of its own: the same check on canonical matrices (distinct,
 /// sorted columns per row), in a test of its own so that the bundle can run it in a
 /// separate process.

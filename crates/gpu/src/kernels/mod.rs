@@ -33,6 +33,7 @@ pub(crate) static SPMV_CSR_SCALAR: Kernel = Kernel::new(&SPMV, "spmv_csr_scalar"
 pub(crate) static SPMV_CSR_VECTOR: Kernel = Kernel::new(&SPMV, "spmv_csr_vector");
 pub(crate) static SPMV_PATTERN_SCALAR: Kernel = Kernel::new(&SPMV, "spmv_pattern_scalar");
 pub(crate) static SPMV_PATTERN_VECTOR: Kernel = Kernel::new(&SPMV, "spmv_pattern_vector");
+pub(crate) static SPMV_PATTERN_HYBRID: Kernel = Kernel::new(&SPMV, "spmv_pattern_hybrid");
 pub(crate) static LEJA_CSR: Kernel = Kernel::new(&LEJA, "leja_csr");
 pub(crate) static LEJA_PATTERN: Kernel = Kernel::new(&LEJA, "leja_pattern");
 
@@ -68,6 +69,7 @@ mod tests {
             &SPMV_CSR_VECTOR,
             &SPMV_PATTERN_SCALAR,
             &SPMV_PATTERN_VECTOR,
+            &SPMV_PATTERN_HYBRID,
             &LEJA_CSR,
             &LEJA_PATTERN,
         ] {

@@ -7,7 +7,11 @@
 //!   shuffles (coalesced loads of values and column indices);
 //! * [`SpmvKernel::Cusparse`]: `cusparseSpMV`, as a reference;
 //! * [`SpmvKernel::Auto`] (default): the vector kernel with the lane count [`auto_lanes`]
-//!   picks from the mean row length.
+//!   picks from the mean row length; for patterns with skewed row lengths (power-law graphs,
+//!   [`is_skewed`]) the hybrid kernel;
+//! * [`SpmvKernel::Hybrid`] (patterns only): rows binned by length at upload, light rows
+//!   with lanes, medium rows a warp each, long rows a block each, in one launch (see
+//!   [`super::pattern`]).
 //!
 //! The Newton–Leja step is fused into one kernel (SpMV, shift, accumulation into p and the
 //! partial sums of squares of the new vector) plus a one-block finish; its norm reaches the
@@ -17,6 +21,7 @@
 //! column indices and values once, x at least once, y written (and read when β ≠ 0).
 
 use super::backend::{GpuBackend, GpuVector};
+use super::pattern::{HybridPlan, HybridTiers, is_skewed};
 use super::structure::{
     CsrStructure, GpuIndex, Mapping, SpmvKernel, auto_lanes, bounds_from_box, gershgorin_box,
     resolve, validate_csr,
@@ -35,7 +40,7 @@ fn leja_log2(mapping: Mapping, auto: u32) -> u32 {
     match mapping {
         Mapping::Vector(l) => l,
         Mapping::Scalar => 0,
-        Mapping::Cusparse => auto.trailing_zeros(),
+        Mapping::Cusparse | Mapping::Hybrid => auto.trailing_zeros(),
     }
 }
 
@@ -174,6 +179,11 @@ impl<S: Scalar> GpuCsr<S> {
 
     /// Selects the SpMV kernel of [`LinearOperator::apply`].
     pub fn set_kernel(&mut self, kernel: SpmvKernel) -> Result<()> {
+        if kernel == SpmvKernel::Hybrid {
+            return Err(Error::Unsupported(
+                "the hybrid kernel is for pattern matrices (GpuPattern) only".into(),
+            ));
+        }
         resolve(kernel, self.st.auto_lanes)?;
         self.kernel = kernel;
         Ok(())
@@ -338,6 +348,8 @@ impl<S: Scalar> LinearOperator<GpuBackend, S> for GpuCsr<S> {
 /// graphs, applied to vectors of any scalar type without storing values.
 pub struct GpuPattern {
     st: CsrStructure,
+    hybrid: HybridPlan,
+    skewed: bool,
     kernel: SpmvKernel,
     disc_box: (f64, f64, f64, f64),
     symmetric: bool,
@@ -372,6 +384,8 @@ impl GpuPattern {
         Ok(GpuPattern {
             disc_box: gershgorin_box::<f64, I>(nrows, row_ptr, col_idx, None),
             st: CsrStructure::upload(backend.device(), nrows, ncols, row_ptr, col_idx, lanes)?,
+            hybrid: HybridPlan::build(backend.device(), nrows, row_ptr)?,
+            skewed: is_skewed(nrows, col_idx.len(), max_row),
             kernel: SpmvKernel::Auto,
             symmetric: false,
         })
@@ -416,9 +430,30 @@ impl GpuPattern {
         Ok(self)
     }
 
-    /// Lanes per row that [`SpmvKernel::Auto`] uses.
+    /// Lanes per row of the vector kernel that [`SpmvKernel::Auto`] uses for uniform
+    /// patterns (and the fused Leja step for all).
     pub fn auto_lanes(&self) -> u32 {
         self.st.auto_lanes
+    }
+
+    /// The kernel [`SpmvKernel::Auto`] stands for: [`SpmvKernel::Hybrid`] when the row
+    /// lengths are skewed ([`is_skewed`]), else the scalar or vector kernel of
+    /// [`auto_lanes`](Self::auto_lanes).
+    pub fn auto_kernel(&self) -> SpmvKernel {
+        if self.skewed {
+            SpmvKernel::Hybrid
+        } else if self.st.auto_lanes <= 1 {
+            SpmvKernel::Scalar
+        } else {
+            SpmvKernel::Vector {
+                lanes: self.st.auto_lanes,
+            }
+        }
+    }
+
+    /// The row bins of [`SpmvKernel::Hybrid`] (built at upload for every pattern).
+    pub fn hybrid_tiers(&self) -> HybridTiers {
+        self.hybrid.tiers
     }
 
     /// Stored entries.
@@ -443,10 +478,18 @@ impl GpuPattern {
         y: &mut GpuVector<S>,
     ) -> Result<()> {
         check_vectors(backend, &self.st.device, self.st.nrows, self.st.ncols, x, y)?;
+        let kernel = match kernel {
+            SpmvKernel::Auto => self.auto_kernel(),
+            k => k,
+        };
         match resolve(kernel, self.st.auto_lanes)? {
             Mapping::Cusparse => Err(Error::Unsupported(
                 "cuSPARSE needs stored values; pattern matrices use the matexp kernels".into(),
             )),
+            Mapping::Hybrid => {
+                self.hybrid
+                    .spmv(&self.st, alpha, x.device_ptr(), beta, y.device_ptr())
+            }
             m => self
                 .st
                 .spmv(None, m, alpha, x.device_ptr(), beta, y.device_ptr()),

@@ -4,4 +4,5 @@
 pub mod backend;
 pub mod csr;
 pub mod multi;
+pub mod pattern;
 pub mod structure;

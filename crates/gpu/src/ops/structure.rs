@@ -28,7 +28,9 @@ impl<I: CsrIndex + KernelIndex> GpuIndex for I {}
 /// Which SpMV kernel an operator uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SpmvKernel {
-    /// The vector kernel with [`auto_lanes`] lanes per row (the scalar kernel for 1 lane).
+    /// The vector kernel with [`auto_lanes`] lanes per row (the scalar kernel for 1 lane);
+    /// for a [`GpuPattern`](super::csr::GpuPattern) with skewed row lengths,
+    /// [`SpmvKernel::Hybrid`].
     #[default]
     Auto,
     /// One thread per row.
@@ -40,6 +42,10 @@ pub enum SpmvKernel {
     },
     /// cuSPARSE's `cusparseSpMV` (matrices with values only).
     Cusparse,
+    /// Pattern matrices only: rows binned by length at upload (light rows with lanes as the
+    /// vector kernel, medium rows a warp each, long rows a block each) in one launch; what
+    /// [`GpuPattern`](super::csr::GpuPattern)'s `Auto` uses for skewed row lengths.
+    Hybrid,
 }
 
 impl fmt::Display for SpmvKernel {
@@ -49,6 +55,7 @@ impl fmt::Display for SpmvKernel {
             SpmvKernel::Scalar => write!(f, "scalar"),
             SpmvKernel::Vector { lanes } => write!(f, "vector{lanes}"),
             SpmvKernel::Cusparse => write!(f, "cusparse"),
+            SpmvKernel::Hybrid => write!(f, "hybrid"),
         }
     }
 }
@@ -83,6 +90,7 @@ pub(crate) enum Mapping {
     Scalar,
     Vector(u32),
     Cusparse,
+    Hybrid,
 }
 
 pub(crate) fn resolve(kernel: SpmvKernel, auto: u32) -> Result<Mapping> {
@@ -102,6 +110,7 @@ pub(crate) fn resolve(kernel: SpmvKernel, auto: u32) -> Result<Mapping> {
         SpmvKernel::Scalar => Ok(Mapping::Scalar),
         SpmvKernel::Vector { lanes } => vector(lanes),
         SpmvKernel::Cusparse => Ok(Mapping::Cusparse),
+        SpmvKernel::Hybrid => Ok(Mapping::Hybrid),
     }
 }
 
@@ -231,7 +240,7 @@ impl CsrStructure {
     }
 
     /// The function of kernel family `kernel` for `S` and this structure's index type.
-    fn function<S: Scalar>(&self, kernel: &'static Kernel) -> Result<Function> {
+    pub(crate) fn function<S: Scalar>(&self, kernel: &'static Kernel) -> Result<Function> {
         match self.indices {
             Indices::U32 { .. } => kernel.for_scalar_index::<S, u32>(&self.device),
             Indices::U64 { .. } => kernel.for_scalar_index::<S, u64>(&self.device),
@@ -257,6 +266,11 @@ impl CsrStructure {
             Mapping::Cusparse => {
                 return Err(Error::Unsupported(
                     "cuSPARSE through CsrStructure::spmv".into(),
+                ));
+            }
+            Mapping::Hybrid => {
+                return Err(Error::Unsupported(
+                    "the hybrid kernel is for pattern matrices (GpuPattern) only".into(),
                 ));
             }
         };
