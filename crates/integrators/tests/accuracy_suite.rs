@@ -13,7 +13,8 @@
 //! it reports convergence, the achieved error must satisfy ‖w − f(tA)v‖₂ ≤ rtol·‖f(tA)v‖₂
 //! (atol = 0) for every output, except for the failures listed in [`KNOWN_MISSES`] (each
 //! with its cause, to be fixed; a listed case that starts to pass does not fail the test, an
-//! unlisted miss does).
+//! unlisted miss does), and the reported estimate must bound the achieved error in at least
+//! [`MIN_BOUNDING_SHARE`] of the converged runs.
 //!
 //! `cargo test -p matexp-integrators --test accuracy_suite -- --ignored` writes the table of
 //! error/tol, estimate/error and products to `bench-results/accuracy/` (markdown and JSON).
@@ -34,7 +35,16 @@ const METHODS: [&str; 4] = ["leja", "lanczos", "arnoldi", "taylor"];
 
 /// Misses of the tolerance by a converged method that the suite found and that are not yet
 /// fixed: (method, case, rtol, cause). See the table in `bench-results/accuracy/`.
-const KNOWN_MISSES: &[(&str, &str, f64, &str)] = &[];
+const KNOWN_MISSES: &[(&str, &str, f64, &str)] = &[(
+    "taylor",
+    "chain100 tau=5000",
+    1e-10,
+    "error 2.0e-10: rounding accumulated over 47 554 products (s·m* steps for τ‖H‖ = 1e4); \
+     its estimate (rounding floor) says so, the method's stopping test does not",
+)];
+
+/// Least share of converged runs whose estimate bounds the achieved error.
+const MIN_BOUNDING_SHARE: f64 = 0.95;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -193,7 +203,11 @@ where
             }
             out.err_over_tol = worst;
             out.est_over_err = if err_abs == 0.0 {
-                if report.error_estimate == 0.0 { 1.0 } else { f64::INFINITY }
+                if report.error_estimate == 0.0 {
+                    1.0
+                } else {
+                    f64::INFINITY
+                }
             } else {
                 report.error_estimate / err_abs
             };
@@ -234,10 +248,18 @@ where
         }
         .with_rtol(rtol)
         .with_atol(0.0);
-        out.push(run_method::<Leja<'_, _, _>, S>(cpu, leja, &op, case, class, rtol));
-        out.push(run_method::<Lanczos<'_, _, _>, S>(cpu, lanczos, &op, case, class, rtol));
-        out.push(run_method::<Arnoldi<'_, _, _>, S>(cpu, arnoldi, &op, case, class, rtol));
-        out.push(run_method::<Taylor<'_, _, _>, S>(cpu, taylor, &op, case, class, rtol));
+        out.push(run_method::<Leja<'_, _, _>, S>(
+            cpu, leja, &op, case, class, rtol,
+        ));
+        out.push(run_method::<Lanczos<'_, _, _>, S>(
+            cpu, lanczos, &op, case, class, rtol,
+        ));
+        out.push(run_method::<Arnoldi<'_, _, _>, S>(
+            cpu, arnoldi, &op, case, class, rtol,
+        ));
+        out.push(run_method::<Taylor<'_, _, _>, S>(
+            cpu, taylor, &op, case, class, rtol,
+        ));
     }
 }
 
@@ -265,17 +287,13 @@ fn run_all() -> Vec<Outcome> {
 fn misses(outcomes: &[Outcome]) -> Vec<&Outcome> {
     outcomes
         .iter()
-        .filter(|o| o.converged() && o.err_over_tol.is_nan_or_gt(1.0))
+        .filter(|o| o.converged() && missed(o.err_over_tol))
         .collect()
 }
 
-trait NanOrGt {
-    fn is_nan_or_gt(self, x: f64) -> bool;
-}
-impl NanOrGt for f64 {
-    fn is_nan_or_gt(self, x: f64) -> bool {
-        self.is_nan() || self > x
-    }
+/// err/tol above 1, or not a number.
+fn missed(err_over_tol: f64) -> bool {
+    err_over_tol.is_nan() || err_over_tol > 1.0
 }
 
 fn known(o: &Outcome) -> bool {
@@ -297,6 +315,14 @@ fn tolerance_met_wherever_convergence_is_reported() {
         converged * 2 > outcomes.len(),
         "only {converged} of {} runs converged",
         outcomes.len()
+    );
+    let bounding = outcomes
+        .iter()
+        .filter(|o| o.converged() && o.bounds())
+        .count();
+    assert!(
+        bounding as f64 >= MIN_BOUNDING_SHARE * converged as f64,
+        "estimates bound the error in only {bounding} of {converged} converged runs"
     );
     let unexpected: Vec<String> = misses(&outcomes)
         .into_iter()
@@ -323,6 +349,9 @@ fn fmt_ratio(x: f64) -> String {
     }
 }
 
+/// Runs, converged, estimate bounds, tolerance missed, refused or not converged.
+type Tally = (usize, usize, usize, usize, usize);
+
 /// Writes `bench-results/accuracy/accuracy.{md,json}`.
 #[test]
 #[ignore = "writes the accuracy table to bench-results/accuracy/"]
@@ -339,8 +368,7 @@ fn write_accuracy_table() {
          (worst output), est/err = reported absolute estimate / achieved error (≥ 1: the \
          estimate bounds), products = operator applications. atol = 0.\n"
     );
-    let mut summary: BTreeMap<(&str, String), (usize, usize, usize, usize, usize)> =
-        BTreeMap::new();
+    let mut summary: BTreeMap<(&str, String), Tally> = BTreeMap::new();
     for o in &outcomes {
         let s = summary
             .entry((o.method, format!("{:.0e}", o.rtol)))
@@ -351,7 +379,7 @@ fn write_accuracy_table() {
             if o.bounds() {
                 s.2 += 1;
             }
-            if o.err_over_tol.is_nan_or_gt(1.0) {
+            if missed(o.err_over_tol) {
                 s.3 += 1;
             }
         } else {

@@ -52,6 +52,43 @@ pub struct LejaOptions {
     /// Return the result reached at the caps with `converged = false` instead of
     /// [`Error::NoConvergence`].
     pub allow_unconverged: bool,
+    /// Cost cap: most operator applications per call (estimates included); default
+    /// unlimited. A call whose up-front estimate ([`crate::Report::cost_estimate`]) exceeds
+    /// twice the cap is refused before any product, one that reaches the cap stops after
+    /// the substep that reached it;
+    /// both with [`Error::NoConvergence`] naming `max_products` (never a partial result,
+    /// even with `allow_unconverged`).
+    pub max_products: usize,
+    /// Called after every accepted substep with the work done and the time reached.
+    pub progress: Option<ProgressFn>,
+}
+
+/// Where a long call stands: passed to [`LejaOptions::progress`] after every substep.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Progress {
+    /// Operator applications so far.
+    pub products: usize,
+    /// The up-front estimate of the products of the whole call.
+    pub estimated_products: usize,
+    /// Fraction of the time range reached, in [0, 1] (|t_reached| / |t_last|).
+    pub fraction: f64,
+}
+
+/// A progress callback (a plain function, so options stay `Copy`; send the figures on
+/// through a channel or an atomic in a `static` when they are needed elsewhere).
+#[derive(Clone, Copy)]
+pub struct ProgressFn(pub fn(&Progress));
+
+impl std::fmt::Debug for ProgressFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProgressFn(..)")
+    }
+}
+
+impl PartialEq for ProgressFn {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::fn_addr_eq(self.0, other.0)
+    }
 }
 
 impl Default for LejaOptions {
@@ -65,6 +102,8 @@ impl Default for LejaOptions {
             bounds: None,
             method: LejaMethod::Adaptive,
             allow_unconverged: false,
+            max_products: usize::MAX,
+            progress: None,
         }
     }
 }
@@ -106,6 +145,9 @@ impl LejaOptions {
                 self.target_fraction,
                 "must be in (0, 1]",
             ));
+        }
+        if self.max_products == 0 {
+            return Err(Error::invalid("max_products", 0, "must be ≥ 1"));
         }
         if self.max_substeps == 0 {
             return Err(Error::invalid("max_substeps", 0, "must be ≥ 1"));

@@ -5,7 +5,7 @@ use super::LejaReport;
 use super::focal::{Focal, check_bounds};
 use super::model::{max_radius, model_degree, node_products, tail_degree};
 use super::newton::{Augmented, Rule, substep};
-use super::options::{LejaMethod, LejaOptions};
+use super::options::{LejaMethod, LejaOptions, Progress};
 use super::spectrum::{BoundsSource, estimate};
 use super::workspace::{CoeffKey, Coefficients, LejaWorkspace};
 use crate::checks;
@@ -17,7 +17,7 @@ use matexp_divdiff::{Affine, Function, Method, divided_differences};
 
 /// Fraction of the model degree below which a substep may not stop (the degree floor; see
 /// the module documentation).
-pub(crate) const DEGREE_FLOOR: f64 = 0.9;
+pub(crate) const DEGREE_FLOOR: f64 = 1.0;
 /// Across-axis extent, in radians of oscillation per substep, beyond which the ellipse
 /// (not the segment) decides the model: `|τ|·b > 0.5`.
 const ACROSS_OSCILLATION: f64 = 0.5;
@@ -526,6 +526,51 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     let phi_norm = phi.map_or(0.0, |f| f.max_norm);
     // Nothing to do for a zero start without forcing (e^{tA}0 = 0), or t = 0 everywhere.
     let trivial = (unorm == 0.0 && phi_norm == 0.0) || total == 0.0;
+    // Up-front cost: the planned substeps of every output interval times the model degree
+    // of one substep (halvings and rounding cuts can add to it; the thesis's fixed substeps
+    // count `max_degree` each).
+    let mut planned = 0usize;
+    if !trivial {
+        let w = node_products(nodes);
+        let mut prev = 0.0f64;
+        for &t_j in times {
+            if t_j != prev {
+                let (s, m) = match seed_substeps {
+                    Some(n) => (
+                        ((n as f64) * (t_j - prev) / t_last).ceil().max(1.0) as usize,
+                        opts.max_degree,
+                    ),
+                    None => {
+                        let delta = scale_c * (t_j - prev);
+                        let s = substeps_for(&focal, delta, total, opts, eps, nodes)?;
+                        let tau = delta / s as f64;
+                        let tol = local_rtol(opts.tol.rtol, tau.norm(), total, eps);
+                        let beta = c64::from_polar(
+                            tau.norm() * focal.capacity,
+                            model_direction(&focal, tau),
+                        );
+                        let m = model_degree(beta, tol, nodes, &w)?.unwrap_or(opts.max_degree);
+                        (s, m.max(1))
+                    }
+                };
+                planned = planned.saturating_add(s.saturating_mul(m));
+            }
+            prev = t_j;
+        }
+    }
+    report.cost_estimate = report.cost_estimate.saturating_add(planned);
+    if planned / 2 > opts.max_products {
+        return Err(Error::NoConvergence {
+            method: "leja",
+            detail: format!(
+                "cost cap max_products = {} refused before the first product: about {planned} \
+                 products are needed (|t|·capacity = {:.3e})",
+                opts.max_products,
+                total * focal.capacity
+            ),
+        });
+    }
+    let report_start = report.matvecs;
     let mut t_cur = 0.0f64;
     let mut split = 1usize;
     let mut halvings = 0usize;
@@ -602,8 +647,13 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
                     abs: opts.tol.atol + opts.tol.rtol * start.map_or(0.0, |(_, vn)| vn),
                 }
             } else {
+                // With φ-columns, the top block of the first `ncols` terms can vanish by
+                // structure (b₁ = … = b_{p−1} = 0 and a zero start: y_j's top block is
+                // W·J^{j−1}z, which meets b_p only at j = p), so the rule may not stop
+                // before two terms past that (measured: φ₃ of A = 0 stopped at degree 1
+                // with the result 0).
                 Rule::TwoTerm {
-                    floor: coeffs.floor,
+                    floor: coeffs.floor.max(if aug.is_some() { ncols + 2 } else { 0 }),
                     rel: tol_loc,
                     abs: opts.tol.atol * frac,
                 }
@@ -635,6 +685,17 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
                 aug.as_mut(),
             )?;
             report.matvecs += outcome.matvecs;
+            let spent = report.matvecs - report_start;
+            if spent >= opts.max_products && !(k + 1 == s && j + 1 == times.len()) {
+                return Err(Error::NoConvergence {
+                    method: "leja",
+                    detail: format!(
+                        "cost cap max_products = {} reached at t = {t_cur} of {t_last} after \
+                         {spent} products (estimated up front: {planned})",
+                        opts.max_products
+                    ),
+                });
+            }
             // Rounding in the Newton sum is about ε·Σ|d_j|·‖y_j‖: when that exceeds the
             // tolerance (the focal interval reaches far above the part of the spectrum that
             // survives, so early terms cancel), a shorter substep is needed.
@@ -660,7 +721,10 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
                 report.substeps += 1;
                 report.degrees.push(outcome.degree);
                 report.max_degree = report.max_degree.max(outcome.degree);
-                report.error_estimate += outcome.estimate;
+                // The truncation estimate (two terms) plus the rounding of the Newton sum,
+                // ε·Σ_j |d_j|·‖y_j‖: once the terms have fallen below rounding, the error
+                // is rounding, which the two last terms do not see.
+                report.error_estimate += outcome.estimate + eps * outcome.term_sum;
                 report.converged &= outcome.converged && !rounding_limited;
                 k += 1;
                 t_cur = if k == s {
@@ -668,6 +732,13 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
                 } else {
                     seg_start + dt * k as f64
                 };
+                if let Some(cb) = opts.progress {
+                    (cb.0)(&Progress {
+                        products: report.matvecs,
+                        estimated_products: report.cost_estimate,
+                        fraction: if t_last > 0.0 { t_cur / t_last } else { 1.0 },
+                    });
+                }
                 continue;
             }
             // Not converged within max_degree points (or the basis overflowed).
