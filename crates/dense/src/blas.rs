@@ -265,3 +265,19 @@ mod tests {
         assert!(c.as_slice().iter().all(|&x| x == 0.0));
     }
 }
+
+impl<S: Scalar> Matrix<S> {
+    /// The product A·B through [`gemm`]. Cost 2·m·n·k flops.
+    ///
+    /// Defined beside `gemm` rather than with the other methods of [`Matrix`], so that the
+    /// storage module does not depend on the product module that depends on it.
+    ///
+    /// # Errors
+    ///
+    /// [`matexp_core::Error::DimensionMismatch`] if the columns of A and the rows of B differ.
+    pub fn matmul(&self, b: &Matrix<S>) -> Result<Matrix<S>> {
+        let mut c = Matrix::zeros(self.nrows(), b.ncols());
+        gemm(S::one(), self, b, S::zero(), &mut c)?;
+        Ok(c)
+    }
+}

@@ -9,7 +9,7 @@ use std::ops::{Index, IndexMut};
 /// BLAS without copies or transposes.
 ///
 /// Meant for the small problems of the library (Krylov projections of size ≤ a few hundred,
-/// dense references in tests); products go through [`gemm`](crate::gemm) (OpenBLAS for `f64`/`c64` with the `lapack` feature).
+/// dense references in tests); products go through `gemm` (OpenBLAS for `f64`/`c64` with the `lapack` feature).
 ///
 /// ```
 /// use matexp_dense::Matrix;
@@ -219,17 +219,6 @@ impl<S: Scalar> Matrix<S> {
             self[(i, i)] += alpha;
         }
         Ok(())
-    }
-
-    /// The product A·B through [`gemm`](crate::gemm). Cost 2·m·n·k flops.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::DimensionMismatch`] if the columns of A and the rows of B differ.
-    pub fn matmul(&self, b: &Matrix<S>) -> Result<Matrix<S>> {
-        let mut c = Matrix::zeros(self.nrows, b.ncols);
-        crate::gemm(S::one(), self, b, S::zero(), &mut c)?;
-        Ok(c)
     }
 
     /// The product A·x.
