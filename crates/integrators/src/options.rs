@@ -241,8 +241,11 @@ pub struct LanczosOptions {
     /// O(n) memory instead of O(n·k); results agree with the one-pass mode to rounding.
     pub two_pass: bool,
     /// Full reorthogonalization against all stored vectors (one-pass mode only). Costs
-    /// O(n·k) per step; rarely needed for f(A)v (the error of Lanczos without
-    /// reorthogonalization for exp is well understood, and the estimate still applies).
+    /// O(n·k) per step. Without it the Lanczos vectors lose orthogonality once Ritz values
+    /// converge; for exp the result stays accurate in most cases (the estimate still
+    /// applies), but stiff operators (‖A‖ ≫ the eigenvalues that matter, e.g. a spectrum in
+    /// [−1e6, 0]) can stall: ghost eigenvalues keep the estimate up until `max_dim`. Set it
+    /// when a `NoConvergence` error says so.
     pub reorthogonalize: bool,
     /// Run even if the operator does not report [`matexp_core::LinearOperator::is_hermitian`]
     /// (the caller vouches for it).

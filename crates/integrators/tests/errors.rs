@@ -645,3 +645,30 @@ fn overflowing_results_are_errors() {
         &TaylorOptions::default()
     )));
 }
+
+#[test]
+fn lanczos_at_max_dim_points_to_reorthogonalization() {
+    let q = sym(60).with_norm(1e4);
+    let v = vec![1.0; q.n()];
+    for (reorth, hint) in [(false, true), (true, false)] {
+        let r = lanczos_expmv(
+            &CPU,
+            &q.op,
+            1.0,
+            &v,
+            &LanczosOptions {
+                max_dim: 5,
+                reorthogonalize: reorth,
+                ..Default::default()
+            },
+        );
+        match r {
+            Err(Error::NoConvergence { method, detail }) => {
+                assert_eq!(method, "lanczos");
+                assert!(detail.contains("max_dim"), "{detail}");
+                assert_eq!(detail.contains("set reorthogonalize"), hint, "{detail}");
+            }
+            other => panic!("expected NoConvergence, got {other:?}"),
+        }
+    }
+}
