@@ -106,15 +106,57 @@ fn bench_tc(c: &mut Criterion, rec: &mut Recorder, s: &SeedGraph, scale: f64) {
         rec.add(SUITE, &id, r, None);
     }
     group.finish();
-    if scale <= 0.01 && g.nrows() <= 200_000 {
-        let dir = out_dir();
-        if std::fs::create_dir_all(&dir).is_ok() {
-            let path = dir.join(format!("{label}.mtx"));
-            if let Err(e) = write_pattern_file(&path, &g, Symmetry::Symmetric, &[s.name]) {
-                eprintln!("graph: could not write {}: {e}", path.display());
-            }
+    if g.nnz() <= 4_000_000 {
+        if let Err(e) = write_peer_inputs(&label, &g) {
+            eprintln!("graph: could not write the peer inputs of {label}: {e}");
         }
     }
+}
+
+/// The graph as MatrixMarket and this library's values for the networkx peer: e^{A}·1
+/// (automatic dimension, one value per line), the Estrada index by Hutch++ with its 95 %
+/// interval and the subgraph centralities of the ten most communicable nodes, with wall
+/// times (one run each).
+fn write_peer_inputs(label: &str, g: &PatternCsr<u32>) -> matexp_core::Result<()> {
+    use std::io::Write as _;
+    let dir = out_dir();
+    std::fs::create_dir_all(&dir).map_err(|e| matexp_core::Error::io(dir.display(), e))?;
+    write_pattern_file(
+        dir.join(format!("{label}.mtx")),
+        g,
+        Symmetry::Symmetric,
+        &[label],
+    )?;
+    let cpu = CpuBackend::new();
+    let t = std::time::Instant::now();
+    let (tc, _) = total_communicability::<_, f64, _>(&cpu, g, &CommunicabilityOptions::default())?;
+    let t_tc = t.elapsed().as_secs_f64();
+    let quad = QuadratureOptions::default();
+    let t = std::time::Instant::now();
+    let ee = estrada_index_hutchpp::<_, f64, _>(&cpu, g, 1.0, &ProbeOptions::default(), &quad)?;
+    let t_ee = t.elapsed().as_secs_f64();
+    let top: Vec<usize> = top_k(&tc, 10)?.iter().map(|p| p.0).collect();
+    let t = std::time::Instant::now();
+    let sc = subgraph_centrality::<_, f64, _>(&cpu, g, 1.0, &top, &quad, true)?;
+    let t_sc = t.elapsed().as_secs_f64();
+    let (lo, hi) = ee.interval();
+    let io = |e| matexp_core::Error::io(dir.display(), e);
+    let mut f = std::fs::File::create(dir.join(format!("{label}.tc.txt"))).map_err(io)?;
+    for v in &tc {
+        writeln!(f, "{v:e}").map_err(io)?;
+    }
+    let json = serde_json::json!({
+        "label": label,
+        "n": g.nrows(),
+        "nnz": g.nnz(),
+        "tc_time_s": t_tc,
+        "estrada": {"value": ee.value(), "ln_value": ee.ln_value(), "lo": lo, "hi": hi,
+                    "method": ee.method, "time_s": t_ee},
+        "sc_top": top.iter().zip(&sc).map(|(i, f)| (i, f.value())).collect::<Vec<_>>(),
+        "sc_time_s": t_sc,
+        "threads": rayon::current_num_threads(),
+    });
+    std::fs::write(dir.join(format!("{label}.matexp.json")), json.to_string()).map_err(io)
 }
 
 /// The thesis's accuracy-by-k table (NotreDame_yeast, n = 2114) on a stand-in: a

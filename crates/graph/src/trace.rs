@@ -136,6 +136,9 @@ fn common_scale(forms: &[QuadraticForm], exact: &[QuadraticForm]) -> (f64, Vec<f
 /// interval is both narrower and closer to its nominal coverage.
 ///
 /// **Cost.** (s + 1 + s + m) Lanczos runs of k ≈ 20–50 products; memory s + 4 vectors.
+/// Quadratures that miss `rtol` at `max_steps` are accepted with their last relative change
+/// counted in the interval's quadrature allowance (this happens to residual probes whose
+/// rounding-level dominant component e^{βλ₁} amplifies).
 ///
 /// Errors: as [`estrada_index_slq`]; [`Error::InvalidArgument`] for `sketch` = 0.
 pub fn estrada_index_hutchpp<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
@@ -157,7 +160,15 @@ pub fn estrada_index_hutchpp<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?S
     let n = square(op)?;
     let t = probes.t_factor()?;
     let be = backend;
-    let mut lq = LanczosQuadrature::<B, S>::new(be, n, *quad)?;
+    // The residual probes keep a rounding-level component (~u·‖g‖) along the deflated
+    // dominant eigenvectors, which e^{βλ₁} can make the largest part of pᵀe^{βA}p on graphs
+    // with large λ₁ (coPapersDBLP-like: λ₁ ≈ 110); Lanczos then resolves it slowly. Such
+    // forms are accepted at max_steps and their last change enters the quadrature allowance.
+    let lenient = QuadratureOptions {
+        allow_unconverged: true,
+        ..*quad
+    };
+    let mut lq = LanczosQuadrature::<B, S>::new(be, n, lenient)?;
     let mut matvecs = 0;
     // Streams: 0 for the shift, 1..=s for S, then the residual probes.
     let s = probes.sketch.min(n);
