@@ -17,7 +17,8 @@
 //! [`MIN_BOUNDING_SHARE`] of the converged runs.
 //!
 //! `cargo test -p matexp-integrators --test accuracy_suite -- --ignored` writes the table of
-//! error/tol, estimate/error and products to `bench-results/accuracy/` (markdown and JSON).
+//! error/tol, estimate/error and products to `bench-results/accuracy/` (markdown, and JSON
+//! Lines with one run per line).
 
 use matexp_core::{CpuBackend, LinearOperator, Result, Scalar, c64};
 use matexp_integrators::{
@@ -352,7 +353,7 @@ fn fmt_ratio(x: f64) -> String {
 /// Runs, converged, estimate bounds, tolerance missed, refused or not converged.
 type Tally = (usize, usize, usize, usize, usize);
 
-/// Writes `bench-results/accuracy/accuracy.{md,json}`.
+/// Writes `bench-results/accuracy/accuracy.{md,jsonl}`.
 #[test]
 #[ignore = "writes the accuracy table to bench-results/accuracy/"]
 fn write_accuracy_table() {
@@ -443,9 +444,8 @@ fn write_accuracy_table() {
         })
         .collect();
     std::fs::write(dir.join("accuracy.md"), md).unwrap();
-    std::fs::write(
-        dir.join("accuracy.json"),
-        serde_json::to_string_pretty(&json!({ "runs": rows })).unwrap(),
-    )
-    .unwrap();
+    // JSON Lines (one run per line): `bench-results/<folder>/*.json` are benchmark records
+    // for `cargo xtask report`, which this table is not.
+    let lines: Vec<String> = rows.iter().map(|r| r.to_string()).collect();
+    std::fs::write(dir.join("accuracy.jsonl"), lines.join("\n") + "\n").unwrap();
 }
