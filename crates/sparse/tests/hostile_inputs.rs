@@ -176,10 +176,10 @@ fn array_with_zero_rows_and_huge_column_count_returns_at_once() {
 
 #[test]
 fn coordinate_into_dense_allocates_after_the_data() {
-    // A sparse header of 10⁹ × 10⁹ read as dense: the entries are read first, and the
-    // n² block is refused with a typed error instead of an abort.
-    let text = "%%MatrixMarket matrix coordinate real general\n1000000000 1000000000 1\n1 1 2.0\n";
-    let e = quickly("coordinate 1e9 x 1e9 dense", || {
+    // A sparse header of 4·10⁹ × 4·10⁹ read as dense: the entries are read first, and the
+    // n² block (beyond any address space) is refused with a typed error, not an abort.
+    let text = "%%MatrixMarket matrix coordinate real general\n4000000000 4000000000 1\n1 1 2.0\n";
+    let e = quickly("coordinate 4e9 x 4e9 dense", || {
         MatrixMarketReader::new(text.as_bytes(), "sparse.mtx")
             .unwrap()
             .read_dense::<f64>()
