@@ -10,9 +10,18 @@ use matexp_core::{Backend, LinearOperator, RealScalar, Result, Scalar, ShiftedSt
 
 /// When to stop adding terms.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Rule {
-    /// `e_m + e_{m−1} ≤ rel·‖p‖ + abs` with `e_j = |d_j|·‖y_j‖`, not before degree `floor`.
-    TwoTerm { floor: usize, rel: f64, abs: f64 },
+pub(crate) enum Rule<'a> {
+    /// `e_m + e_{m−1} ≤ rel·‖p‖ + abs` with `e_j = |d_j|·‖y_j‖`, not before degree `floor`,
+    /// and, where `tail` is not empty, `tail[m]·unorm ≤ rel·‖p‖ + abs` too: for a normal
+    /// operator with its spectrum on the focal segment, `tail[m] = Σ_{j>m}|d_j|·W_j`
+    /// (`W_j = max_{[−2,2]}|ω_j|`, attained at the Leja point ξ_j) bounds ‖p_m − e^{τA}u‖/‖u‖.
+    TwoTerm {
+        floor: usize,
+        rel: f64,
+        abs: f64,
+        tail: &'a [f64],
+        unorm: f64,
+    },
     /// The thesis's `|d_m|·‖y_m‖ < abs`.
     Single { abs: f64 },
 }
@@ -59,7 +68,7 @@ pub(crate) fn substep<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     focal: &Focal,
     coeffs: &[S],
     xi: &[f64],
-    rule: Rule,
+    rule: Rule<'_>,
     u: &B::Vector<S>,
     unorm: f64,
     p: &mut B::Vector<S>,
@@ -150,7 +159,13 @@ pub(crate) fn substep<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
                     return Ok(out);
                 }
             }
-            Rule::TwoTerm { floor, rel, abs } => {
+            Rule::TwoTerm {
+                floor,
+                rel,
+                abs,
+                tail,
+                unorm,
+            } => {
                 let est = e + e_prev;
                 out.estimate = est;
                 out.threshold = rel * p_known + abs;
@@ -158,7 +173,8 @@ pub(crate) fn substep<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
                     p_known = be.nrm2(p)?.as_f64();
                     p_upper = p_known;
                     out.threshold = rel * p_known + abs;
-                    if est <= out.threshold {
+                    let bounded = tail.get(m).is_none_or(|t| t * unorm <= out.threshold);
+                    if est <= out.threshold && bounded {
                         out.converged = true;
                         out.pnorm = p_known;
                         return Ok(out);

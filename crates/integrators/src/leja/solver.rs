@@ -571,6 +571,7 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
         });
     }
     let report_start = report.matvecs;
+    let hermitian_segment = op.is_hermitian() && focal.across == 0.0;
     let mut t_cur = 0.0f64;
     let mut split = 1usize;
     let mut halvings = 0usize;
@@ -639,8 +640,17 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
                     };
                     (DEGREE_FLOOR * m.unwrap_or(opts.max_degree) as f64).ceil() as usize
                 };
+                let w = node_products(nodes);
+                let mut tail = vec![0.0; d.len()];
+                for m in (0..d.len().saturating_sub(1)).rev() {
+                    tail[m] = tail[m + 1] + d[m + 1].norm() * w[m + 1];
+                }
                 let values = d.into_iter().map(S::from_c64).collect();
-                Ok(Coefficients { values, floor })
+                Ok(Coefficients {
+                    values,
+                    floor,
+                    tail,
+                })
             })?;
             let rule = if seed {
                 Rule::Single {
@@ -653,6 +663,15 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
                 // before two terms past that (measured: φ₃ of A = 0 stopped at degree 1
                 // with the result 0).
                 Rule::TwoTerm {
+                    // The a-priori tail bound holds for normal operators with the spectrum on
+                    // the focal segment: Hermitian ones with a real box (not the augmented
+                    // φ operator, which is not normal).
+                    tail: if hermitian_segment && aug.is_none() {
+                        &coeffs.tail
+                    } else {
+                        &[]
+                    },
+                    unorm,
                     floor: coeffs.floor.max(if aug.is_some() { ncols + 2 } else { 0 }),
                     rel: tol_loc,
                     abs: opts.tol.atol * frac,

@@ -27,6 +27,8 @@ pub(crate) struct CoeffKey {
 pub(crate) struct Coefficients<S> {
     pub values: Vec<S>,
     pub floor: usize,
+    /// `tail[m] = Σ_{j>m}|d_j|·W_j` over the table (see [`super::newton::Rule`]).
+    pub tail: Vec<f64>,
 }
 
 /// Backend vectors and coefficient cache of [`crate::Leja`]; reusable across calls,
