@@ -327,6 +327,21 @@ fn keep_pool_memory(dev: sys::CUdevice) -> std::result::Result<(), cudarc::drive
     .result()
 }
 
+/// Returns the unused memory of `dev`'s default pool to the driver.
+///
+/// The pool keeps freed memory (see [`keep_pool_memory`]), and a refused request can leave it
+/// holding what it reserved on the way: after an out-of-memory error the device would look
+/// full to every other allocator (cuBLAS workspaces, other processes).
+pub(crate) fn trim_pool(
+    dev: sys::CUdevice,
+) -> std::result::Result<(), cudarc::driver::DriverError> {
+    let mut pool = std::ptr::null_mut();
+    // SAFETY: writes one pool handle of a valid device.
+    unsafe { sys::cuDeviceGetDefaultMemPool(&mut pool, dev) }.result()?;
+    // SAFETY: releases only memory no allocation uses.
+    unsafe { sys::cuMemPoolTrimTo(pool, 0) }.result()
+}
+
 /// Lets device `reader` read and write allocations of `owner`'s default pool.
 fn grant_pool_access(
     owner: sys::CUdevice,

@@ -66,9 +66,24 @@ impl<T: DeviceElement> DeviceBuffer<T> {
         let ptr = if device.has_stream_ordered_alloc() {
             // SAFETY: allocation from the default pool, ordered on the device's stream, which
             // every later use of the buffer is queued on (or waits for).
+            let first = unsafe { result::malloc_async(device.cu_stream(), bytes.max(1)) };
+            let attempt = if first.is_err() {
+                // The pool may hold freed memory the request needs, or what a refused request
+                // reserved: give it back to the driver, then ask once more.
+                let _ = device.synchronize();
+                let _ = super::device::trim_pool(device.cu_device());
+                // SAFETY: as above.
+                let again = unsafe { result::malloc_async(device.cu_stream(), bytes.max(1)) };
+                if again.is_err() {
+                    let _ = super::device::trim_pool(device.cu_device());
+                }
+                again
+            } else {
+                first
+            };
             check(
                 &format!("gpu:{}: cuMemAllocAsync of {bytes} bytes", device.ordinal()),
-                unsafe { result::malloc_async(device.cu_stream(), bytes.max(1)) },
+                attempt,
             )?
         } else {
             // SAFETY: plain allocation in the device's (current) context.
