@@ -107,6 +107,7 @@ mod tests {
                     "spmv_csr_vector",
                     "spmv_pattern_scalar",
                     "spmv_pattern_vector",
+                    "spmv_pattern_hybrid",
                     "leja_csr",
                     "leja_pattern",
                 ] {

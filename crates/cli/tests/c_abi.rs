@@ -17,12 +17,18 @@ fn artefact_dir() -> PathBuf {
 #[test]
 fn c_program_calls_the_abi() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let libdir = artefact_dir();
-    let so = libdir.join(format!(
+    let name = format!(
         "{}matexp_cli{}",
         std::env::consts::DLL_PREFIX,
         std::env::consts::DLL_SUFFIX
-    ));
+    );
+    // `cargo build` copies the cdylib next to the binary; under `cargo test` alone it stays
+    // in `deps/`, where the build put it.
+    let libdir = [artefact_dir(), artefact_dir().join("deps")]
+        .into_iter()
+        .find(|d| d.join(&name).exists())
+        .unwrap_or_else(artefact_dir);
+    let so = libdir.join(&name);
     assert!(so.exists(), "shared library {} not built", so.display());
     let out = tempfile::tempdir().expect("temp dir");
     let target = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);

@@ -208,6 +208,22 @@ fn gemm_loops<S: Scalar>(alpha: S, a: &Matrix<S>, b: &Matrix<S>, beta: S, c: &mu
     }
 }
 
+impl<S: Scalar> Matrix<S> {
+    /// The product A·B through [`gemm`]. Cost 2·m·n·k flops.
+    ///
+    /// Defined beside `gemm` rather than with the other methods of [`Matrix`], so that the
+    /// storage module does not depend on the product module that depends on it.
+    ///
+    /// # Errors
+    ///
+    /// [`matexp_core::Error::DimensionMismatch`] if the columns of A and the rows of B differ.
+    pub fn matmul(&self, b: &Matrix<S>) -> Result<Matrix<S>> {
+        let mut c = Matrix::zeros(self.nrows(), b.ncols());
+        gemm(S::one(), self, b, S::zero(), &mut c)?;
+        Ok(c)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -263,21 +279,5 @@ mod tests {
         let mut c = Matrix::from_diagonal(&[f64::NAN, 1.0]);
         gemm(1.0, &e, &f, 0.0, &mut c).unwrap();
         assert!(c.as_slice().iter().all(|&x| x == 0.0));
-    }
-}
-
-impl<S: Scalar> Matrix<S> {
-    /// The product A·B through [`gemm`]. Cost 2·m·n·k flops.
-    ///
-    /// Defined beside `gemm` rather than with the other methods of [`Matrix`], so that the
-    /// storage module does not depend on the product module that depends on it.
-    ///
-    /// # Errors
-    ///
-    /// [`matexp_core::Error::DimensionMismatch`] if the columns of A and the rows of B differ.
-    pub fn matmul(&self, b: &Matrix<S>) -> Result<Matrix<S>> {
-        let mut c = Matrix::zeros(self.nrows(), b.ncols());
-        gemm(S::one(), self, b, S::zero(), &mut c)?;
-        Ok(c)
     }
 }

@@ -4,6 +4,7 @@
 use crate::Tolerance;
 use matexp_core::{Error, Result, Scalar, c64};
 use matexp_dense::{Matrix, phi_vectors};
+use matexp_leja::symmetric_tridiagonal_eigen;
 
 /// f(τT_k)e₁ = e^{c}·y with the estimated error of y (same scaling) and ‖y‖₂.
 #[derive(Debug, Clone)]
@@ -86,22 +87,14 @@ fn first_column(z: &Matrix<f64>, f: impl Fn(usize) -> c64) -> Vec<c64> {
     y
 }
 
-/// The eigendecomposition of the tridiagonal T_k: by default the pure-Rust implicit QL of
-/// `matexp-leja` (with eigenvalues refined by bisection), so that Lanczos links no LAPACK.
-///
-/// Cost: QL accumulates the k×k eigenvector matrix, about 8k³ flops per call and two calls
-/// per convergence check. That is negligible for large operators but not for small ones:
-/// on a 4096-state spin bath (k = 44) it made Lanczos 1.4× slower than LAPACK's
-/// divide-and-conquer `dstevd`, which the `lapack` feature selects instead.
-#[cfg(not(feature = "lapack"))]
+/// The eigendecomposition of the tridiagonal T_k: pure-Rust implicit QL (`matexp-leja`), so
+/// that Lanczos links no LAPACK; T_k is small (k ≲ 100), so O(k³) is negligible next to
+/// the k operator products.
 fn eigh_tridiagonal(alpha: &[f64], beta: &[f64]) -> Result<(Vec<f64>, Matrix<f64>)> {
-    let e = matexp_leja::symmetric_tridiagonal_eigen(alpha, beta)?;
+    let e = symmetric_tridiagonal_eigen(alpha, beta)?;
     let k = e.values.len();
     Ok((e.values, Matrix::from_col_major(k, k, e.vectors)?))
 }
-
-#[cfg(feature = "lapack")]
-use matexp_dense::eigh_tridiagonal;
 
 /// e^{τT_k}e₁ = e^{c}·y from the eigendecomposition of T_k, c = max Re(τλ), with the error estimate
 /// max(‖y_k − [y_{k−1}; 0]‖, β_{k+1}·|e_kᵀy|) (same scaling); zero when `exact`.
