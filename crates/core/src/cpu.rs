@@ -1,6 +1,6 @@
 //! The CPU backend: `Vec<S>` vectors, rayon-parallel BLAS-1.
 
-use crate::error::check_dim;
+use crate::error::{check_dim, try_filled};
 use crate::{Backend, Result, Scalar, norms};
 
 /// Host vectors (`Vec<S>`) with rayon-parallel kernels; the reference every other backend is
@@ -21,8 +21,10 @@ impl Backend for CpuBackend {
     fn name(&self) -> String {
         format!("cpu({} threads)", rayon::current_num_threads())
     }
+    /// A zero vector, or [`crate::Error::InvalidArgument`] when `n` entries cannot be
+    /// allocated (an operator claiming more rows than memory holds is an error, not an abort).
     fn zeros<S: Scalar>(&self, n: usize) -> Result<Vec<S>> {
-        Ok(vec![S::zero(); n])
+        try_filled(n, S::zero(), "vector length")
     }
     fn upload<S: Scalar>(&self, host: &[S]) -> Result<Vec<S>> {
         Ok(host.to_vec())

@@ -21,7 +21,7 @@ pub enum Error {
         found: usize,
     },
     /// An argument is outside its domain (negative tolerance, empty interval, ...).
-    #[error("invalid argument `{name}` = {value}: {reason}")]
+    #[error("invalid argument `{name}` = {}: {}", compact(value), compact(reason))]
     InvalidArgument {
         /// Name of the argument.
         name: &'static str,
@@ -31,7 +31,11 @@ pub enum Error {
         reason: String,
     },
     /// A NaN or infinity in the input, or produced where the result would be meaningless.
-    #[error("non-finite value in {context} at index {index}: {value}")]
+    #[error(
+        "non-finite value in {} at index {index}: {}",
+        compact(context),
+        compact(value)
+    )]
     NonFinite {
         /// Where the value was found.
         context: String,
@@ -41,7 +45,7 @@ pub enum Error {
         value: String,
     },
     /// An iteration did not reach its tolerance within its caps.
-    #[error("{method} did not converge: {detail}")]
+    #[error("{method} did not converge: {}", compact(detail))]
     NoConvergence {
         /// The method that gave up.
         method: &'static str,
@@ -124,6 +128,87 @@ impl Error {
     }
 }
 
+/// A vector of `len` copies of `value`, or [`Error::InvalidArgument`] naming `what` when the
+/// allocation cannot be made (a size beyond `isize::MAX` bytes, or memory the allocator
+/// refuses): a declared size from a file, an operator or a caller must not abort the process.
+///
+/// # Errors
+///
+/// [`Error::InvalidArgument`] naming `what`, with `len` and the element size.
+pub fn try_filled<T: Clone>(len: usize, value: T, what: &'static str) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|e| {
+        Error::invalid(
+            what,
+            len,
+            format!(
+                "cannot allocate {len} entries of {} bytes: {e}",
+                std::mem::size_of::<T>()
+            ),
+        )
+    })?;
+    v.resize(len, value);
+    Ok(v)
+}
+
+/// Longest number `Display` output kept as it is: every `u64` (20 digits) and ordinary
+/// decimals fit; a huge or tiny `f64` (1e308 has 309 digits, 1e-300 has 302 characters)
+/// does not.
+const MAX_PLAIN_LEN: usize = 24;
+
+/// `text` with every number token (`digits[.digits]`) longer than [`MAX_PLAIN_LEN`]
+/// characters rewritten in scientific notation (`1000…0` → `1e308`), so that messages stay
+/// one readable line. `Display` of an `f64` writes at most 17 significant digits, so the
+/// rewrite loses nothing.
+fn compact(text: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = text.as_bytes();
+    let digits = |from: usize| {
+        bytes
+            .get(from..)
+            .map_or(0, |b| b.iter().take_while(|c| c.is_ascii_digit()).count())
+    };
+    // The end of the number token starting at `i`, if one starts there.
+    let token = |i: usize| -> Option<usize> {
+        if i > 0 && (bytes[i - 1].is_ascii_digit() || bytes[i - 1] == b'.') {
+            return None;
+        }
+        let int = digits(i);
+        if int == 0 {
+            return None;
+        }
+        let frac = if bytes.get(i + int) == Some(&b'.') {
+            digits(i + int + 1)
+        } else {
+            0
+        };
+        Some(if frac > 0 {
+            i + int + 1 + frac
+        } else {
+            i + int
+        })
+    };
+    let long = |i: usize| token(i).filter(|&end| end - i > MAX_PLAIN_LEN);
+    if !(0..bytes.len()).any(|i| long(i).is_some()) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if let Some(end) = long(i) {
+            match text[i..end].parse::<f64>() {
+                Ok(x) => out.push_str(&format!("{x:e}")),
+                Err(_) => out.push_str(&text[i..end]),
+            }
+            i = end;
+        } else {
+            let c = text[i..].chars().next().expect("i is a char boundary");
+            out.push(c);
+            i += c.len_utf8();
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Checks that `found == expected`, naming `context` in the error otherwise.
 ///
 /// # Errors
@@ -134,5 +219,51 @@ pub fn check_dim(context: &str, expected: usize, found: usize) -> Result<()> {
         Ok(())
     } else {
         Err(Error::dim(context, expected, found))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn huge_numbers_print_in_scientific_notation() {
+        let e = Error::invalid("t", 1e308, "too large");
+        let msg = e.to_string();
+        assert_eq!(msg, "invalid argument `t` = 1e308: too large");
+        let e = Error::invalid("t", num_complex::Complex::new(-1e300, 2.5e301), "x");
+        assert_eq!(e.to_string(), "invalid argument `t` = -1e300+2.5e301i: x");
+        let e = Error::NonFinite {
+            context: format!("result ≈ e^{:.1}", 1.5e200),
+            index: 0,
+            value: "inf".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "non-finite value in result ≈ e^1.5e200 at index 0: inf"
+        );
+        let e = Error::NoConvergence {
+            method: "m",
+            detail: format!("reached {}", 4e25),
+        };
+        assert_eq!(e.to_string(), "m did not converge: reached 4e25");
+        let e = Error::invalid("x", 1e-300, "tiny");
+        assert_eq!(e.to_string(), "invalid argument `x` = 1e-300: tiny");
+    }
+
+    #[test]
+    fn ordinary_numbers_are_left_alone() {
+        let e = Error::invalid("n", u64::MAX, "ok 1.25 and 3e5 and 0.000001");
+        assert_eq!(
+            e.to_string(),
+            "invalid argument `n` = 18446744073709551615: ok 1.25 and 3e5 and 0.000001"
+        );
+    }
+
+    #[test]
+    fn an_impossible_allocation_is_an_error() {
+        let e = try_filled(usize::MAX / 2, 0.0f64, "n").unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument { name: "n", .. }), "{e}");
+        assert_eq!(try_filled(3, 1u8, "n").unwrap(), vec![1, 1, 1]);
     }
 }

@@ -32,7 +32,7 @@ mod time_dependent;
 pub use backend::Backend;
 pub use combinators::{Scaled, Shifted, Sum};
 pub use cpu::CpuBackend;
-pub use error::{Error, Result, check_dim};
+pub use error::{Error, Result, check_dim, try_filled};
 pub use operator::{DenseMatrixOperator, LinearOperator, ShiftedStep, SpectralBounds};
 pub use scalar::{RealScalar, Scalar, c32, c64};
 pub use time_dependent::{AtTime, Autonomous, TimeDependentOperator};

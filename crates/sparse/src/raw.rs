@@ -2,7 +2,7 @@
 //! validation, canonicalization, transposition and assembly from coordinates.
 
 use crate::CsrIndex;
-use matexp_core::{Error, Result};
+use matexp_core::{Error, Result, try_filled};
 use rayon::prelude::*;
 
 /// Checks the CSR invariants, the single definition of a valid CSR structure in matexp (the
@@ -201,24 +201,6 @@ pub(crate) fn rows_strictly_increasing<I: CsrIndex>(row_ptr: &[I], col_idx: &[I]
             .windows(2)
             .all(|c| c[0] < c[1])
     })
-}
-
-/// A vector of `len` copies of `value`, or [`Error::InvalidArgument`] naming `what` when the
-/// allocation fails (a declared size from a file or a caller must not abort the process).
-pub(crate) fn try_filled<T: Clone>(len: usize, value: T, what: &'static str) -> Result<Vec<T>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(len).map_err(|e| {
-        Error::invalid(
-            what,
-            len,
-            format!(
-                "cannot allocate {len} entries of {} bytes: {e}",
-                std::mem::size_of::<T>()
-            ),
-        )
-    })?;
-    v.resize(len, value);
-    Ok(v)
 }
 
 /// Counting sort of coordinates by row, stable within rows. O(nnz + nrows), serial.

@@ -3,8 +3,8 @@
 use super::{Field, Format, Header, Symmetry};
 use crate::csr::coo_to_csr;
 use crate::pattern::canonicalize_in_place;
-use crate::raw::try_filled;
 use crate::{CsrIndex, CsrMatrix, PatternCsr};
+use matexp_core::try_filled;
 use matexp_core::{Error, Result, Scalar, c64};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
