@@ -44,7 +44,9 @@
 //!   [`lanczos_bounds`] (Hermitian) and [`power_spectral_radius`] (general) for matrix-free
 //!   operators given as closures; [`estimate_spectral_bounds`] for a [`LinearOperator`].
 //! * [`symmetric_tridiagonal_eigen`]: implicit QL, the Lanczos back end, in pure Rust, so
-//!   that spectral estimates need no LAPACK (the crate depends on `matexp-core` only).
+//!   that spectral estimates need no LAPACK (the crate depends on `matexp-core` only);
+//!   [`symmetric_tridiagonal_rotations`] keeps the eigenvectors as QL's plane rotations,
+//!   `O(n²)` for `f(T)·b` where the eigenvector matrix costs `O(n³)`.
 //!
 //! # Accuracy and cost
 //!
@@ -111,7 +113,9 @@ pub use operator::estimate_spectral_bounds;
 pub use power::{PowerEstimate, PowerOptions, power_spectral_radius};
 pub use table::{TABLE_LEN, leja_points};
 pub use tridiagonal::{
-    SymmetricTridiagonalEigen, symmetric_tridiagonal_eigen, symmetric_tridiagonal_eigenvalues,
+    RotationScalar, SymmetricTridiagonalEigen, SymmetricTridiagonalRotations,
+    symmetric_tridiagonal_eigen, symmetric_tridiagonal_eigenvalues,
+    symmetric_tridiagonal_rotations,
 };
 
 #[doc(no_inline)]
