@@ -4,7 +4,7 @@
 use crate::Tolerance;
 use matexp_core::{Error, Result, Scalar, c64};
 use matexp_dense::{Matrix, phi_vectors};
-use matexp_leja::symmetric_tridiagonal_eigen;
+use matexp_leja::symmetric_tridiagonal_rotations;
 
 /// f(τT_k)e₁ = e^{c}·y with the estimated error of y (same scaling) and ‖y‖₂.
 #[derive(Debug, Clone)]
@@ -74,26 +74,32 @@ fn norm(y: &[c64]) -> f64 {
     matexp_core::norms::nrm2(y)
 }
 
-/// Z·g with gᵢ = f(λᵢ)·Z[0, i]: the first column of Z·f(Λ)·Zᵀ.
-fn first_column(z: &Matrix<f64>, f: impl Fn(usize) -> c64) -> Vec<c64> {
-    let k = z.nrows();
-    let mut y = vec![c64::new(0.0, 0.0); k];
-    for i in 0..k {
-        let g = f(i) * z[(0, i)];
-        for (yr, &zr) in y.iter_mut().zip(z.col(i)) {
-            *yr += g * zr;
-        }
-    }
-    y
-}
-
-/// The eigendecomposition of the tridiagonal T_k: pure-Rust implicit QL (`matexp-leja`), so
-/// that Lanczos links no LAPACK; T_k is small (k ≲ 100), so O(k³) is negligible next to
-/// the k operator products.
-fn eigh_tridiagonal(alpha: &[f64], beta: &[f64]) -> Result<(Vec<f64>, Matrix<f64>)> {
-    let e = symmetric_tridiagonal_eigen(alpha, beta)?;
-    let k = e.values.len();
-    Ok((e.values, Matrix::from_col_major(k, k, e.vectors)?))
+/// e^{τT − c}e₁ = Z·(e^{τλ − c} ∘ Zᵀe₁) for the tridiagonal T (diagonal `alpha`,
+/// off-diagonal `beta`) with Z kept as QL's rotations (pure Rust, `matexp-leja`, so that
+/// Lanczos links no LAPACK): row 0 of Z and one product with Z, O(k²) for order k, where
+/// forming Z costs O(k³). The eigenvalues are those of `symmetric_tridiagonal_eigen`,
+/// bisection refinement included; `c = None` takes c = max Re(τλ). Returns (y, c).
+fn exp_first_column(
+    alpha: &[f64],
+    beta: &[f64],
+    tau: c64,
+    c: Option<f64>,
+) -> Result<(Vec<c64>, f64)> {
+    let e = symmetric_tridiagonal_rotations(alpha, beta)?;
+    let c = c.unwrap_or_else(|| {
+        e.values
+            .iter()
+            .map(|&l| (tau * l).re)
+            .fold(f64::NEG_INFINITY, f64::max)
+    });
+    let mut y: Vec<c64> = e
+        .row(0)
+        .iter()
+        .zip(&e.values)
+        .map(|(&z0, &l)| (tau * l - c).exp() * z0)
+        .collect();
+    e.mul(&mut y);
+    Ok((y, c))
 }
 
 /// e^{τT_k}e₁ = e^{c}·y from the eigendecomposition of T_k, c = max Re(τλ), with the error estimate
@@ -105,20 +111,14 @@ pub(crate) fn exp_coefficients(
     tau: c64,
     exact: bool,
 ) -> Result<Coefficients> {
-    let (lam, z) = eigh_tridiagonal(&alpha[..k], &beta[..k - 1])?;
-    let c = lam
-        .iter()
-        .map(|&l| (tau * l).re)
-        .fold(f64::NEG_INFINITY, f64::max);
-    let y = first_column(&z, |i| (tau * lam[i] - c).exp());
+    let (y, c) = exp_first_column(&alpha[..k], &beta[..k - 1], tau, None)?;
     let norm_y = norm(&y);
     let err = if exact {
         0.0
     } else {
         let saad = beta[k - 1] * y[k - 1].norm();
         let diff = if k >= 2 {
-            let (lp, zp) = eigh_tridiagonal(&alpha[..k - 1], &beta[..k - 2])?;
-            let yp = first_column(&zp, |i| (tau * lp[i] - c).exp());
+            let (yp, _) = exp_first_column(&alpha[..k - 1], &beta[..k - 2], tau, Some(c))?;
             let mut d: Vec<c64> = y.clone();
             for (di, &p) in d.iter_mut().zip(&yp) {
                 *di -= p;
@@ -188,4 +188,173 @@ pub(crate) fn phi_coefficients(
         err,
         norm_y,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use matexp_dense::expm;
+    use matexp_leja::symmetric_tridiagonal_eigen;
+    use matexp_sparse::CsrMatrix;
+    use matexp_testkit::reference::chebyshev_propagate;
+    use proptest::prelude::*;
+    use rand::{Rng, SeedableRng, rngs::StdRng};
+
+    /// e^{τT − c}e₁ from the explicit k×k eigenvector matrix (the accumulation that the
+    /// rotations replace): Σᵢ e^{τλᵢ − c}·Z[0, i]·Z[:, i].
+    fn full_eigen_first_column(alpha: &[f64], beta: &[f64], tau: c64, c: f64) -> Vec<c64> {
+        let e = symmetric_tridiagonal_eigen(alpha, beta).unwrap();
+        let k = alpha.len();
+        let mut y = vec![c64::new(0.0, 0.0); k];
+        for (i, &l) in e.values.iter().enumerate() {
+            let z = e.vector(i);
+            let g = (tau * l - c).exp() * z[0];
+            for (yr, &zr) in y.iter_mut().zip(z) {
+                *yr += g * zr;
+            }
+        }
+        y
+    }
+
+    /// e^{τT − c}e₁ by the Padé exponential of the dense k×k matrix τT − cI.
+    fn dense_first_column(alpha: &[f64], beta: &[f64], tau: c64, c: f64) -> Vec<c64> {
+        let k = alpha.len();
+        let mut m = tridiagonal_times(alpha, beta, k, tau);
+        for i in 0..k {
+            m[(i, i)] -= c;
+        }
+        expm(&m).unwrap().col(0).to_vec()
+    }
+
+    fn diff(a: &[c64], b: &[c64]) -> f64 {
+        let d: Vec<c64> = a.iter().zip(b).map(|(x, y)| x - y).collect();
+        norm(&d)
+    }
+
+    fn rel_diff(a: &[c64], b: &[c64]) -> f64 {
+        diff(a, b) / norm(b)
+    }
+
+    /// Lanczos-like tridiagonals of order k: random, clustered (glued blocks whose
+    /// eigenvalues agree to ~1e−12), Wilkinson's W⁺ (close pairs), graded, or a multiple
+    /// eigenvalue perturbed at rounding level.
+    fn tridiagonal(kind: u8, k: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut u = move || rng.random_range(-1.0..1.0);
+        match kind {
+            0 => (
+                (0..k).map(|_| u()).collect(),
+                (1..k).map(|_| 1.0 + 0.5 * u()).collect(),
+            ),
+            1 => {
+                let block = 5;
+                let alpha = (0..k).map(|i| (i % block) as f64 * 0.25).collect();
+                let beta = (1..k)
+                    .map(|i| if i % block == 0 { 1e-12 * u() } else { 0.5 })
+                    .collect();
+                (alpha, beta)
+            }
+            2 => {
+                let m = k as f64 / 2.0;
+                (
+                    (0..k).map(|i| (i as f64 - m).abs()).collect(),
+                    vec![1.0; k - 1],
+                )
+            }
+            3 => (
+                (0..k).map(|i| 2f64.powi(-(i as i32))).collect(),
+                (1..k)
+                    .map(|i| 2f64.powi(-(i as i32)) * (1.0 + u()))
+                    .collect(),
+            ),
+            _ => (vec![-3.0; k], (1..k).map(|_| 1e-15 * u()).collect()),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(96))]
+
+        /// The rotation path against the explicit eigenvector matrix (same eigenvalues, so
+        /// only the rounding of the vector differs) and against the dense Padé exponential.
+        #[test]
+        fn exp_first_column_matches_full_eigen_and_dense(
+            kind in 0u8..5,
+            k in 1usize..48,
+            seed in any::<u64>(),
+            re in -30.0f64..30.0,
+            im in -60.0f64..60.0,
+        ) {
+            let (alpha, beta) = tridiagonal(kind, k, seed);
+            let tau = c64::new(re, im);
+            let (y, c) = exp_first_column(&alpha, &beta, tau, None).unwrap();
+            let full = full_eigen_first_column(&alpha, &beta, tau, c);
+            let dense = dense_first_column(&alpha, &beta, tau, c);
+            // Normwise: relative to ‖e^{τT − c}‖₂ = max |e^{τλ − c}| = 1 (‖y‖ itself is tiny
+            // when e₁ is nearly orthogonal to the dominant eigenvector).
+            prop_assert!(diff(&y, &full) <= 1e-14 * k as f64, "full: {:e}", diff(&y, &full));
+            let scale = tau.norm() * alpha.iter().chain(&beta).fold(1.0f64, |m, x| m.max(x.abs()));
+            prop_assert!(
+                diff(&y, &dense) <= 1e-14 * (k as f64 + scale),
+                "dense: {:e} (|τ|·‖T‖ ≈ {scale:.1})", diff(&y, &dense)
+            );
+        }
+
+        /// The estimate and the norms of `exp_coefficients` are those of the explicit
+        /// eigenvector path, to rounding.
+        #[test]
+        fn exp_coefficients_match_the_full_eigen_estimate(
+            kind in 0u8..5,
+            k in 2usize..40,
+            seed in any::<u64>(),
+            re in -10.0f64..10.0,
+            im in -40.0f64..40.0,
+        ) {
+            let (alpha, mut beta) = tridiagonal(kind, k, seed);
+            beta.push(0.3);
+            let tau = c64::new(re, im);
+            let got = exp_coefficients(&alpha, &beta, k, tau, false).unwrap();
+            let y = full_eigen_first_column(&alpha, &beta[..k - 1], tau, got.c);
+            let yp = full_eigen_first_column(&alpha[..k - 1], &beta[..k - 2], tau, got.c);
+            let mut d = y.clone();
+            for (di, p) in d.iter_mut().zip(&yp) {
+                *di -= p;
+            }
+            let err = (beta[k - 1] * y[k - 1].norm()).max(norm(&d));
+            let ny = norm(&y);
+            // Normwise, as above: ‖e^{τT − c}‖₂ = 1.
+            prop_assert!((got.norm_y - ny).abs() <= 1e-14 * k as f64);
+            prop_assert!(
+                (got.err - err).abs() <= 1e-14 * k as f64,
+                "estimate {:e} vs {err:e} (‖y‖ = {ny:e})", got.err
+            );
+        }
+    }
+
+    /// e^{−itT}e₁ at |t|·‖T‖ ≈ 10⁴ (the huge-imaginary-time regime, where an eigenvalue
+    /// error δ is a phase error t·δ) against the Chebyshev expansion, which uses no
+    /// eigenvalues, for random and clustered T.
+    #[test]
+    fn huge_imaginary_times_match_chebyshev() {
+        for (kind, seed) in [(0u8, 1u64), (0, 2), (1, 3), (2, 4)] {
+            let k = 60;
+            let (alpha, beta) = tridiagonal(kind, k, seed);
+            let tn = alpha
+                .iter()
+                .chain(&beta)
+                .fold(0.0f64, |m, x| m.max(x.abs()));
+            let t = 1e4 / tn;
+            let (y, c) = exp_first_column(&alpha, &beta, c64::new(0.0, -t), None).unwrap();
+            assert_eq!(c, 0.0);
+            let dense: Vec<c64> = tridiagonal_times(&alpha, &beta, k, c64::new(1.0, 0.0))
+                .as_slice()
+                .to_vec();
+            let h = CsrMatrix::<c64, u32>::from_dense(k, k, &dense).unwrap();
+            let want = chebyshev_propagate(&h, t, &e1(k));
+            let err = rel_diff(&y, &want);
+            eprintln!("kind {kind}: |t|·‖T‖ = 1e4, error vs Chebyshev {err:.1e}");
+            assert!(err <= 2e-11, "kind {kind}: {err:e}");
+            let full = full_eigen_first_column(&alpha, &beta, c64::new(0.0, -t), 0.0);
+            assert!(rel_diff(&y, &full) <= 1e-13, "kind {kind}");
+        }
+    }
 }
