@@ -1,6 +1,16 @@
 //! The markdown benchmark report (`bench-results/REPORT.md`) and the terminal summary, both
 //! rendered from records alone so that the report can be regenerated at any time from the
 //! committed JSON.
+//!
+//! The report is organised by seed and table through the hand-edited mapping
+//! `bench-results/seed_tables.toml` ([`mapping`], [`seeds`], with the verdict check in
+//! [`check`]), shows the SVG plots of [`plots`], and keeps every record in per-suite tables in
+//! its appendix.
+
+pub mod check;
+pub mod mapping;
+pub mod plots;
+pub mod seeds;
 
 use crate::records::{Record, load_results, natural_cmp, record_order};
 use serde_json::Value;
@@ -8,7 +18,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// `x` with three significant digits, without exponent for moderate magnitudes.
-fn sig3(x: f64) -> String {
+pub(crate) fn sig3(x: f64) -> String {
     if !x.is_finite() {
         return format!("{x}");
     }
@@ -45,7 +55,7 @@ pub fn fmt_time(seconds: f64) -> String {
 }
 
 /// A tolerance or error: scientific notation with two significant digits.
-fn fmt_sci(x: f64) -> String {
+pub(crate) fn fmt_sci(x: f64) -> String {
     if x == 0.0 {
         "0".into()
     } else {
@@ -63,7 +73,7 @@ fn fmt_value(v: &Value) -> String {
     }
 }
 
-fn fmt_map(v: &Value) -> Option<String> {
+pub(crate) fn fmt_map(v: &Value) -> Option<String> {
     match v {
         Value::Object(m) if m.is_empty() => None,
         Value::Object(m) => Some(
@@ -266,17 +276,75 @@ fn table<'c>(columns: &'c [Column], records: &[&Record]) -> (Vec<&'c Column>, Ve
     (keep.iter().map(|&j| &columns[j]).collect(), rows)
 }
 
-fn escape_md(s: &str) -> String {
+pub(crate) fn escape_md(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
-/// The markdown report for `records` (any devices, any suites): a section per suite with one
-/// table showing only the columns that have values in that suite.
-pub fn render_markdown(records: &[Record]) -> String {
+/// The mapping file of seed tables, beside the records.
+pub const MAPPING_FILE: &str = "seed_tables.toml";
+
+/// The accuracy suite's records (JSON lines written by the integrators' accuracy test).
+pub const ACCURACY_FILE: &str = "accuracy/accuracy.jsonl";
+
+const LEGEND: &str = "Columns: *median* is the median wall time of one run; *floor ratio* is \
+that time divided by the time the bytes (or flops) the run must move would take at the \
+bandwidth (or rate) measured in the same run, so 1 is at the hardware floor; *vendor ratio* \
+and *peer ratio* are the vendor library's (cuSPARSE, cuBLAS) or a peer's (SciPy, …) time \
+divided by ours in the same run, so above 1 means ours is faster (a ratio kept from an \
+earlier run that could time the peer names that run in *extra* as `peer_ratio_from` or \
+`vendor_ratio_from`); *tol* is the requested tolerance and *error* the achieved error \
+against an independent reference; *GB/s* is the effective bandwidth. Only columns with \
+values appear.\n";
+
+const SEED_LEGEND: &str = "How to read the seed tables: each row of a seed table (from \
+[seed_tables.toml](seed_tables.toml), edited by hand) quotes the seed's published figure and \
+sets beside it the records that reproduce it, one line per case and precision. *ours, CPU* \
+and *ours, 1 GPU* are our medians with the device in brackets (`h200 host` is the CPU of the \
+GPU machine); *peers / vendor* gives each peer's time, its error where recorded, and its \
+time divided by ours (above 1: ours faster), as recorded in the same run; ‡ marks a ratio \
+where the peer reached an error more than 100× smaller than ours, so it is not a comparison \
+at equal accuracy. *error* is the largest achieved error of our records with the requested \
+tolerance; a line whose error exceeds its tolerance is marked ✗ tol missed and shows no \
+speed-up (ratios withheld). *products* are operator applications (matrix products for \
+polynomials); *seed ÷ ours* is the seed's time divided by ours on the same kind of \
+hardware. Verdicts are written by hand; the numbers in them that carry a unit of time, a × \
+or a rate are checked against the table's records and seed figures, and what no record \
+backs is flagged with ⚠.\n";
+
+/// The per-suite tables of every record (the report's appendix), headed at `level`.
+pub fn render_suites(records: &[Record], level: &str) -> String {
+    let mut out = String::new();
+    let mut suites: BTreeMap<&str, Vec<&Record>> = BTreeMap::new();
+    for r in records {
+        suites.entry(r.text("suite")).or_default().push(r);
+    }
+    let mut names: Vec<&str> = suites.keys().copied().collect();
+    names.sort_by(|a, b| natural_cmp(a, b));
+    for name in names {
+        let mut rows = suites.remove(name).unwrap_or_default();
+        rows.sort_by(|a, b| record_order(a, b));
+        out.push_str(&format!("\n{level} {}\n\n", escape_md(name)));
+        let columns = report_columns();
+        let (cols, cells) = table(&columns, &rows);
+        let header: Vec<(&str, bool)> = cols.iter().map(|c| (c.title, c.numeric)).collect();
+        seeds::markdown_table(&mut out, &header, &cells);
+    }
+    out
+}
+
+/// The markdown report for `records` (any devices, any suites): the seed tables of `mapping`
+/// with their verdicts, the `plots`, and an appendix with one table per suite showing only
+/// the columns that have values in that suite.
+pub fn render_markdown(
+    records: &[Record],
+    mapping: &mapping::Mapping,
+    plots: &[plots::Plot],
+) -> String {
     let mut out = String::from("# matexp benchmark report\n\n");
     out.push_str(
         "Generated by `cargo xtask report` from the records in \
-         `bench-results/<device>/<suite>.json`; do not edit by hand. The layout and the \
+         `bench-results/<device>/<suite>.json` and the seed-table mapping \
+         [seed_tables.toml](seed_tables.toml); do not edit by hand. The layout and the \
          meaning of every field are in [README.md](README.md).\n\n",
     );
     if records.is_empty() {
@@ -287,13 +355,11 @@ pub fn render_markdown(records: &[Record]) -> String {
         return out;
     }
     let mut devices: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut suites: BTreeMap<&str, Vec<&Record>> = BTreeMap::new();
     for r in records {
         *devices.entry(r.text("device")).or_default() += 1;
-        suites.entry(r.text("suite")).or_default().push(r);
     }
     out.push_str(&format!(
-        "{} records from {} device(s): {}.\n\n",
+        "{} records from {} device(s): {}.\n",
         records.len(),
         devices.len(),
         devices
@@ -302,37 +368,27 @@ pub fn render_markdown(records: &[Record]) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     ));
-    out.push_str(
-        "Columns: *median* is the median wall time of one run; *floor ratio* is that time \
-         divided by the time the bytes (or flops) the run must move would take at the \
-         bandwidth (or rate) measured in the same run, so 1 is at the hardware floor; \
-         *vendor ratio* and *peer ratio* are the vendor library's (cuSPARSE, cuBLAS) or a \
-         peer's (SciPy, …) time divided by ours in the same run, so above 1 means ours is \
-         faster (a ratio kept from an earlier run that could time the peer names that run in \
-         *extra* as `peer_ratio_from` or `vendor_ratio_from`); *tol* is the requested tolerance and *error* the achieved error against an \
-         independent reference; *GB/s* is the effective bandwidth. Only columns with values \
-         appear.\n",
-    );
-    let mut names: Vec<&str> = suites.keys().copied().collect();
-    names.sort_by(|a, b| natural_cmp(a, b));
-    for name in names {
-        let mut rows = suites.remove(name).unwrap_or_default();
-        rows.sort_by(|a, b| record_order(a, b));
-        out.push_str(&format!("\n## {}\n\n", escape_md(name)));
-        let columns = report_columns();
-        let (cols, cells) = table(&columns, &rows);
-        let header: Vec<String> = cols.iter().map(|c| c.title.to_string()).collect();
-        out.push_str(&format!("| {} |\n", header.join(" | ")));
-        let rule: Vec<&str> = cols
-            .iter()
-            .map(|c| if c.numeric { "---:" } else { "---" })
-            .collect();
-        out.push_str(&format!("|{}|\n", rule.join("|")));
-        for row in cells {
-            let row: Vec<String> = row.iter().map(|c| escape_md(c)).collect();
-            out.push_str(&format!("| {} |\n", row.join(" | ")));
+    if !mapping.seeds.is_empty() {
+        out.push_str("\n## Seed tables at a glance\n\n");
+        out.push_str(&seeds::render_index(mapping, records));
+        out.push('\n');
+        out.push_str(SEED_LEGEND);
+    }
+    if !plots.is_empty() {
+        out.push_str("\n## Plots\n");
+        for p in plots {
+            out.push_str(&format!(
+                "\n{}\n\n![{}](plots/{})\n",
+                escape_md(&p.caption),
+                escape_md(&p.caption),
+                p.file
+            ));
         }
     }
+    out.push_str(&seeds::render_seeds(mapping, records));
+    out.push_str("\n## Appendix: every record by suite\n\n");
+    out.push_str(LEGEND);
+    out.push_str(&render_suites(records, "###"));
     out
 }
 
@@ -373,14 +429,50 @@ pub fn render_summary(records: &[Record]) -> String {
     out
 }
 
-/// Regenerates `<results>/REPORT.md` from every record under `results`; returns its path and
-/// the number of records it covers.
+/// Reads the seed-table mapping under `results` (an empty mapping when the file is absent).
+pub fn load_mapping(results: &Path) -> Result<mapping::Mapping, String> {
+    let path = results.join(MAPPING_FILE);
+    if !path.exists() {
+        return Ok(mapping::Mapping::default());
+    }
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    mapping::parse(&text, &path.display().to_string())
+}
+
+/// The accuracy suite's records under `results` (none when the file is absent); lines that
+/// do not parse are skipped.
+pub fn load_accuracy(results: &Path) -> Result<Vec<Value>, String> {
+    let path = results.join(ACCURACY_FILE);
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Ok(text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .collect())
+}
+
+/// Regenerates `<results>/REPORT.md` and the plots under `<results>/plots/` from every record
+/// under `results` and the seed-table mapping; returns the report's path and the number of
+/// records it covers. What the verdict check flags is printed on stderr.
 pub fn write_report(results: &Path) -> Result<(PathBuf, usize), String> {
     let records = load_results(results)?;
+    let mapping = load_mapping(results)?;
     std::fs::create_dir_all(results)
         .map_err(|e| format!("cannot create {}: {e}", results.display()))?;
+    let plots = if records.is_empty() {
+        Vec::new()
+    } else {
+        plots::write_plots(results, &records, &load_accuracy(results)?)?
+    };
+    for flag in seeds::all_flags(&mapping, &records) {
+        eprintln!("warning: {flag}");
+    }
     let path = results.join("REPORT.md");
-    std::fs::write(&path, render_markdown(&records))
+    std::fs::write(&path, render_markdown(&records, &mapping, &plots))
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok((path, records.len()))
 }
@@ -414,7 +506,7 @@ mod tests {
 
     #[test]
     fn empty_report_says_how_to_fill_it() {
-        let md = render_markdown(&[]);
+        let md = render_markdown(&[], &mapping::Mapping::default(), &[]);
         assert!(md.contains("No benchmark records yet"));
         assert!(md.contains("cargo xtask ingest"));
     }
@@ -431,11 +523,11 @@ mod tests {
         .unwrap();
         let cpu = rec("spmv", "poisson n=1000", "cpu", "cpu-2core", 0.0125);
         let leja = rec("leja", "points|fast", "cpu", "cpu-2core", 2.5e-6);
-        let md = render_markdown(&[cpu, leja, gpu.clone()]);
+        let md = render_markdown(&[cpu, leja, gpu.clone()], &mapping::Mapping::default(), &[]);
 
-        assert!(md.contains("3 records from 2 device(s): `cpu-2core` (2), `h200` (1)."));
-        let leja_at = md.find("\n## leja\n").expect("leja section");
-        let spmv_at = md.find("\n## spmv\n").expect("spmv section");
+        assert!(md.contains("3 records from 2 device(s): `cpu-2core` (2), `h200` (1).\n"));
+        let leja_at = md.find("\n### leja\n").expect("leja section");
+        let spmv_at = md.find("\n### spmv\n").expect("spmv section");
         assert!(leja_at < spmv_at);
         let leja_table = &md[leja_at..spmv_at];
         let spmv_table = &md[spmv_at..];
@@ -466,11 +558,15 @@ mod tests {
 
         // Rendering does not depend on input order.
         gpu = gpu.clone();
-        let again = render_markdown(&[
-            gpu,
-            rec("leja", "points|fast", "cpu", "cpu-2core", 2.5e-6),
-            rec("spmv", "poisson n=1000", "cpu", "cpu-2core", 0.0125),
-        ]);
+        let again = render_markdown(
+            &[
+                gpu,
+                rec("leja", "points|fast", "cpu", "cpu-2core", 2.5e-6),
+                rec("spmv", "poisson n=1000", "cpu", "cpu-2core", 0.0125),
+            ],
+            &mapping::Mapping::default(),
+            &[],
+        );
         assert_eq!(md, again);
     }
 
