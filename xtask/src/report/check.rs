@@ -143,7 +143,8 @@ fn record_time(r: &Record) -> Option<f64> {
 
 /// Collects what the lines back: record times and ratios, numeric extra fields, the seed
 /// figures of the rows, and the ratios of times within a line (seed, CPU, GPU, peers) and
-/// between our records of equal precision across the table.
+/// between our records of equal precision and backend kind (CPU, one GPU, several) across
+/// the table.
 pub fn backing(table: &SeedTable, lines: &[Line<'_>]) -> Backing {
     let mut b = Backing::default();
     for row in &table.rows {
@@ -157,7 +158,8 @@ pub fn backing(table: &SeedTable, lines: &[Line<'_>]) -> Backing {
             }
         }
     }
-    let mut ours_by_precision: Vec<(String, f64)> = Vec::new();
+    // Our times by precision and by where they ran (CPU, one GPU, several).
+    let mut ours_by_precision: Vec<(String, usize, f64)> = Vec::new();
     for line in lines {
         let all: Vec<&Record> = line
             .cpu
@@ -190,15 +192,17 @@ pub fn backing(table: &SeedTable, lines: &[Line<'_>]) -> Backing {
                         b.times.push(x);
                     } else if k.ends_with("_ms") {
                         b.times.push(x * 1e-3);
-                    } else {
+                    } else if k.contains("ratio") || k.contains("speedup") || k.contains("_over_") {
                         b.ratios.push(x);
                     }
                 }
             }
         }
-        for r in line.cpu.iter().chain(&line.gpu).chain(&line.multi) {
-            if let Some(t) = record_time(r) {
-                ours_by_precision.push((line.precision.clone(), t));
+        for (kind, recs) in [&line.cpu, &line.gpu, &line.multi].iter().enumerate() {
+            for r in recs.iter() {
+                if let Some(t) = record_time(r) {
+                    ours_by_precision.push((line.precision.clone(), kind, t));
+                }
             }
         }
         let seeds: Vec<f64> = [&line.row.seed_cpu_s, &line.row.seed_gpu_s]
@@ -224,9 +228,10 @@ pub fn backing(table: &SeedTable, lines: &[Line<'_>]) -> Backing {
             }
         }
     }
-    for (pa, a) in &ours_by_precision {
-        for (pc, c) in &ours_by_precision {
-            if pa == pc && *c > 0.0 {
+    // Across lines, only like with like: GPU against GPU, CPU against CPU.
+    for (pa, ka, a) in &ours_by_precision {
+        for (pc, kc, c) in &ours_by_precision {
+            if pa == pc && ka == kc && *c > 0.0 {
                 b.ratios.push(a / c);
             }
         }

@@ -4,7 +4,7 @@
 //! centrality time against graph size.
 
 use crate::records::{Record, natural_cmp};
-use plotters::coord::ranged1d::SegmentValue;
+use plotters::coord::ranged1d::{AsRangedCoord, SegmentValue, ValueFormatter};
 use plotters::prelude::*;
 use serde_json::Value;
 use std::path::Path;
@@ -58,11 +58,12 @@ fn log_label(x: &f64) -> String {
         let s = format!("{x:.3}");
         s.trim_end_matches('0').trim_end_matches('.').to_string()
     } else {
-        format!("{x:.0e}")
+        format!("{x:.1e}").replace(".0e", "e")
     }
 }
 
-/// A log–log chart of `series`.
+/// A chart of `series` with a log y axis and a log x axis, or a linear x axis when `x_log` is
+/// false (a log axis spanning less than a decade would show no tick label).
 pub fn loglog(
     path: &Path,
     title: &str,
@@ -70,10 +71,61 @@ pub fn loglog(
     y_desc: &str,
     series: &[Series],
 ) -> Result<(), String> {
+    xy(path, title, x_desc, y_desc, series, true)
+}
+
+fn xy(
+    path: &Path,
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    series: &[Series],
+    x_log: bool,
+) -> Result<(), String> {
     let (x0, x1) = bounds(series.iter().flat_map(|s| s.points.iter().map(|p| p.0)))
         .ok_or_else(|| format!("{}: no points", path.display()))?;
     let (y0, y1) = bounds(series.iter().flat_map(|s| s.points.iter().map(|p| p.1)))
         .ok_or_else(|| format!("{}: no points", path.display()))?;
+    let y = (y0 / 2.0..y1 * 2.0).log_scale();
+    if x_log {
+        draw_xy(
+            path,
+            title,
+            x_desc,
+            y_desc,
+            series,
+            (x0 / 1.5..x1 * 1.5).log_scale(),
+            y,
+        )
+    } else {
+        let pad = 0.08 * (x1 - x0).max(x1 * 1e-3);
+        draw_xy(
+            path,
+            title,
+            x_desc,
+            y_desc,
+            series,
+            (x0 - pad)..(x1 + pad),
+            y,
+        )
+    }
+}
+
+fn draw_xy<X, Y>(
+    path: &Path,
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    series: &[Series],
+    x_range: X,
+    y_range: Y,
+) -> Result<(), String>
+where
+    X: AsRangedCoord<Value = f64>,
+    Y: AsRangedCoord<Value = f64>,
+    X::CoordDescType: ValueFormatter<f64>,
+    Y::CoordDescType: ValueFormatter<f64>,
+{
     let e = err(path);
     let root = SVGBackend::new(path, (760, 480)).into_drawing_area();
     root.fill(&WHITE).map_err(&e)?;
@@ -82,10 +134,7 @@ pub fn loglog(
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(70)
-        .build_cartesian_2d(
-            (x0 / 1.5..x1 * 1.5).log_scale(),
-            (y0 / 2.0..y1 * 2.0).log_scale(),
-        )
+        .build_cartesian_2d(x_range, y_range)
         .map_err(&e)?;
     chart
         .configure_mesh()
@@ -457,12 +506,13 @@ fn matpoly_plot(records: &[Record], path: &Path) -> Result<bool, String> {
             line: true,
         });
     }
-    loglog(
+    xy(
         path,
         "Matrix polynomials (Paterson–Stockmeyer), f64: GFlop/s against n",
         "matrix size n",
         "GFlop/s",
         &series,
+        false,
     )?;
     Ok(true)
 }

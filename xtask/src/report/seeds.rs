@@ -72,6 +72,18 @@ fn size_key(r: &Record) -> String {
     r.get("size").map(|v| v.to_string()).unwrap_or_default()
 }
 
+/// Two records measure the same size when every size key both state is equal (a vendor's
+/// record may add `nnz` to what ours states).
+fn same_size(a: &Record, b: &Record) -> bool {
+    let (Some(x), Some(y)) = (
+        a.get("size").and_then(|v| v.as_object()),
+        b.get("size").and_then(|v| v.as_object()),
+    ) else {
+        return size_key(a) == size_key(b);
+    };
+    x.iter().all(|(k, v)| y.get(k).is_none_or(|w| w == v))
+}
+
 /// The lines of one row: the records its selector takes, one line per case, precision, size
 /// and tolerance, with the row's extra peers beside lines of equal precision and size.
 pub fn expand<'a>(row: &'a RowSpec, records: &'a [Record]) -> Vec<Line<'a>> {
@@ -100,8 +112,8 @@ pub fn expand<'a>(row: &'a RowSpec, records: &'a [Record]) -> Vec<Line<'a>> {
     }
     for (base, peers) in peer_groups {
         let mut joined = false;
-        for ((case, precision, size, _), g) in groups.iter_mut() {
-            if (case, precision, size) == (&base.0, &base.1, &base.2) {
+        for ((case, precision, _, _), g) in groups.iter_mut() {
+            if (case, precision) == (&base.0, &base.1) && same_size(g[0], peers[0]) {
                 g.extend(peers.iter().copied());
                 joined = true;
             }
@@ -152,7 +164,7 @@ pub fn expand<'a>(row: &'a RowSpec, records: &'a [Record]) -> Vec<Line<'a>> {
         }
         for p in &extra_peers {
             if p.text("precision") == line.precision
-                && size_key(p) == size_key(g[0])
+                && same_size(p, g[0])
                 && !line.peers.iter().any(|q| std::ptr::eq(*q, *p))
             {
                 line.peers.push(p);
@@ -195,7 +207,8 @@ fn times(recs: &[&Record], role: Role) -> Option<String> {
 
 /// Ours to compare a peer with: on one GPU for GPU peers, else on the CPU.
 fn reference<'a>(line: &Line<'a>, peer: &Record) -> Option<&'a Record> {
-    let gpu_side = GPU_PEERS.contains(&peer.text("backend"));
+    let backend = peer.text("backend");
+    let gpu_side = GPU_PEERS.contains(&backend) || backend.starts_with("gpu");
     let pick = if gpu_side { &line.gpu } else { &line.cpu };
     pick.first().copied()
 }
