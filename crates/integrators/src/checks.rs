@@ -15,6 +15,20 @@ pub(crate) fn square_order<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Siz
     Ok(op.nrows())
 }
 
+/// A zero output vector for `op` applied to `v`, allocated only after the operator is found
+/// square and `v` of its order: an operator claiming more rows than memory holds is a
+/// `DimensionMismatch` (or the backend's allocation error), never an abort.
+pub(crate) fn output_like<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+    backend: &B,
+    method: &str,
+    op: &O,
+    v: &B::Vector<S>,
+) -> Result<B::Vector<S>> {
+    let n = square_order(method, op)?;
+    check_dim(&format!("{method}: v: length"), n, backend.len(v))?;
+    backend.zeros(n)
+}
+
 /// Checks length and finiteness of `x`; returns ‖x‖₂. A NaN or ∞ is located on the host
 /// (only on this error path) and reported with its index and value.
 pub(crate) fn vector<B: Backend, S: Scalar>(

@@ -94,7 +94,8 @@ pub use leja::{
 };
 pub use method::{ExpmvMethod, MAX_PHI_ORDER, ROUNDING_FACTOR};
 pub use options::{
-    ArnoldiOptions, LanczosOptions, MethodOptions, NormBound, Shift, TaylorOptions, Tolerance,
+    ArnoldiOptions, LanczosOptions, MAX_NORM_PROBES, MethodOptions, NormBound, Shift,
+    TaylorOptions, Tolerance,
 };
 pub use report::Report;
 pub use taylor::{Taylor, taylor_expmv, taylor_theta};

@@ -387,7 +387,7 @@ where
     O: LinearOperator<B, S> + ?Sized,
 {
     let mut m = M::new(backend, opts)?;
-    let mut w = backend.zeros(op.nrows())?;
+    let mut w = checks::output_like(backend, M::NAME, op, v)?;
     let r = m.expmv(op, t, v, &mut w)?;
     Ok((w, r))
 }
@@ -408,7 +408,7 @@ where
     O: LinearOperator<B, S> + ?Sized,
 {
     let mut m = M::new(backend, opts)?;
-    let mut w = backend.zeros(op.nrows())?;
+    let mut w = checks::output_like(backend, M::NAME, op, v)?;
     let r = m.phimv_k(op, k, t, v, &mut w)?;
     Ok((w, r))
 }

@@ -343,8 +343,11 @@ pub enum NormBound {
     /// bound, and [`NormBound::Estimate`] with 2 probes where it does not.
     #[default]
     Auto,
-    /// An upper bound on ‖A − μI‖ in some consistent operator norm (‖A‖₁ from column
-    /// sums, ‖A‖_∞ from row sums, …), μ being the shift in use. Safest and cheapest.
+    /// An upper bound on ‖A − μI‖ in the 1-, 2-, ∞- or Frobenius norm (‖A‖₁ from column
+    /// sums, ‖A‖_∞ from row sums, …), μ being the shift in use. Safest and cheapest. The
+    /// series' own terms check it at no cost: a value they prove too small (by more than the
+    /// factor n^{1/j} the choice of norm allows at power j) is [`Error::InvalidArgument`]
+    /// naming `norm`, never a silently truncated series.
     Upper(f64),
     /// Estimate d_p = max over `probes` seeded random vectors x of (‖(A − μI)^p x‖₂/‖x‖₂)^{1/p},
     /// p = 1, …, 2(p_max + 1), times a safety factor 1.25; ‖A − μI‖ is taken as the largest
@@ -355,10 +358,16 @@ pub enum NormBound {
     /// 2·probes·(p_max + 1) products per call — for repeated calls, or small ‖tA‖ where this
     /// dominates, pass [`NormBound::Upper`].
     Estimate {
-        /// Number of random probe vectors (≥ 1).
+        /// Number of random probe vectors, 1 to [`MAX_NORM_PROBES`] (each is a vector of
+        /// the operator's order, kept in the workspace).
         probes: usize,
     },
 }
+
+/// The most probe vectors [`NormBound::Estimate`] takes: the estimate is a maximum over
+/// probes and settles after a few (SciPy's 1-norm estimator uses 2); more would only cost
+/// 2·(p_max + 1) products and one vector of memory each.
+pub const MAX_NORM_PROBES: usize = 64;
 
 /// The shift μ of the Taylor method: e^{tA}v = e^{tμ}·e^{t(A − μI)}v with ‖A − μI‖ < ‖A‖.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -428,8 +437,12 @@ impl TaylorOptions {
                     "an upper bound must be finite and ≥ 0",
                 ));
             }
-            NormBound::Estimate { probes: 0 } => {
-                return Err(Error::invalid("probes", 0, "must be ≥ 1"));
+            NormBound::Estimate { probes } if !(1..=MAX_NORM_PROBES).contains(&probes) => {
+                return Err(Error::invalid(
+                    "probes",
+                    probes,
+                    format!("must be in 1..={MAX_NORM_PROBES} (NormBound::Estimate)"),
+                ));
             }
             _ => {}
         }

@@ -12,6 +12,10 @@ const DELTA: f64 = 1.2;
 const GAMMA: f64 = 0.9;
 /// Largest growth of the step size from one substep to the next.
 const MAX_GROWTH: f64 = 10.0;
+/// Largest ‖τH‖₁ of a substep taken on an invariant Krylov space (a breakdown): far below
+/// the ≈ 10¹⁶ where scaling and squaring of an oscillatory H loses every digit (it returns
+/// 0 for ‖τH‖ ≳ 10²⁰), far above what a dissipative step needs to reach 0.
+const BREAKDOWN_STEP_NORM: f64 = 1e9;
 
 /// Arnoldi approximation of e^{tA}v, φ_k(tA)v and Σ_k t^kφ_k(tA)b_k for general (non-Hermitian)
 /// A, with adaptive substeps and a reusable workspace.
@@ -33,7 +37,12 @@ const MAX_GROWTH: f64 = 10.0;
 /// strongly growing ones.
 ///
 /// **Breakdown.** h_{j+1,j} ≤ 10·u·‖Av_j‖ means the Krylov space is invariant: the substep
-/// is exact and spans the whole remaining interval.
+/// has no truncation error and spans the remaining interval, up to ‖τH‖₁ ≤ 10⁹. What is
+/// left is the rounding error of the small exponential, ≈ u·‖τH‖₁·‖x_new‖ (the condition of
+/// the exponential), which is the substep's estimate; where it exceeds the tolerance no
+/// substep can meet it (the ratio does not depend on τ) and the call fails with
+/// [`Error::NoConvergence`] (e.g. e^{−itH} at |t|·‖H‖ ≳ 10⁸ for rtol = 10⁻⁸ in `f64`)
+/// instead of returning what the exponential made of it.
 ///
 /// **φ-functions.** Σ_{k=0}^{p} t^kφ_k(tA)b_k is the exponential of the (n+p)-dimensional
 /// operator [[A, W/η], [0, J]] applied to [b₀; η·e_p]; the p extra entries live on the host,
@@ -299,8 +308,10 @@ impl<'a, B: Backend, S: Scalar> Arnoldi<'a, B, S> {
                     aug::nrm2(be, &av)?
                 };
                 let remaining = times[oi] - s;
+                // |scale|·‖H‖₁: ‖τH‖₁ = dt·hnorm.
+                let hnorm = abs_scale * h.norm_one().as_f64();
                 let mut dt = match dt_next {
-                    _ if breakdown => remaining,
+                    _ if breakdown => remaining.min(BREAKDOWN_STEP_NORM / hnorm),
                     Some(d) => d.min(remaining),
                     None => {
                         let anorm = abs_scale * h.norm_one().as_f64();
@@ -325,7 +336,7 @@ impl<'a, B: Backend, S: Scalar> Arnoldi<'a, B, S> {
                         Err(Error::NonFinite { .. }) => None,
                         Err(e) => return Err(e),
                     };
-                    let (err, xm, mc) = match &f {
+                    let (mut err, xm, mc) = match &f {
                         None => (f64::INFINITY, 1.0, 0),
                         Some(_) if breakdown => (0.0, 1.0, mb),
                         Some(f) => {
@@ -362,10 +373,30 @@ impl<'a, B: Backend, S: Scalar> Arnoldi<'a, B, S> {
                                 value: format!("‖x‖ = {top}"),
                             });
                         }
+                        if breakdown {
+                            // No truncation: the rounding of e^{τH} is the whole error.
+                            err = eps * dt * hnorm * top;
+                        }
                         (dt / t_end) * opts.tol.bound(top)
                     } else {
                         0.0
                     };
+                    if breakdown && f.is_some() && err > DELTA * tol_loc {
+                        // err/tol_loc ≈ u·|scale|·‖H‖₁·t_end/rtol whatever τ is: a shorter
+                        // substep cannot help.
+                        return Err(stop(
+                            &format!(
+                                "the Krylov space is invariant, but the rounding error of its \
+                                 small exponential, ≈ ε·‖τH‖₁·‖x‖ = {err:.3e}, exceeds the \
+                                 allowed {tol_loc:.3e} (|t|·‖H‖₁ ≈ {:.3e} is beyond what {} \
+                                 resolves at rtol = {:.1e})",
+                                hnorm * t_end,
+                                S::NAME,
+                                opts.tol.rtol
+                            ),
+                            &report,
+                        ));
+                    }
                     if f.is_some() && err <= DELTA * tol_loc {
                         break (err, xm, tol_loc);
                     }
@@ -437,6 +468,9 @@ fn initial_step(m: usize, anorm: f64, rel_tol: f64) -> f64 {
 /// # Errors
 ///
 /// As [`ExpmvMethod::expmv`].
+/// The result is allocated only after the operator is found square and `v` of its order
+/// (`DimensionMismatch` otherwise); one the backend cannot allocate is the backend's error
+/// (`InvalidArgument` on the CPU), never an abort.
 pub fn arnoldi_expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
@@ -462,6 +496,9 @@ pub fn arnoldi_expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
 /// # Errors
 ///
 /// As [`ExpmvMethod::phimv_k`].
+/// The result is allocated only after the operator is found square and `v` of its order
+/// (`DimensionMismatch` otherwise); one the backend cannot allocate is the backend's error
+/// (`InvalidArgument` on the CPU), never an abort.
 pub fn arnoldi_phimv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,

@@ -39,7 +39,8 @@ pub(crate) enum Func {
 /// **Overflow.** e^{tA}·1 reaches 1e195 on large graphs. ‖v‖ is kept apart, e^{tΛ} is
 /// evaluated as e^{c}·e^{tΛ − c} with c = max Re(tλ), the estimate is compared in that
 /// scaled form, and e^{c}·‖v‖ multiplies the coefficients only at the end (never squared);
-/// a result beyond the floating-point range is [`Error::NonFinite`].
+/// a result beyond the floating-point range is [`Error::NonFinite`], and so is a time whose
+/// products t·λ with the Krylov eigenvalues leave it (t = ±10³⁰⁸), at the first check.
 ///
 /// **Cost.** k products with A, O(n·k) vector work, O(n·k) memory for the basis (O(n)
 /// and 2k products in [`LanczosOptions::two_pass`] mode), plus two k×k tridiagonal
@@ -310,6 +311,9 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
             let last = k >= opts.max_dim;
             if breakdown || last || k >= next_check {
                 let coeffs = self.coefficients(targets, k, breakdown)?;
+                if let Some(i) = coeffs.iter().position(|c| c.abs_error(beta0).is_nan()) {
+                    return Err(self.out_of_range(targets[i].1, k));
+                }
                 let converged = breakdown || coeffs.iter().all(|c| c.converged(&opts.tol, beta0));
                 report.error_estimate = coeffs
                     .iter()
@@ -344,6 +348,28 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
             }
             be.scale(S::from_f64(1.0 / b), &mut self.basis[iu])?;
             j += 1;
+        }
+    }
+
+    /// The error for a time whose products t·λ with the eigenvalues of T_k leave the `f64`
+    /// range (the small exponential is NaN, its estimate meaningless): iterating further
+    /// cannot help.
+    fn out_of_range(&self, tau: c64, k: usize) -> Error {
+        // Gershgorin: every eigenvalue of T_k is within max |α_i| + |β_{i−1}| + |β_i|.
+        let radius = (0..k)
+            .map(|i| {
+                let below = if i > 0 { self.beta[i - 1] } else { 0.0 };
+                let above = if i + 1 < k { self.beta[i] } else { 0.0 };
+                self.alpha[i].abs() + below + above
+            })
+            .fold(0.0, f64::max);
+        Error::NonFinite {
+            context: format!(
+                "lanczos: t·λ for the eigenvalues λ of T_{k} (|λ| ≤ {radius:.3e}) is beyond \
+                 the f64 range at t = {tau:e}, so e^{{tA}}v cannot be evaluated; rescale t or A"
+            ),
+            index: k,
+            value: format!("|t|·max|λ| ≈ {:e}", tau.norm() * radius),
         }
     }
 
@@ -469,6 +495,9 @@ fn three_slots<V>(
 /// # Errors
 ///
 /// As [`ExpmvMethod::expmv`].
+/// The result is allocated only after the operator is found square and `v` of its order
+/// (`DimensionMismatch` otherwise); one the backend cannot allocate is the backend's error
+/// (`InvalidArgument` on the CPU), never an abort.
 pub fn lanczos_expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
@@ -484,6 +513,9 @@ pub fn lanczos_expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
 /// # Errors
 ///
 /// As [`ExpmvMethod::phimv_k`].
+/// The result is allocated only after the operator is found square and `v` of its order
+/// (`DimensionMismatch` otherwise); one the backend cannot allocate is the backend's error
+/// (`InvalidArgument` on the CPU), never an abort.
 pub fn lanczos_phimv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
@@ -512,7 +544,9 @@ pub fn lanczos_phimv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
 ///
 /// # Errors
 ///
-/// `InvalidArgument` for a non-finite β, and those of [`ExpmvMethod::expmv`].
+/// `InvalidArgument` for a non-finite β, `DimensionMismatch` for a non-square operator, the
+/// backend's error for a vector of ones it cannot allocate (`InvalidArgument` on the CPU),
+/// and those of [`ExpmvMethod::expmv`].
 pub fn total_communicability<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
@@ -522,7 +556,7 @@ pub fn total_communicability<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?S
     if !beta.is_finite() {
         return Err(Error::invalid("beta", beta, "must be finite"));
     }
-    let n = op.nrows();
+    let n = checks::square_order("lanczos", op)?;
     let mut ones = backend.zeros(n)?;
     backend.fill(&mut ones, S::one())?;
     lanczos_expmv(backend, op, S::from_f64(beta), &ones, opts)

@@ -201,6 +201,9 @@ use matexp_core::{Backend, LinearOperator, Result, Scalar};
 /// # Errors
 ///
 /// As [`ExpmvMethod::expmv`](crate::ExpmvMethod::expmv).
+/// The result is allocated only after the operator is found square and `v` of its order
+/// (`DimensionMismatch` otherwise); one the backend cannot allocate is the backend's error
+/// (`InvalidArgument` on the CPU), never an abort.
 pub fn leja_expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
@@ -226,6 +229,9 @@ pub fn leja_expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
 /// # Errors
 ///
 /// As [`ExpmvMethod::phimv_k`](crate::ExpmvMethod::phimv_k).
+/// The result is allocated only after the operator is found square and `v` of its order
+/// (`DimensionMismatch` otherwise); one the backend cannot allocate is the backend's error
+/// (`InvalidArgument` on the CPU), never an abort.
 pub fn leja_phimv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
@@ -256,6 +262,9 @@ pub fn leja_phimv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
 /// # Errors
 ///
 /// As [`Leja::schrodinger`].
+/// The result is allocated only after the operator is found square and `v` of its order
+/// (`DimensionMismatch` otherwise); one the backend cannot allocate is the backend's error
+/// (`InvalidArgument` on the CPU), never an abort.
 pub fn leja_schrodinger<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
@@ -264,7 +273,7 @@ pub fn leja_schrodinger<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>
     opts: &LejaOptions,
 ) -> Result<(B::Vector<S>, LejaReport)> {
     let mut leja = <Leja<'_, B, S> as crate::ExpmvMethod<'_, B, S>>::new(backend, *opts)?;
-    let mut w = backend.zeros(op.nrows())?;
+    let mut w = crate::checks::output_like(backend, "leja", op, v)?;
     let r = leja.schrodinger(op, t, v, &mut w)?;
     Ok((w, r))
 }

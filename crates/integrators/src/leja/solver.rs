@@ -280,6 +280,10 @@ impl<'a, B: Backend + 'a, S: Scalar> ExpmvMethod<'a, B, S> for Leja<'a, B, S> {
         for (i, o) in out.iter().enumerate() {
             checks::output(self.backend, &format!("leja: output {i}"), o, n)?;
         }
+        if n == 0 {
+            // Order 0: the empty result, as the other methods give (no spectrum to estimate).
+            return Ok(Report::new(self.method_name()));
+        }
         let p = bs.len() - 1;
         let res = self.resolve(op, p > 0)?;
         let start = bs[0].map(|b| (b, norms[0]));
@@ -306,8 +310,11 @@ impl<'a, B: Backend + 'a, S: Scalar> ExpmvMethod<'a, B, S> for Leja<'a, B, S> {
     ) -> Result<Report> {
         let saved = self.opts.bounds;
         let mut estimated = None;
-        if saved.is_none() && op.spectral_bounds().is_none() && !out.is_empty() {
-            self.check_op(op)?;
+        if saved.is_none()
+            && op.spectral_bounds().is_none()
+            && !out.is_empty()
+            && self.check_op(op)? > 0
+        {
             let res = self.resolve(op, false)?;
             self.opts.bounds = Some(res.bounds);
             estimated = Some(res);
@@ -343,6 +350,9 @@ impl<'a, B: Backend + 'a, S: Scalar> ExpmvMethod<'a, B, S> for Leja<'a, B, S> {
                 n,
             )?);
             checks::output(self.backend, &format!("leja: ws[{j}]"), w, n)?;
+        }
+        if n == 0 {
+            return self.finish(Report::new(self.method_name()), ws);
         }
         let res = self.resolve(op, false)?;
         let mut total = Report::new(self.method_name());
@@ -414,6 +424,18 @@ fn substeps_for(
             break;
         }
         s = need;
+    }
+    if s > opts.max_substeps {
+        // Refused before any product, and before divided differences of a spread no
+        // substep could bring into range.
+        return Err(Error::NoConvergence {
+            method: "leja",
+            detail: format!(
+                "|Δt|·capacity = {r_seg:.3e} needs about {s:.1e} substeps, beyond \
+                 max_substeps = {}; shorten the time range or raise max_substeps",
+                opts.max_substeps
+            ),
+        });
     }
     Ok(s)
 }

@@ -42,7 +42,10 @@ use params::{NormInfo, guard_rounding, select};
 /// inner products — attractive on GPUs and for nonnormal problems.
 ///
 /// **Accuracy.** Backward error ≤ tol_b·‖tA‖ in exact arithmetic when the norm information is
-/// a bound. Rounding: each step sums terms of size up to e^{θ}‖F‖/√(2πθ) (θ ≤ ~10). For
+/// a bound. A bound is checked for free against the series' own terms, a power sequence of
+/// A − μI: terms growing faster than n·(|τ|b/s)^j, which no bound b in the 1-, 2-, ∞- or
+/// Frobenius norm allows, end the call with [`Error::InvalidArgument`] rather than a
+/// truncated series (a bound a little too small may pass unseen, and then costs accuracy). Rounding: each step sums terms of size up to e^{θ}‖F‖/√(2πθ) (θ ≤ ~10). For
 /// real spectra (Hermitian A, real t, with the midpoint shift) the components that suffer
 /// cancellation are the damped ones, and the errors stay at the level of u. For oscillatory
 /// or nonnormal problems they accumulate like u·√s·e^θ, so — beyond the paper — s is doubled
@@ -230,9 +233,17 @@ impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
                 // where the result does not).
                 let eta = S::from_c64((tau.to_c64() * mu / s as f64).exp());
                 let mu_s = S::from_c64(mu);
+                let bound_check = info.exact.then(|| BoundCheck {
+                    ln_step: (abs_tau * info.norm / s as f64).ln(),
+                    ln_n: (n.max(1) as f64).ln(),
+                    given: matches!(opts.norm, NormBound::Upper(_)),
+                    norm: info.norm,
+                });
                 for _ in 0..s {
                     be.copy(f, b)?;
                     let mut c1 = be.amax(b)?.as_f64();
+                    let c0 = c1;
+                    let mut ln_fact = 0.0;
                     let mut last = c1;
                     for j in 1..=m {
                         let coeff = tau / S::from_f64((s * j) as f64);
@@ -254,6 +265,10 @@ impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
                                 index: j,
                                 value: format!("{c2}"),
                             });
+                        }
+                        ln_fact += (j as f64).ln();
+                        if let Some(check) = &bound_check {
+                            check.term(j, c2.ln() + ln_fact - c0.ln())?;
                         }
                         if last <= rtol_step * be.amax(f)?.as_f64() + atol_step {
                             break;
@@ -445,6 +460,50 @@ impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
     }
 }
 
+/// The check of a norm bound the series gets for free: the terms b_j = M^jF/j! of a step,
+/// M = τ(A − μI)/s, give ‖M^jF‖_∞/‖F‖_∞, and a bound ‖A − μI‖ ≤ b in the 1-, 2-, ∞- or
+/// Frobenius norm implies ‖M^j‖_∞ ≤ n·(|τ|b/s)^j (‖X‖_∞ ≤ n‖X‖₁, √n‖X‖₂, √n‖X‖_F). Terms
+/// that grow faster prove the bound wrong, and the truncated series with them.
+struct BoundCheck {
+    /// ln(|τ|·b/s).
+    ln_step: f64,
+    /// ln n.
+    ln_n: f64,
+    /// Whether b is the caller's [`NormBound::Upper`] (else the operator's bounds).
+    given: bool,
+    /// b.
+    norm: f64,
+}
+
+impl BoundCheck {
+    /// Checks the term of degree j, given ln(‖M^jF‖_∞/‖F‖_∞).
+    fn term(&self, j: usize, ln_growth: f64) -> Result<()> {
+        // Slack for the rounding of the terms and of the logarithms.
+        let allowed = j as f64 * (self.ln_step + 1e-6) + self.ln_n;
+        // NaN (0/0 for a zero state) proves nothing.
+        if ln_growth.is_nan() || ln_growth <= allowed {
+            return Ok(());
+        }
+        // ‖(A − μI)^jF‖^{1/j}/‖F‖^{1/j}: what the terms show of ‖A − μI‖.
+        let seen = self.norm * ((ln_growth - self.ln_n) / j as f64 - self.ln_step).exp();
+        let (name, source) = if self.given {
+            ("norm", "NormBound::Upper")
+        } else {
+            ("op", "the operator's spectral_bounds/norm_bound")
+        };
+        Err(Error::invalid(
+            name,
+            format!("{source} = {:e}", self.norm),
+            format!(
+                "below ‖A − μI‖: the Taylor terms show ‖A − μI‖ ≥ {seen:.3e} (from its \
+                 power {j}, allowing n^(1/{j}) for the choice of norm), so the truncated series \
+                 would be wrong; pass an upper bound (‖A‖₁ is the largest column sum) or \
+                 NormBound::Estimate"
+            ),
+        ))
+    }
+}
+
 /// The unit roundoff of `f64`, the smallest backward-error tolerance θ_m is computed for.
 const UNIT_ROUNDOFF: f64 = 1.0 / 9007199254740992.0;
 
@@ -471,6 +530,10 @@ fn splitmix(state: &mut u64) -> u64 {
 /// # Errors
 ///
 /// As [`ExpmvMethod::expmv`].
+/// The result is allocated only after the operator is found square and `v` of its order
+/// (`DimensionMismatch` otherwise); one the backend cannot allocate is the backend's error
+/// (`InvalidArgument` on the CPU), never an abort. `InvalidArgument` naming `norm` when the
+/// series' terms prove [`NormBound::Upper`] below ‖A − μI‖ (see [`Taylor`]).
 pub fn taylor_expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
