@@ -52,9 +52,11 @@ macro_rules! with_method {
 ///
 /// `InvalidArgument` for a non-finite `t`, options out of their domain or a tolerance below
 /// the roundoff of `S` (the message names a usable one), a non-Hermitian operator given to
-/// Lanczos; `DimensionMismatch` for a non-square operator or a vector of another length;
-/// `NonFinite` for NaN/∞ in `v` or an overflowing result; `NoConvergence` at the method's
-/// caps; errors of the backend.
+/// Lanczos; `DimensionMismatch` for a non-square operator or a vector of another length
+/// (checked before the result is allocated, so an operator claiming more rows than memory
+/// holds is refused, not an abort); `NonFinite` for NaN/∞ in `v` or an overflowing result;
+/// `NoConvergence` at the method's caps; errors of the backend (`InvalidArgument` for a
+/// vector the CPU cannot allocate).
 pub fn expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
@@ -62,7 +64,7 @@ pub fn expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     v: &B::Vector<S>,
     opts: &Options,
 ) -> Result<(B::Vector<S>, Report)> {
-    let mut w = backend.zeros(op.nrows())?;
+    let mut w = outputs(backend, op, Some(v), 1)?.pop().expect("one output");
     let report = with_method!(backend, op, opts, |m| m.expmv(op, t, v, &mut w)?);
     Ok((w, report))
 }
@@ -95,7 +97,7 @@ pub fn expmv_times<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     v: &B::Vector<S>,
     opts: &Options,
 ) -> Result<(Vec<B::Vector<S>>, Report)> {
-    let mut out = zeros(backend, op.nrows(), times.len())?;
+    let mut out = outputs(backend, op, Some(v), times.len())?;
     let report = with_method!(backend, op, opts, |m| m
         .expmv_times(op, times, v, &mut out)?);
     Ok((out, report))
@@ -131,7 +133,7 @@ pub fn phimv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     k: usize,
     opts: &Options,
 ) -> Result<(Vec<B::Vector<S>>, Report)> {
-    let mut out = zeros(backend, op.nrows(), k + 1)?;
+    let mut out = outputs(backend, op, Some(v), k + 1)?;
     let report = with_method!(backend, op, opts, |m| m.phimv(op, t, v, &mut out)?);
     Ok((out, report))
 }
@@ -149,7 +151,9 @@ pub fn phi_combination<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     bs: &[&B::Vector<S>],
     opts: &Options,
 ) -> Result<(B::Vector<S>, Report)> {
-    let mut w = backend.zeros(op.nrows())?;
+    let mut w = outputs(backend, op, bs.first().copied(), 1)?
+        .pop()
+        .expect("one output");
     let report = with_method!(backend, op, opts, |m| m
         .phi_combination(op, t, bs, &mut w)?);
     Ok((w, report))
@@ -239,11 +243,24 @@ pub fn total_communicability<B: Backend, O: LinearOperator<B, f64> + ?Sized>(
     if !beta.is_finite() {
         return Err(Error::invalid("beta", beta, "must be finite"));
     }
-    let mut ones = backend.zeros(op.nrows())?;
+    let mut ones = outputs(backend, op, None, 1)?.pop().expect("one vector");
     backend.fill(&mut ones, 1.0)?;
     expmv(backend, op, beta, &ones, opts)
 }
 
-fn zeros<B: Backend, S: Scalar>(backend: &B, n: usize, count: usize) -> Result<Vec<B::Vector<S>>> {
+/// `count` zero vectors of the operator's order, allocated only after the operator is found
+/// square and `v` (when given) of its order: an operator claiming more rows than memory
+/// holds is a `DimensionMismatch` (or the backend's allocation error), never an abort.
+fn outputs<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+    backend: &B,
+    op: &O,
+    v: Option<&B::Vector<S>>,
+    count: usize,
+) -> Result<Vec<B::Vector<S>>> {
+    let n = op.nrows();
+    check_dim("operator must be square (columns vs rows)", n, op.ncols())?;
+    if let Some(v) = v {
+        check_dim("v: length vs the operator's order", n, backend.len(v))?;
+    }
     (0..count).map(|_| backend.zeros(n)).collect()
 }

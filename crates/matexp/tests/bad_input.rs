@@ -142,3 +142,53 @@ fn a_missing_gpu_is_a_typed_error_and_the_cpu_path_is_unaffected() {
     assert_eq!(w, w_cpu);
     assert!(report.converged);
 }
+
+/// An operator claiming 2⁶¹ rows, with no storage behind it (it must never be applied).
+struct Claims2Pow61;
+
+impl LinearOperator<CpuBackend, f64> for Claims2Pow61 {
+    fn nrows(&self) -> usize {
+        1 << 61
+    }
+    fn ncols(&self) -> usize {
+        1 << 61
+    }
+    fn is_hermitian(&self) -> bool {
+        true
+    }
+    fn apply(
+        &self,
+        _: &CpuBackend,
+        _: f64,
+        _: &Vec<f64>,
+        _: f64,
+        _: &mut Vec<f64>,
+    ) -> matexp::Result<()> {
+        unreachable!("an operator of 2^61 rows cannot be applied")
+    }
+}
+
+#[test]
+fn an_operator_larger_than_memory_is_a_typed_error_at_every_entry_point() {
+    let op = Claims2Pow61;
+    let v = vec![1.0; 12];
+    for (call, r) in each_entry_point(&op, 0.1, &v) {
+        assert!(
+            matches!(r, Err(Error::DimensionMismatch { .. })),
+            "{call}: {r:?}"
+        );
+    }
+    let cpu = CpuBackend::new();
+    let opts = Options::default();
+    let r = matexp::phi_combination(&cpu, &op, 0.1, &[&v, &v], &opts);
+    assert!(matches!(r, Err(Error::DimensionMismatch { .. })), "{r:?}");
+    let r = matexp::expmv_columns(&cpu, &op, 0.1, &v, &opts);
+    assert!(matches!(r, Err(Error::DimensionMismatch { .. })), "{r:?}");
+    // No vector to compare with: the vector of ones cannot be allocated.
+    match matexp::total_communicability(&cpu, &op, 1.0, &opts) {
+        Err(e @ Error::InvalidArgument { .. }) => {
+            assert!(e.to_string().contains("2305843009213693952"), "{e}")
+        }
+        other => panic!("{:?}", other.map(|r| r.1)),
+    }
+}
