@@ -270,6 +270,7 @@ fn time_cpu(reps: usize, mut f: impl FnMut() -> Res<()>) -> Res<f64> {
 }
 
 struct Out {
+    /// Device name of the GPU rows; CPU rows of the same run are named `<device>-host`.
     device: String,
     records: Vec<Record>,
     summary: Vec<String>,
@@ -278,7 +279,11 @@ struct Out {
 impl Out {
     fn record(&self, case: &str, backend: &str) -> Record {
         let mut r = Record::new(SUITE, case, backend, "f64");
-        r.device = self.device.clone();
+        r.device = if backend == "cpu" {
+            format!("{}-host", self.device)
+        } else {
+            self.device.clone()
+        };
         r
     }
 }
@@ -295,7 +300,8 @@ fn main() {
     let name = gpu.device_name();
     println!("device: gpu {name}");
     let mut out = Out {
-        device: matexp_benches::device_name(),
+        device: std::env::var("MATEXP_BENCH_DEVICE")
+            .unwrap_or_else(|_| gpu.device_info().short_name()),
         records: Vec::new(),
         summary: Vec::new(),
     };

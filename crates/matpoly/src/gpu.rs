@@ -343,6 +343,11 @@ impl CublasDense {
         self.device.info().to_string()
     }
 
+    /// What the driver reports about the device (name, memory, compute capability).
+    pub fn device_info(&self) -> &matexp_gpu::DeviceInfo {
+        self.device.info()
+    }
+
     fn bind(&self) -> Result<()> {
         // Backends move between host threads (the multi-device splits).
         self.device.bind()
