@@ -1,6 +1,6 @@
 //! The Lanczos method for f(tA)v with Hermitian A.
 
-use super::small::{Coefficients, exp_coefficients, phi_coefficients};
+use super::small::{Coefficients, Screen, exp_coefficients, phi_coefficients};
 use crate::method::check_phi_order;
 use crate::{ExpmvMethod, LanczosOptions, MethodOptions, Report, checks};
 use matexp_core::{Backend, Error, LinearOperator, RealScalar, Result, Scalar, c64};
@@ -18,7 +18,8 @@ pub(crate) enum Func {
 /// **Method.** q₁ = v/‖v‖, A·Q_k = Q_k·T_k + β_{k+1}q_{k+1}e_kᵀ with T_k real symmetric
 /// tridiagonal (no reorthogonalization unless asked for), and
 /// f(tA)v ≈ ‖v‖·Q_k·f(tT_k)e₁. For f = exp the small function is computed from the
-/// eigen-decomposition T_k = ZΛZᵀ by LAPACK `dstevd` (y = Z·e^{tΛ}·Zᵀe₁); for φ_k from the
+/// eigen-decomposition T_k = ZΛZᵀ, y = Z·e^{tΛ}·Zᵀe₁, with Z kept as the plane rotations of
+/// `matexp-leja`'s implicit QL (pure Rust, O(k²)); for φ_k from the
 /// exponential of an augmented (k+p+1)-matrix ([`matexp_dense::phi_vectors`]).
 ///
 /// **Stopping rule.** At check points (every [`LanczosOptions::check_every`] steps, the
@@ -43,8 +44,9 @@ pub(crate) enum Func {
 /// products t·λ with the Krylov eigenvalues leave it (t = ±10³⁰⁸), at the first check.
 ///
 /// **Cost.** k products with A, O(n·k) vector work, O(n·k) memory for the basis (O(n)
-/// and 2k products in [`LanczosOptions::two_pass`] mode), plus two k×k tridiagonal
-/// eigensolves per check. For A with spectrum in an interval of width ρ, k grows like
+/// and 2k products in [`LanczosOptions::two_pass`] mode), plus O(k²) per check: one k×k
+/// tridiagonal eigensolve, and one of order k − 1 for the difference term when the other
+/// term meets the tolerance or the check is the last. For A with spectrum in an interval of width ρ, k grows like
 /// √(ρ|t|) (Hochbruck–Lubich), so Lanczos is the method of choice for Hermitian problems.
 ///
 /// **Several times.** One basis serves all times t_i of [`ExpmvMethod::expmv_times`]: the
@@ -310,7 +312,9 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
             let breakdown = b <= 10.0 * eps * scale;
             let last = k >= opts.max_dim;
             if breakdown || last || k >= next_check {
-                let coeffs = self.coefficients(targets, k, breakdown)?;
+                // A check that cannot be the last skips what cannot make it pass.
+                let screen = (!last).then_some((&opts.tol, beta0));
+                let coeffs = self.coefficients(targets, k, breakdown, screen)?;
                 if let Some(i) = coeffs.iter().position(|c| c.abs_error(beta0).is_nan()) {
                     return Err(self.out_of_range(targets[i].1, k));
                 }
@@ -378,12 +382,13 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
         targets: &[(Func, c64)],
         k: usize,
         exact: bool,
+        screen: Screen<'_>,
     ) -> Result<Vec<Coefficients>> {
         targets
             .iter()
             .map(|&(func, tau)| match func {
-                Func::Exp => exp_coefficients(&self.alpha, &self.beta, k, tau, exact),
-                Func::Phi(p) => phi_coefficients(&self.alpha, &self.beta, k, p, tau, exact),
+                Func::Exp => exp_coefficients(&self.alpha, &self.beta, k, tau, exact, screen),
+                Func::Phi(p) => phi_coefficients(&self.alpha, &self.beta, k, p, tau, exact, screen),
             })
             .collect()
     }

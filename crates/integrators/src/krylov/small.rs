@@ -15,15 +15,28 @@ pub(crate) struct Coefficients {
     norm_y: f64,
 }
 
+/// atol + rtol·‖v‖·e^{c}·‖y‖ in the scaling of y (divided by ‖v‖·e^{c}), without forming
+/// e^{c}.
+fn scaled_tolerance(tol: &Tolerance, c: f64, beta0: f64, norm_y: f64) -> f64 {
+    let atol_scaled = if tol.atol == 0.0 {
+        0.0
+    } else {
+        (tol.atol.ln() - c - beta0.ln()).exp()
+    };
+    atol_scaled + tol.rtol * norm_y
+}
+
+/// What a convergence check that cannot stop the iteration may skip: with
+/// `Some((tolerance, ‖v‖))`, a check whose Saad term β_{k+1}·|e_kᵀy| alone misses the
+/// tolerance does not solve the small problem of order k − 1 for the difference term
+/// (the estimate is the maximum of the two, so the check fails either way), and its
+/// estimate is then that lower bound. `None` (the last check) always takes both.
+pub(crate) type Screen<'t> = Option<(&'t Tolerance, f64)>;
+
 impl Coefficients {
     /// Whether ‖v‖·e^{c}·err ≤ atol + rtol·‖v‖·e^{c}·‖y‖, evaluated without forming e^{c}.
     pub(crate) fn converged(&self, tol: &Tolerance, beta0: f64) -> bool {
-        let atol_scaled = if tol.atol == 0.0 {
-            0.0
-        } else {
-            (tol.atol.ln() - self.c - beta0.ln()).exp()
-        };
-        self.err <= atol_scaled + tol.rtol * self.norm_y
+        self.err <= scaled_tolerance(tol, self.c, beta0, self.norm_y)
     }
 
     /// The estimate as an absolute error of the result (∞ only if the result overflows).
@@ -103,13 +116,15 @@ fn exp_first_column(
 }
 
 /// e^{τT_k}e₁ = e^{c}·y from the eigendecomposition of T_k, c = max Re(τλ), with the error estimate
-/// max(‖y_k − [y_{k−1}; 0]‖, β_{k+1}·|e_kᵀy|) (same scaling); zero when `exact`.
+/// max(‖y_k − [y_{k−1}; 0]‖, β_{k+1}·|e_kᵀy|) (same scaling); zero when `exact`; only the
+/// second term when `screen` shows that it misses the tolerance ([`Screen`]).
 pub(crate) fn exp_coefficients(
     alpha: &[f64],
     beta: &[f64],
     k: usize,
     tau: c64,
     exact: bool,
+    screen: Screen<'_>,
 ) -> Result<Coefficients> {
     let (y, c) = exp_first_column(&alpha[..k], &beta[..k - 1], tau, None)?;
     let norm_y = norm(&y);
@@ -117,6 +132,16 @@ pub(crate) fn exp_coefficients(
         0.0
     } else {
         let saad = beta[k - 1] * y[k - 1].norm();
+        if let Some((tol, beta0)) = screen
+            && saad > scaled_tolerance(tol, c, beta0, norm_y)
+        {
+            return Ok(Coefficients {
+                y,
+                c,
+                err: saad,
+                norm_y,
+            });
+        }
         let diff = if k >= 2 {
             let (yp, _) = exp_first_column(&alpha[..k - 1], &beta[..k - 2], tau, Some(c))?;
             let mut d: Vec<c64> = y.clone();
@@ -151,7 +176,7 @@ fn e1(k: usize) -> Vec<c64> {
 }
 
 /// φ_p(τT_k)e₁ (no scaling, c = 0) from the augmented exponential, with the estimate
-/// max(‖y_k − [y_{k−1}; 0]‖, β_{k+1}·|e_kᵀy|).
+/// max(‖y_k − [y_{k−1}; 0]‖, β_{k+1}·|e_kᵀy|), screened as in [`exp_coefficients`].
 pub(crate) fn phi_coefficients(
     alpha: &[f64],
     beta: &[f64],
@@ -159,6 +184,7 @@ pub(crate) fn phi_coefficients(
     p: usize,
     tau: c64,
     exact: bool,
+    screen: Screen<'_>,
 ) -> Result<Coefficients> {
     let m = tridiagonal_times(alpha, beta, k, tau);
     let y = phi_vectors(&m, &e1(k), p)?.pop().expect("p + 1 vectors");
@@ -167,6 +193,16 @@ pub(crate) fn phi_coefficients(
         0.0
     } else {
         let saad = beta[k - 1] * y[k - 1].norm();
+        if let Some((tol, beta0)) = screen
+            && saad > scaled_tolerance(tol, 0.0, beta0, norm_y)
+        {
+            return Ok(Coefficients {
+                y,
+                c: 0.0,
+                err: saad,
+                norm_y,
+            });
+        }
         let diff = if k >= 2 {
             let mp = tridiagonal_times(alpha, beta, k - 1, tau);
             let yp = phi_vectors(&mp, &e1(k - 1), p)?
@@ -312,7 +348,7 @@ mod tests {
             let (alpha, mut beta) = tridiagonal(kind, k, seed);
             beta.push(0.3);
             let tau = c64::new(re, im);
-            let got = exp_coefficients(&alpha, &beta, k, tau, false).unwrap();
+            let got = exp_coefficients(&alpha, &beta, k, tau, false, None).unwrap();
             let y = full_eigen_first_column(&alpha, &beta[..k - 1], tau, got.c);
             let yp = full_eigen_first_column(&alpha[..k - 1], &beta[..k - 2], tau, got.c);
             let mut d = y.clone();
@@ -328,6 +364,50 @@ mod tests {
                 "estimate {:e} vs {err:e} (‖y‖ = {ny:e})", got.err
             );
         }
+    }
+
+    /// A screened check reaches the same verdict as the full one (so Lanczos stops after
+    /// the same products) and, where it passes, the same estimate; where it skips the
+    /// difference term its estimate is Saad's term, below the full one.
+    #[test]
+    fn screened_checks_decide_as_the_full_ones() {
+        let mut decided = [0usize; 3];
+        for seed in 0..40u64 {
+            let kind = (seed % 5) as u8;
+            let (alpha, mut beta) = tridiagonal(kind, 40, seed);
+            beta.push(0.5);
+            for (re, im) in [(-3.0, 0.0), (0.0, -8.0), (2.0, 1.0)] {
+                let tau = c64::new(re, im);
+                for k in 2..=40 {
+                    let full = exp_coefficients(&alpha, &beta, k, tau, false, None).unwrap();
+                    for (rtol, atol, beta0) in [(1e-5, 0.0, 1.0), (1e-10, 1e-12, 30.0)] {
+                        let tol = Tolerance::new(rtol, atol);
+                        let screened =
+                            exp_coefficients(&alpha, &beta, k, tau, false, Some((&tol, beta0)))
+                                .unwrap();
+                        assert_eq!(screened.y, full.y);
+                        assert_eq!(screened.c, full.c);
+                        let verdict = full.converged(&tol, beta0);
+                        assert_eq!(
+                            screened.converged(&tol, beta0),
+                            verdict,
+                            "seed {seed}, k {k}"
+                        );
+                        if verdict {
+                            assert_eq!(screened.err, full.err);
+                            decided[0] += 1;
+                        } else if screened.err == full.err {
+                            decided[1] += 1;
+                        } else {
+                            assert!(screened.err < full.err);
+                            decided[2] += 1;
+                        }
+                    }
+                }
+            }
+        }
+        // Every kind of verdict occurred: converged, failed on both terms, screened out.
+        assert!(decided.iter().all(|&n| n > 0), "{decided:?}");
     }
 
     /// e^{−itT}e₁ at |t|·‖T‖ ≈ 10⁴ (the huge-imaginary-time regime, where an eigenvalue
