@@ -46,8 +46,9 @@ pub(crate) enum Func {
 /// **Cost.** k products with A, O(n·k) vector work, O(n·k) memory for the basis (O(n)
 /// and 2k products in [`LanczosOptions::two_pass`] mode), plus O(k²) per check: one k×k
 /// tridiagonal eigensolve, and one of order k − 1 for the difference term when the other
-/// term meets the tolerance or the check is the last. For A with spectrum in an interval of width ρ, k grows like
-/// √(ρ|t|) (Hochbruck–Lubich), so Lanczos is the method of choice for Hermitian problems.
+/// term meets the tolerance or the check is the last. For A with spectrum in an interval of
+/// width ρ, k grows like √(ρ|t|) (Hochbruck–Lubich), so Lanczos is the method of choice for
+/// Hermitian problems.
 ///
 /// **Several times.** One basis serves all times t_i of [`ExpmvMethod::expmv_times`]: the
 /// dimension grows until every time meets the tolerance.
