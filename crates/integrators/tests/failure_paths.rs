@@ -363,34 +363,9 @@ fn norm_estimate_probes_are_bounded() {
     assert!(rel_err(&w, &dense_expmv(&p.a, 1.0, &v)) < 1e-7);
 }
 
-/// An operator claiming 2⁶¹ rows (no storage behind it: it must never be applied).
-struct Claims2Pow61;
-
-impl<S: matexp_core::Scalar> LinearOperator<CpuBackend, S> for Claims2Pow61 {
-    fn nrows(&self) -> usize {
-        1 << 61
-    }
-    fn ncols(&self) -> usize {
-        1 << 61
-    }
-    fn is_hermitian(&self) -> bool {
-        true
-    }
-    fn apply(
-        &self,
-        _: &CpuBackend,
-        _: S,
-        _: &Vec<S>,
-        _: S,
-        _: &mut Vec<S>,
-    ) -> matexp_core::Result<()> {
-        unreachable!("an operator of 2^61 rows cannot be applied")
-    }
-}
-
 #[test]
 fn free_functions_refuse_an_operator_larger_than_memory() {
-    let op = Claims2Pow61;
+    let op = matexp_testkit::ClaimsOrder(1 << 61);
     let v = vec![1.0f64; 4];
     let dim = |r: Result<(Vec<f64>, Report), Error>, call: &str| {
         assert!(

@@ -143,34 +143,9 @@ fn a_missing_gpu_is_a_typed_error_and_the_cpu_path_is_unaffected() {
     assert!(report.converged);
 }
 
-/// An operator claiming 2⁶¹ rows, with no storage behind it (it must never be applied).
-struct Claims2Pow61;
-
-impl LinearOperator<CpuBackend, f64> for Claims2Pow61 {
-    fn nrows(&self) -> usize {
-        1 << 61
-    }
-    fn ncols(&self) -> usize {
-        1 << 61
-    }
-    fn is_hermitian(&self) -> bool {
-        true
-    }
-    fn apply(
-        &self,
-        _: &CpuBackend,
-        _: f64,
-        _: &Vec<f64>,
-        _: f64,
-        _: &mut Vec<f64>,
-    ) -> matexp::Result<()> {
-        unreachable!("an operator of 2^61 rows cannot be applied")
-    }
-}
-
 #[test]
 fn an_operator_larger_than_memory_is_a_typed_error_at_every_entry_point() {
-    let op = Claims2Pow61;
+    let op = matexp_testkit::ClaimsOrder(1 << 61);
     let v = vec![1.0; 12];
     for (call, r) in each_entry_point(&op, 0.1, &v) {
         assert!(

@@ -10,6 +10,7 @@
 //! * [`rel_err`], [`rel_err_c64`]: ‖a − b‖₂ / ‖b‖₂ in double precision.
 //! * [`reference`]: the seed-000 reference solutions (Chebyshev–Bessel propagation of the
 //!   spin bath, the separable 3D heat equation).
+//! * [`ClaimsOrder`]: an operator claiming an order no memory holds, for failure paths.
 //! * [`import_cycles`]: cycles among the modules of a crate (the workspace's crates are
 //!   checked by this crate's test `module_imports_have_no_cycle`).
 //!
@@ -22,9 +23,11 @@
 
 mod error;
 mod modules;
+mod operators;
 pub mod reference;
 mod seed;
 
 pub use error::{rel_err, rel_err_c64};
 pub use modules::import_cycles;
+pub use operators::ClaimsOrder;
 pub use seed::{SEED_VAR, SplitMix64, rng, seed};
