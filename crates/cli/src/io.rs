@@ -163,11 +163,11 @@ impl TimeSpec {
             TimeSpec::One(t) => vec![t],
             TimeSpec::Grid { start, stop, num } => (0..num)
                 .map(|k| {
-                    let s = if num == 1 {
-                        0.0
-                    } else {
-                        k as f64 / (num - 1) as f64
-                    };
+                    if k + 1 == num && num > 1 {
+                        // Exactly the stop given, not a rounding of it.
+                        return c64::new(stop, 0.0);
+                    }
+                    let s = k as f64 / (num - 1).max(1) as f64;
                     c64::new(start + (stop - start) * s, 0.0)
                 })
                 .collect(),
@@ -200,7 +200,17 @@ impl std::str::FromStr for TimeSpec {
                         parts[2]
                     )
                 })?;
-            return Ok(TimeSpec::Grid { start, stop, num });
+            let grid = TimeSpec::Grid { start, stop, num };
+            // Both ends finite, but stop − start may not be (−1e308:1e308): the times between
+            // would be ∞ or NaN.
+            if !(stop - start).is_finite() || grid.times().iter().any(|t| !t.re.is_finite()) {
+                return Err(format!(
+                    "bad time grid '{s}': stop − start = {:e} is beyond the f64 range, so the \
+                     times between would not be finite",
+                    stop - start
+                ));
+            }
+            return Ok(grid);
         }
         if parts.len() != 1 {
             return Err(format!(
@@ -489,6 +499,13 @@ mod tests {
         );
         assert!("0:1:0".parse::<TimeSpec>().is_err());
         assert!("0:1:1000000000".parse::<TimeSpec>().is_err());
+        for wide in ["-1e308:1e308:3", "1.7e308:-1.7e308:2"] {
+            let e = wide.parse::<TimeSpec>().unwrap_err();
+            assert!(e.contains(wide) && e.contains("not be finite"), "{e}");
+        }
+        let edge: TimeSpec = "-1e308:0:3".parse().unwrap();
+        assert!(edge.times().iter().all(|t| t.re.is_finite()));
+        assert_eq!(edge.times()[2], c64::new(0.0, 0.0));
         assert!("0:x:3".parse::<TimeSpec>().is_err());
         assert!("0:1".parse::<TimeSpec>().is_err());
         assert!("0-1i".parse::<TimeSpec>().unwrap().is_complex());

@@ -535,6 +535,23 @@ fn bad_inputs_give_documented_statuses_and_messages() {
     );
     assert_fails(&["expmv", &good, "-t", "1+x"], 2, &["1+x"]);
     assert_fails(&["expmv", &good, "-t", "0:1:0"], 2, &["0:1:0"]);
+    // Finite ends whose span is not: the times between would be ∞ and NaN.
+    assert_fails(
+        &["expmv", &good, "-t", "-1e308:1e308:3"],
+        2,
+        &["-1e308:1e308:3", "not be finite"],
+    );
+    assert_fails(
+        &["heat", "-N", "3", "-t", "1.7e308:-1.7e308:2"],
+        2,
+        &["1.7e308:-1.7e308:2", "not be finite"],
+    );
+    // Each time is a column held in memory: the count is capped, and the cap named.
+    assert_fails(
+        &["expmv", &good, "-t", "0:1:1000000000000"],
+        2,
+        &["1000000000000", "100000"],
+    );
     assert_fails(&["expmv", &good, "-t", "1", "--rtol=-1"], 2, &["--rtol"]);
     assert_fails(&["expmv", "missing.mtx", "-t", "1"], 3, &["missing.mtx"]);
     assert_fails(&["centrality", &malformed], 3, &["malformed.mtx"]);
