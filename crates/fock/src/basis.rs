@@ -37,7 +37,7 @@
 //! [`FockBasis::new`] rejects a basis whose dimension does not fit (typed error) and every
 //! entry of the tables is then representable, because all of them are at most `D(N, M)`.
 
-use matexp_core::{Error, Result};
+use matexp_core::{Error, Result, try_filled};
 
 /// The dimension `D(n, m) = C(n + m − 1, m − 1)` of the space of `n` bosons on `m` sites, or
 /// `None` when it exceeds `u64::MAX`.
@@ -74,6 +74,10 @@ pub fn dimension(n: u64, m: u64) -> Option<u64> {
 /// The most sites a basis may have: occupation buffers live on the stack in the kernels.
 pub const MAX_SITES: usize = 64;
 
+/// The most entries of a basis' table of dimensions, (N + 1)·(M + 1) (8 GiB): with few sites
+/// a huge N has a small dimension (one state for M = 1) but a table of N + 1 rows.
+pub const MAX_TABLE_ENTRIES: usize = 1 << 30;
+
 /// The Fock basis of `N` bosons on `M` sites (`M ≥ 1`), with the table of dimensions that
 /// makes ranking, unranking and hops cheap.
 ///
@@ -101,8 +105,9 @@ impl FockBasis {
     /// The basis of `n` bosons on `m` sites.
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] when `m` is 0 or exceeds [`MAX_SITES`], or when
-    /// `D(n, m)` does not fit in 64 bits (the message gives `n` and `m`).
+    /// [`Error::InvalidArgument`] when `m` is 0 or exceeds [`MAX_SITES`], when `D(n, m)`
+    /// does not fit in 64 bits, or when the table of (n + 1)·(m + 1) dimensions exceeds
+    /// [`MAX_TABLE_ENTRIES`] or cannot be allocated (the message gives `n` and `m`).
     pub fn new(n: u32, m: u32) -> Result<Self> {
         if m == 0 || m as usize > MAX_SITES {
             return Err(Error::invalid(
@@ -119,7 +124,20 @@ impl FockBasis {
             )
         })?;
         let (rows, cols) = (n as usize + 1, m as usize + 1);
-        let mut table = vec![0u64; rows * cols];
+        let entries = rows
+            .checked_mul(cols)
+            .filter(|&e| e <= MAX_TABLE_ENTRIES)
+            .ok_or_else(|| {
+                Error::invalid(
+                    "n",
+                    n,
+                    format!(
+                        "the table of dimensions of {n} bosons on {m} sites has (n + 1)·(m + 1) \
+                         entries, beyond {MAX_TABLE_ENTRIES}"
+                    ),
+                )
+            })?;
+        let mut table = try_filled(entries, 0u64, "(n + 1)·(m + 1) (Fock table)")?;
         // Pascal's rule D(r, s) = D(r, s−1) + D(r−1, s); every entry is ≤ D(n, m), so the
         // additions cannot overflow once D(n, m) fits.
         for r in 0..rows {

@@ -45,7 +45,7 @@ mod observables;
 mod packed;
 
 pub use apply::BLOCK;
-pub use basis::{FockBasis, MAX_SITES, dimension};
+pub use basis::{FockBasis, MAX_SITES, MAX_TABLE_ENTRIES, dimension};
 pub use model::{BoseHubbard, Boundary, Coefficients, Coupling, FrozenBoseHubbard, SiteFn};
 pub use observables::{energy, fock_state, mean_field_state, site_densities};
 pub use packed::{PackBits, PackedStates};

@@ -1,6 +1,7 @@
 //! Ranking, unranking, lexicographic order and the Δ identities of the Fock basis.
 
-use matexp_fock::{FockBasis, dimension};
+use matexp_core::Error;
+use matexp_fock::{FockBasis, MAX_TABLE_ENTRIES, dimension};
 use proptest::prelude::*;
 
 /// A random state of `n` bosons on `m` sites from `m − 1` cut points ("stars and bars").
@@ -106,4 +107,23 @@ fn successor_enumerates_the_basis_in_order() {
         assert_eq!(count, dimension(n.into(), m.into()).unwrap());
         assert_eq!(occ[0], n, "the last state is (N, 0, …, 0)");
     }
+}
+
+#[test]
+fn a_table_beyond_memory_is_a_typed_error() {
+    // One state (all bosons on the one site), but a table of 2³² rows: 64 GiB.
+    for (n, m) in [(u32::MAX, 1), (u32::MAX, 2), (1 << 29, 3)] {
+        match FockBasis::new(n, m) {
+            Err(e @ Error::InvalidArgument { name: "n", .. }) => {
+                let msg = e.to_string();
+                assert!(msg.contains(&n.to_string()), "{msg}");
+                assert!(msg.contains(&MAX_TABLE_ENTRIES.to_string()), "{msg}");
+            }
+            other => panic!("FockBasis::new({n}, {m}): {other:?}"),
+        }
+    }
+    // Below the cap a few-site basis of many bosons is fine.
+    let b = FockBasis::new(1_000_000, 1).unwrap();
+    assert_eq!(b.dim(), 1);
+    assert_eq!(b.rank(&[1_000_000]).unwrap(), 0);
 }
