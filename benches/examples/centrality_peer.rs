@@ -37,9 +37,12 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
+/// Builds one graph.
+type Generator = Box<dyn Fn() -> Result<PatternCsr<u32>>>;
+
 /// (label, generator) of every graph this example knows.
-fn catalog() -> Vec<(String, Box<dyn Fn() -> Result<PatternCsr<u32>>>)> {
-    let mut all: Vec<(String, Box<dyn Fn() -> Result<PatternCsr<u32>>>)> = vec![
+fn catalog() -> Vec<(String, Generator)> {
+    let mut all: Vec<(String, Generator)> = vec![
         (
             "ba700_m3".into(),
             Box::new(|| barabasi_albert(700, 3, 2026)),
