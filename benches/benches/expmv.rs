@@ -97,8 +97,14 @@ scipy.io.mmwrite(sys.argv[5], np.asarray(w).reshape(-1, 1))
 print(json.dumps({"time_s": times[len(times) // 2], "reps": reps, "scipy": scipy.__version__}))
 "#;
 
+/// The interpreter of the peers: `$MATEXP_PYTHON` (the venv `cargo xtask bench` prepares),
+/// else `python3` from the PATH.
+fn python() -> String {
+    std::env::var("MATEXP_PYTHON").unwrap_or_else(|_| "python3".into())
+}
+
 fn scipy_available() -> bool {
-    std::process::Command::new("python3")
+    std::process::Command::new(python())
         .args(["-c", "import scipy"])
         .output()
         .is_ok_and(|o| o.status.success())
@@ -127,7 +133,7 @@ fn scipy_expm_multiply<S: Scalar>(
     write_csr_file(&ma, a, Symmetry::General, &["expmv benchmark matrix"]).ok()?;
     write_dense_file(&mv, v.len(), 1, v, &["expmv benchmark vector"]).ok()?;
     std::fs::write(&script, SCIPY_SCRIPT).ok()?;
-    let out = std::process::Command::new("python3")
+    let out = std::process::Command::new(python())
         .arg(&script)
         .args([&ma, &mv])
         .arg(t)

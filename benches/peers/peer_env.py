@@ -42,6 +42,25 @@ def ensure_venv(requirements, path=None):
     os.execve(py, [py, os.path.abspath(sys.argv[0]), *sys.argv[1:]], env)
 
 
+def prepare_venv(requirements, path=None):
+    """Creates (once) the peer venv with `requirements` installed; returns its interpreter.
+
+    The non-re-executing form of `ensure_venv`, for callers that are not Python scripts
+    (`cargo xtask bench` hands the interpreter to the benchmark binaries as $MATEXP_PYTHON).
+    """
+    path = os.path.abspath(path or os.environ.get("MATEXP_PEER_VENV")
+                           or os.path.join(ROOT, "target", "peer-venv"))
+    py = _venv_python(path)
+    if not os.path.exists(py):
+        print(f"peer_env: creating a venv in {os.path.relpath(path, ROOT)}", file=sys.stderr,
+              flush=True)
+        venv.EnvBuilder(with_pip=True).create(path)
+    print("peer_env: pip install " + " ".join(requirements), file=sys.stderr, flush=True)
+    subprocess.run([py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                    *requirements], check=True, stdout=sys.stderr)
+    return py
+
+
 def cpu_device_name(cpuinfo, cores):
     """`cpu-<model>-<cores>core` from /proc/cpuinfo, as `cargo xtask bench` names CPU hosts."""
     def field(name):
@@ -129,3 +148,13 @@ def finish(out, suite, records, header, rows):
         for r in records:
             fh.write(json.dumps(r, ensure_ascii=False) + "\n")
     print(f"{len(records)} records appended to {os.path.join(out, suite + '.jsonl')}")
+
+
+if __name__ == "__main__":
+    # `peer_env.py REQUIREMENT...`: prepares the venv and prints its interpreter's path.
+    import argparse
+    ap = argparse.ArgumentParser(description="prepare the peer venv, print its python")
+    ap.add_argument("requirements", nargs="+")
+    ap.add_argument("--venv", default=None)
+    a = ap.parse_args()
+    print(prepare_venv(a.requirements, a.venv))

@@ -4,15 +4,18 @@
 use crate::records::{read_folder, store};
 use crate::report::{render_summary, write_report};
 use crate::util::{
-    Steps, cargo, ensure_system_packages, git_commit, run_cmd, utc_stamp, workspace_root,
+    Steps, cargo, ensure_python_venv, ensure_system_packages, git_commit, run_cmd, utc_stamp,
+    workspace_root,
 };
 use std::path::{Path, PathBuf};
 
 pub const USAGE: &str = "\
 cargo xtask bench [--full] [--suite NAME]... [--device NAME] [--list] [-- CRITERION_ARGS...]
 
-Runs the criterion suites of matexp-benches (all of them unless --suite is given), then merges
-the records into bench-results/<device>/<suite>.json and regenerates bench-results/REPORT.md.
+Prepares the peers' venv (target/peer-venv: numpy, SciPy from PyPI, through
+benches/peers/peer_env.py), runs the criterion suites of matexp-benches (all of them unless
+--suite is given) with SciPy beside ours where a suite has a peer, then merges the records into
+bench-results/<device>/<suite>.json and regenerates bench-results/REPORT.md.
 
   --full          paper-size cases (MATEXP_BENCH_FULL=1); the default is a quick laptop run
   --suite NAME    run only this suite (repeatable); see --list
@@ -219,11 +222,22 @@ pub fn run(args: &[String]) -> Result<(), String> {
         run_dir.display()
     );
 
-    let mut steps = Steps::new("bench", selected.len() + 2);
+    let mut steps = Steps::new("bench", selected.len() + 3);
     let provisioned = steps.run(
         "provision",
         "system libraries (LAPACKE, OpenBLAS)",
         ensure_system_packages,
+    );
+    // The peers (SciPy's expm_multiply beside our expmv) live in a venv the bench makes itself,
+    // so that a run never silently drops them because the system Python lacks SciPy.
+    let mut peer_python = None;
+    steps.run(
+        "peers",
+        &format!("venv with {}", PEER_REQUIREMENTS.join(" ")),
+        || {
+            peer_python = Some(prepare_peer_venv(&root)?);
+            Ok(())
+        },
     );
     for suite in &selected {
         let what = format!("cargo bench -p matexp-benches --bench {suite}");
@@ -245,6 +259,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 .env("MATEXP_BENCH_RECORDS", &run_dir)
                 .env("MATEXP_COMMIT", &commit)
                 .env("MATEXP_BENCH_DEVICE", &device);
+            if let Some(py) = &peer_python {
+                cmd.env("MATEXP_PYTHON", py);
+            }
             if args.full {
                 cmd.env("MATEXP_BENCH_FULL", "1");
             } else {
@@ -289,6 +306,39 @@ pub fn run(args: &[String]) -> Result<(), String> {
         print!("{}", render_summary(&produced));
     }
     outcome
+}
+
+/// What the CPU suites' peers need (SciPy's `expm_multiply`; the graph and Bose–Hubbard peers
+/// have their own scripts in `benches/peers/`, which make the same venv).
+const PEER_REQUIREMENTS: &[&str] = &["numpy>=2.0", "scipy>=1.13"];
+
+/// Prepares `target/peer-venv` through `benches/peers/peer_env.py` and returns its interpreter.
+fn prepare_peer_venv(root: &Path) -> Result<PathBuf, String> {
+    ensure_python_venv()?;
+    let script = root.join("benches").join("peers").join("peer_env.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .args(PEER_REQUIREMENTS)
+        .current_dir(root)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| format!("python3 {}: {e}", script.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "python3 {} failed ({}); the SciPy peer rows of this run will be missing",
+            script.display(),
+            out.status
+        ));
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let py = stdout.lines().last().unwrap_or("").trim();
+    if py.is_empty() {
+        return Err(format!(
+            "python3 {} printed no interpreter",
+            script.display()
+        ));
+    }
+    Ok(PathBuf::from(py))
 }
 
 /// `path` relative to `root` when it lies below it (shorter messages).
