@@ -40,7 +40,7 @@ fn nonsym() -> CsrMatrix<f64> {
 
 fn read_array(path: &Path) -> Vec<Vec<f64>> {
     let a = matexp::read_dense_file::<f64>(path).expect("result file reads back");
-    a.into_columns()
+    a.into_columns().expect("the array's columns")
 }
 
 fn rel_err(a: &[f64], b: &[f64]) -> f64 {

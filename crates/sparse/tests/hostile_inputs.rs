@@ -168,6 +168,31 @@ fn array_with_zero_rows_and_huge_column_count_returns_at_once() {
             .unwrap()
     });
     assert_eq!((d.nrows, d.data.len()), (0, 0));
+    // As columns: 10¹⁸ empty vectors are refused at once, not collected (an abort on the
+    // capacity, or a hang).
+    let e = quickly("0 x 1e18 into_columns", || {
+        d.clone().into_columns().unwrap_err()
+    });
+    assert!(
+        matches!(e, Error::InvalidArgument { name: "ncols", .. }),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("1000000000000000000"), "{e}");
+    let few = matexp_sparse::matrix_market::DenseArray::<f64> {
+        nrows: 0,
+        ncols: 3,
+        data: vec![],
+    };
+    assert_eq!(few.into_columns().unwrap(), vec![Vec::<f64>::new(); 3]);
+    let short = matexp_sparse::matrix_market::DenseArray::<f64> {
+        nrows: 2,
+        ncols: 2,
+        data: vec![1.0; 3],
+    };
+    assert!(matches!(
+        short.into_columns(),
+        Err(Error::DimensionMismatch { .. })
+    ));
     // Data after an empty array is still refused.
     let text = "%%MatrixMarket matrix array real general\n0 1000000000000000000\n1\n";
     let e = read_csr::<f64, u64, _>(text.as_bytes(), "empty.mtx").unwrap_err();

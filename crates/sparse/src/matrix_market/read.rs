@@ -41,8 +41,45 @@ impl<S: Scalar> DenseArray<S> {
     }
 
     /// The columns as owned vectors.
-    pub fn into_columns(self) -> Vec<Vec<S>> {
-        self.columns().map(<[S]>::to_vec).collect()
+    ///
+    /// ```
+    /// use matexp_sparse::matrix_market::DenseArray;
+    /// let a = DenseArray { nrows: 2, ncols: 2, data: vec![1.0, 2.0, 3.0, 4.0] };
+    /// assert_eq!(a.into_columns()?, [vec![1.0, 2.0], vec![3.0, 4.0]]);
+    /// // A file may declare 0 rows and 10¹⁸ columns: no entries, but no 10¹⁸ vectors either.
+    /// let empty = DenseArray::<f64> { nrows: 0, ncols: 1_000_000_000_000_000_000, data: vec![] };
+    /// assert!(empty.into_columns().is_err());
+    /// # Ok::<(), matexp_core::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::DimensionMismatch`] when `data` does not hold `nrows·ncols` entries;
+    /// [`Error::InvalidArgument`] naming `ncols` for an array of 0 rows with more than
+    /// 65 536 columns (as many empty vectors, which no data pays for).
+    pub fn into_columns(self) -> Result<Vec<Vec<S>>> {
+        let len = self.nrows.checked_mul(self.ncols);
+        if len != Some(self.data.len()) {
+            return Err(Error::dim(
+                format!(
+                    "DenseArray::into_columns: entries of a {} × {} array",
+                    self.nrows, self.ncols
+                ),
+                len.unwrap_or(usize::MAX),
+                self.data.len(),
+            ));
+        }
+        if self.nrows == 0 && self.ncols > MAX_RESERVE {
+            return Err(Error::invalid(
+                "ncols",
+                self.ncols,
+                format!(
+                    "an array of 0 rows has no entries; as columns it would be that many empty \
+                     vectors (at most {MAX_RESERVE})"
+                ),
+            ));
+        }
+        Ok(self.columns().map(<[S]>::to_vec).collect())
     }
 
     /// The entries as a vector, if the array is one column or one row.
