@@ -3,8 +3,8 @@
 //! `×` or a rate found among the table's records (times, ratios, rates, and the ratios between
 //! them) or among the seed figures of its rows.
 
+use super::line::Line;
 use super::mapping::{SeedTable, Verdict};
-use super::seeds::Line;
 use crate::records::Record;
 
 /// What a number in a verdict measures.

@@ -8,6 +8,7 @@
 //! its appendix.
 
 pub mod check;
+pub mod line;
 pub mod mapping;
 pub mod plots;
 pub mod seeds;

@@ -2,6 +2,7 @@
 //! that reproduce it (ours on the CPU, on one GPU, on several, the peers), and a check that
 //! the numbers of each human verdict are backed by those records.
 
+use super::line::{Line, misses_tolerance};
 use super::mapping::{Mapping, Role, RowSpec, SeedTable, Verdict};
 use super::{escape_md, fmt_map, fmt_sci, fmt_time, sig3};
 use crate::records::{Record, natural_cmp, record_order};
@@ -30,41 +31,6 @@ fn peer_name(backend: &str) -> String {
         "quspin" => "QuSpin".into(),
         "gpu-csr" => "ours, CSR on GPU".into(),
         other => other.to_string(),
-    }
-}
-
-/// The error exceeds the requested tolerance.
-pub fn misses_tolerance(r: &Record) -> bool {
-    matches!((r.number("error"), r.number("tol")), (Some(e), Some(t)) if e > t)
-}
-
-/// One line of a rendered seed table: the records of one case, precision, size and tolerance.
-#[derive(Debug)]
-pub struct Line<'a> {
-    pub row: &'a RowSpec,
-    /// The first line of its row (which carries the row's label and seed figure).
-    pub first: bool,
-    pub case: String,
-    pub precision: String,
-    pub size: Option<String>,
-    pub cpu: Vec<&'a Record>,
-    pub gpu: Vec<&'a Record>,
-    pub multi: Vec<&'a Record>,
-    pub peers: Vec<&'a Record>,
-}
-
-impl Line<'_> {
-    fn ours(&self) -> impl Iterator<Item = &&Record> {
-        self.cpu.iter().chain(&self.gpu).chain(&self.multi)
-    }
-
-    /// Some record of ours misses its tolerance: no speed-up may be shown for this line.
-    pub fn tol_missed(&self) -> bool {
-        self.ours().any(|r| misses_tolerance(r))
-    }
-
-    fn records(&self) -> impl Iterator<Item = &&Record> {
-        self.ours().chain(&self.peers)
     }
 }
 
