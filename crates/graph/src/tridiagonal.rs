@@ -12,25 +12,32 @@
 //! weights Z₁ᵢ² sum to one, so nothing overflows for any β‖A‖.
 
 use matexp_core::{Error, Result};
-use matexp_dense::eigh_tridiagonal;
+use matexp_leja::symmetric_tridiagonal_rotations;
 
 /// ln(e₁ᵀe^{βT}e₁) for the symmetric tridiagonal T with diagonal `alpha` and off-diagonal
 /// `off` (length `alpha.len() − 1`), and the smallest and largest eigenvalues of T (the
-/// extreme Ritz values). One `dstevd`, O(k²).
+/// extreme Ritz values).
+///
+/// The Golub–Welsch algorithm: the eigenvalues θᵢ and the first components Z₁ᵢ of the
+/// eigenvectors from implicit QL with the eigenvectors kept as plane rotations
+/// ([`matexp_leja::symmetric_tridiagonal_rotations`]), O(k²) flops. A full eigendecomposition
+/// (O(k³); a dense Jacobi solve of ~50k³ flops without LAPACK) at every Lanczos step made a
+/// k-step quadrature cost O(k⁴).
 pub(crate) fn gauss_ln(alpha: &[f64], off: &[f64], beta: f64) -> Result<(f64, f64, f64)> {
-    let (theta, z) = eigh_tridiagonal(alpha, off)?;
+    let eig = symmetric_tridiagonal_rotations(alpha, off)?;
+    let theta = &eig.values;
+    let z = eig.row(0);
     let c = theta
         .iter()
         .map(|&t| beta * t)
         .fold(f64::NEG_INFINITY, f64::max);
     let sum: f64 = theta
         .iter()
-        .enumerate()
-        .map(|(i, &t)| z[(0, i)] * z[(0, i)] * (beta * t - c).exp())
+        .zip(&z)
+        .map(|(&t, &w)| w * w * (beta * t - c).exp())
         .sum();
-    let theta_max = theta.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let theta_min = theta.iter().copied().fold(f64::INFINITY, f64::min);
-    Ok((c + sum.ln(), theta_min, theta_max))
+    // Ascending order.
+    Ok((c + sum.ln(), theta[0], theta[theta.len() - 1]))
 }
 
 /// ln of the Gauss–Radau rule with the node `node` prescribed: T_k extended by one row,
@@ -102,6 +109,48 @@ mod tests {
         let (g, _, _) = gauss_ln(&[0.0, 0.0], &[1.0], 1000.0).unwrap();
         let want = 1000.0 + (0.5f64 * (1.0 + (-2000f64).exp())).ln();
         assert!((g - want).abs() < 1e-12, "{g} vs {want}");
+    }
+
+    /// Reference: the dense eigendecomposition of T.
+    fn gauss_dense(alpha: &[f64], off: &[f64], beta: f64) -> (f64, f64, f64) {
+        let (theta, z) = matexp_dense::eigh_tridiagonal(alpha, off).unwrap();
+        let c = theta
+            .iter()
+            .map(|&t| beta * t)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let sum: f64 = (0..theta.len())
+            .map(|i| z[(0, i)] * z[(0, i)] * (beta * theta[i] - c).exp())
+            .sum();
+        (c + sum.ln(), theta[0], theta[theta.len() - 1])
+    }
+
+    #[test]
+    fn golub_welsch_matches_the_dense_eigendecomposition() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        for k in [1, 2, 3, 5, 8, 20, 64, 150] {
+            for beta in [1.0, -0.5, 3.0] {
+                // Lanczos-like coefficients: a large leading eigenvalue and a dense bulk.
+                let mut alpha: Vec<f64> = (0..k).map(|_| rng.random_range(-5.0..5.0)).collect();
+                alpha[0] = 40.0;
+                let off: Vec<f64> = (1..k).map(|_| rng.random_range(0.01..8.0)).collect();
+                let (g, lo, hi) = gauss_ln(&alpha, &off, beta).unwrap();
+                let (gd, lod, hid) = gauss_dense(&alpha, &off, beta);
+                let scale = hid.abs().max(lod.abs()).max(1.0);
+                assert!(
+                    (g - gd).abs() <= 1e-13 * gd.abs().max(1.0),
+                    "k={k} β={beta}: {g} vs {gd}"
+                );
+                assert!((lo - lod).abs() <= 1e-13 * scale && (hi - hid).abs() <= 1e-13 * scale);
+            }
+        }
+        // Splits (zero off-diagonals) and repeated eigenvalues.
+        let alpha = [1.0, 1.0, 1.0, 2.0, 0.0];
+        let off = [0.0, 1.0, 0.0, 1e-300];
+        let (g, _, _) = gauss_ln(&alpha, &off, 1.0).unwrap();
+        assert!((g - 1.0).abs() < 1e-15, "{g}");
+        assert!(gauss_ln(&[1.0, f64::NAN], &[1.0], 1.0).is_err());
+        assert!(gauss_ln(&[1.0, 2.0], &[], 1.0).is_err());
     }
 
     #[test]
