@@ -142,15 +142,30 @@ fn main() -> Result<()> {
     let ((tc, tc_rep), tc_times) = timed(reps, true, || {
         total_communicability::<_, f64, _>(&cpu, &g, &tc_opts)
     })?;
+    eprintln!(
+        "  e^A·1: {:.4} s, {} products",
+        median(&tc_times),
+        tc_rep.matvecs
+    );
     let quad = QuadratureOptions::default();
     let probes = ProbeOptions::default();
     let (ee, ee_times) = timed(reps, true, || {
         estrada_index_hutchpp::<_, f64, _>(&cpu, &g, 1.0, &probes, &quad)
     })?;
+    eprintln!(
+        "  Estrada (Hutch++): {:.4} s, {} products",
+        median(&ee_times),
+        ee.matvecs
+    );
     let top: Vec<usize> = top_k(&tc, 10)?.iter().map(|p| p.0).collect();
     let (sc, sc_times) = timed(reps, true, || {
         subgraph_centrality::<_, f64, _>(&cpu, &g, 1.0, &top, &quad, true)
     })?;
+    eprintln!(
+        "  SC top-10: {:.4} s, {} products",
+        median(&sc_times),
+        sc.iter().map(|f| f.steps).sum::<usize>()
+    );
     let mut json = serde_json::json!({
         "label": label,
         "n": g.nrows(),
@@ -176,9 +191,37 @@ fn main() -> Result<()> {
         // All nodes: the process is warm by now (the same quadrature ran for the top ten),
         // so no untimed run; one timed run above 2000 nodes, where a run takes seconds.
         let all_reps = if g.nrows() > 2000 { 1 } else { reps };
+        // O(n·k·nnz): one Lanczos quadrature per node. Run in blocks with a progress line
+        // (products so far, the projected total time) so that a long run is visible.
+        let block = 512;
+        let mut products = 0usize;
         let (all, all_times) = timed(all_reps, false, || {
-            subgraph_centrality::<_, f64, _>(&cpu, &g, 1.0, &nodes, &quad, true)
+            let start = Instant::now();
+            let mut out = Vec::with_capacity(nodes.len());
+            products = 0;
+            for chunk in nodes.chunks(block) {
+                let part = subgraph_centrality::<_, f64, _>(&cpu, &g, 1.0, chunk, &quad, true)?;
+                products += part.iter().map(|f| f.steps).sum::<usize>();
+                out.extend(part);
+                let done = out.len();
+                let t = start.elapsed().as_secs_f64();
+                if done < nodes.len() {
+                    eprintln!(
+                        "  SC all nodes: {done}/{} nodes, {products} products ({:.1} per node), \
+                         {t:.1} s, about {:.0} s to go",
+                        nodes.len(),
+                        products as f64 / done as f64,
+                        t * (nodes.len() - done) as f64 / done as f64
+                    );
+                }
+            }
+            Ok(out)
         })?;
+        eprintln!(
+            "  SC all nodes: {:.3} s, {products} products ({:.1} per node)",
+            median(&all_times),
+            products as f64 / nodes.len().max(1) as f64
+        );
         let mut f = std::fs::File::create(dir.join(format!("{label}.sc.txt"))).map_err(io)?;
         let mut sum = 0.0;
         for v in &all {
