@@ -146,3 +146,35 @@ fn progress_reports_every_substep_in_order() {
     assert_eq!(last.products, r.matvecs);
     assert_eq!(last.estimated_products, r.cost_estimate);
 }
+
+/// The up-front estimate computes no divided differences of its own: it takes the model
+/// degree from the first substep's coefficient set, made through the workspace cache with
+/// the very `τ` the march uses, so a call whose substeps share one `τ` leaves exactly one set
+/// (a plan forming `τ` as `(t·1)/s` instead of `t·(1/s)` would leave two where they differ).
+#[test]
+fn the_estimate_shares_the_coefficients_of_the_march() {
+    let cpu = CpuBackend::new();
+    let (a, b) = laplace(100);
+    let v = vec![1.0; 100];
+    let mut w = vec![0.0; 100];
+    let mut rounding_differs = 0;
+    for t in [0.01, 0.02, 0.03, 0.05, 0.07, 0.1, 0.13, 0.3, 0.7] {
+        let mut leja = Leja::new(&cpu, opts(b)).unwrap();
+        let r = leja.expmv(&a, t, &v, &mut w).unwrap();
+        assert_eq!(r.rejected, 0, "t = {t}: {r}");
+        assert!(r.cost_estimate > 0, "t = {t}: {r}");
+        assert_eq!(
+            leja.workspace().cached_coefficient_sets(),
+            1,
+            "t = {t}: {r}"
+        );
+        let s = r.substeps as f64;
+        if t * (1.0 / s) != t / s {
+            rounding_differs += 1;
+        }
+    }
+    assert!(
+        rounding_differs > 0,
+        "no case tells the two forms of τ apart"
+    );
+}

@@ -504,6 +504,86 @@ fn tail_at<S: Scalar>(t: c64, p: usize, out: &mut [S]) {
     }
 }
 
+/// What the convergence model of a substep `τ` depends on: its local tolerance, the model
+/// direction of `β` and the radius `|τ|·capacity`.
+struct SubstepModel {
+    tol: f64,
+    theta: f64,
+    radius: f64,
+}
+
+impl SubstepModel {
+    fn new(focal: &Focal, tau: c64, opts: &LejaOptions, total: f64, eps: f64) -> Self {
+        SubstepModel {
+            tol: local_rtol(opts.tol.rtol, tau.norm(), total, eps),
+            theta: model_direction(focal, tau),
+            radius: tau.norm() * focal.capacity,
+        }
+    }
+
+    /// `β` of the model function `e^{βξ}`.
+    fn model_beta(&self) -> c64 {
+        c64::from_polar(self.radius, self.theta)
+    }
+}
+
+/// The coefficient set of the substep `τ` from the workspace cache, computed on a miss: the
+/// divided differences at all `nodes` (`w` their `W_k`), the model degree and the tail sums.
+#[allow(clippy::too_many_arguments)]
+fn substep_coefficients<B: Backend, S: Scalar>(
+    ws: &mut LejaWorkspace<B, S>,
+    focal: &Focal,
+    tau: c64,
+    sm: &SubstepModel,
+    nodes: &[f64],
+    w: &[f64],
+    seed: bool,
+    opts: &LejaOptions,
+) -> Result<std::sync::Arc<Coefficients<S>>> {
+    let key = CoeffKey {
+        tau: bits(tau),
+        center: bits(focal.center),
+        scale: bits(focal.scale),
+        nodes: nodes.len(),
+        seed,
+        floor_tol: sm.tol.to_bits(),
+        floor_theta: sm.theta.to_bits(),
+        floor_radius: sm.radius.to_bits(),
+    };
+    ws.coefficients(key, || {
+        let method = if seed {
+            Method::Recurrence
+        } else {
+            Method::Stable
+        };
+        let (d, alpha, beta) = newton_coefficients(focal, tau, nodes, method, S::IS_COMPLEX)?;
+        let (degree, floor) = if seed {
+            (opts.max_degree, 0)
+        } else {
+            // On a segment the model is the substep's own function; with an ellipse it is
+            // e^{βξ} with |β| the ellipse's capacity·|τ| in the model direction.
+            let m = if focal.across == 0.0 {
+                degree_of(&d, alpha, beta, w, sm.tol)
+            } else {
+                model_degree(sm.model_beta(), sm.tol, nodes, w)?
+            };
+            let m = m.unwrap_or(opts.max_degree);
+            (m, (DEGREE_FLOOR * m as f64).ceil() as usize)
+        };
+        let mut tail = vec![0.0; d.len()];
+        for m in (0..d.len().saturating_sub(1)).rev() {
+            tail[m] = tail[m + 1] + d[m + 1].norm() * w[m + 1];
+        }
+        let values = d.into_iter().map(S::from_c64).collect();
+        Ok(Coefficients {
+            values,
+            degree,
+            floor,
+            tail,
+        })
+    })
+}
+
 #[allow(clippy::too_many_arguments)]
 fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     be: &B,
@@ -548,12 +628,13 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     let phi_norm = phi.map_or(0.0, |f| f.max_norm);
     // Nothing to do for a zero start without forcing (e^{tA}0 = 0), or t = 0 everywhere.
     let trivial = (unorm == 0.0 && phi_norm == 0.0) || total == 0.0;
+    // `W_k` of the nodes, once per call (the coefficient sets and the plan share it).
+    let w = node_products(nodes);
     // Up-front cost: the planned substeps of every output interval times the model degree
     // of one substep (halvings and rounding cuts can add to it; the thesis's fixed substeps
     // count `max_degree` each).
     let mut planned = 0usize;
     if !trivial {
-        let w = node_products(nodes);
         let mut prev = 0.0f64;
         for &t_j in times {
             if t_j != prev {
@@ -565,13 +646,20 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
                     None => {
                         let delta = scale_c * (t_j - prev);
                         let s = substeps_for(&focal, delta, total, opts, eps, nodes)?;
-                        let tau = delta / s as f64;
-                        let tol = local_rtol(opts.tol.rtol, tau.norm(), total, eps);
-                        let beta = c64::from_polar(
-                            tau.norm() * focal.capacity,
-                            model_direction(&focal, tau),
-                        );
-                        let m = model_degree(beta, tol, nodes, &w)?.unwrap_or(opts.max_degree);
+                        // The first substep's τ exactly as the march forms it, so that its
+                        // coefficient set, made here through the workspace cache, is the one
+                        // the march uses: the plan costs no divided differences of its own.
+                        let tau = scale_c * ((t_j - prev) / s as f64);
+                        let sm = SubstepModel::new(&focal, tau, opts, total, eps);
+                        let m = match substep_coefficients(
+                            ws, &focal, tau, &sm, nodes, &w, false, opts,
+                        ) {
+                            Ok(c) => c.degree,
+                            // Reported by the march at this substep, after the cost check;
+                            // the plan falls back on the a-priori model.
+                            Err(_) => model_degree(sm.model_beta(), sm.tol, nodes, &w)?
+                                .unwrap_or(opts.max_degree),
+                        };
                         (s, m.max(1))
                     }
                 };
@@ -622,58 +710,15 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
             }
             let dt = (t_j - seg_start) / s as f64;
             let tau = scale_c * dt;
-            let tol_loc = local_rtol(opts.tol.rtol, tau.norm(), total, eps);
+            let sm = SubstepModel::new(&focal, tau, opts, total, eps);
+            let tol_loc = sm.tol;
             let frac = if total > 0.0 {
                 (tau.norm() / total).min(1.0)
             } else {
                 1.0
             };
-            let theta = model_direction(&focal, tau);
-            let r_eff = tau.norm() * focal.capacity;
             let seed = seed_substeps.is_some();
-            let key = CoeffKey {
-                tau: bits(tau),
-                center: bits(focal.center),
-                scale: bits(focal.scale),
-                nodes: nodes.len(),
-                seed,
-                floor_tol: tol_loc.to_bits(),
-                floor_theta: theta.to_bits(),
-                floor_radius: r_eff.to_bits(),
-            };
-            let coeffs = ws.coefficients(key, || {
-                let method = if seed {
-                    Method::Recurrence
-                } else {
-                    Method::Stable
-                };
-                let (d, alpha, beta) =
-                    newton_coefficients(&focal, tau, nodes, method, S::IS_COMPLEX)?;
-                let floor = if seed {
-                    0
-                } else {
-                    let w = node_products(nodes);
-                    // On a segment the model is the substep's own function; with an ellipse
-                    // it is e^{βξ} with |β| the ellipse's capacity·|τ| in the model direction.
-                    let m = if focal.across == 0.0 {
-                        degree_of(&d, alpha, beta, &w, tol_loc)
-                    } else {
-                        model_degree(c64::from_polar(r_eff, theta), tol_loc, nodes, &w)?
-                    };
-                    (DEGREE_FLOOR * m.unwrap_or(opts.max_degree) as f64).ceil() as usize
-                };
-                let w = node_products(nodes);
-                let mut tail = vec![0.0; d.len()];
-                for m in (0..d.len().saturating_sub(1)).rev() {
-                    tail[m] = tail[m + 1] + d[m + 1].norm() * w[m + 1];
-                }
-                let values = d.into_iter().map(S::from_c64).collect();
-                Ok(Coefficients {
-                    values,
-                    floor,
-                    tail,
-                })
-            })?;
+            let coeffs = substep_coefficients(ws, &focal, tau, &sm, nodes, &w, seed, opts)?;
             let rule = if seed {
                 Rule::Single {
                     abs: opts.tol.atol + opts.tol.rtol * start.map_or(0.0, |(_, vn)| vn),

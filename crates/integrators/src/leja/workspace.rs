@@ -26,6 +26,9 @@ pub(crate) struct CoeffKey {
 #[derive(Debug, Clone)]
 pub(crate) struct Coefficients<S> {
     pub values: Vec<S>,
+    /// The model degree of the substep (`max_degree` when the nodes do not suffice; the
+    /// cost estimate counts it).
+    pub degree: usize,
     pub floor: usize,
     /// `tail[m] = Σ_{j>m}|d_j|·W_j` over the table (see [`super::newton::Rule`]).
     pub tail: Vec<f64>,
