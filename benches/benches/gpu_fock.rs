@@ -462,7 +462,9 @@ fn rk4_steps(ctx: &mut Ctx, n: u32) -> Res<()> {
         // fused: 4 stages reading x, acc, base and writing acc, next (≈ 5 vectors) + a copy
         ("fused", &tf, vec_bytes * (4.0 * 5.0 + 2.0)),
     ] {
-        let mut r = ctx.record(&case, "gpu", "c64", &h, times);
+        // One case per variant: records sharing suite, case, backend, precision and size are
+        // one measurement in bench-results/.
+        let mut r = ctx.record(&format!("{case}/{label}"), "gpu", "c64", &h, times);
         r.matvecs = Some(4);
         r.floor_ratio = Some(r.time_s / (bytes / ctx.copy_bw));
         r = r
