@@ -89,13 +89,13 @@ mod times;
 pub use krylov::arnoldi::{Arnoldi, arnoldi_expmv, arnoldi_phimv};
 pub use krylov::lanczos::{Lanczos, lanczos_expmv, lanczos_phimv, total_communicability};
 pub use leja::{
-    BoundsSource, Leja, LejaMethod, LejaOptions, LejaReport, LejaWorkspace, Progress, ProgressFn,
-    leja_expmv, leja_phimv, leja_schrodinger,
+    BoundsSource, Leja, LejaMethod, LejaOptions, LejaReport, LejaWorkspace, leja_expmv, leja_phimv,
+    leja_schrodinger,
 };
 pub use method::{ExpmvMethod, MAX_PHI_ORDER, ROUNDING_FACTOR};
 pub use options::{
-    ArnoldiOptions, LanczosOptions, MAX_NORM_PROBES, MethodOptions, NormBound, Shift,
-    TaylorOptions, Tolerance,
+    ArnoldiOptions, LanczosOptions, MAX_NORM_PROBES, MethodOptions, NormBound, Progress,
+    ProgressFn, Shift, TaylorOptions, Tolerance,
 };
 pub use report::Report;
 pub use taylor::{Taylor, taylor_expmv, taylor_theta};

@@ -222,6 +222,38 @@ macro_rules! method_options {
 }
 pub(crate) use method_options;
 
+/// Where a long call stands: passed to the `progress` callback of
+/// [`LejaOptions`](crate::LejaOptions), [`LanczosOptions`], [`ArnoldiOptions`] and
+/// [`TaylorOptions`] as the call advances (after every substep; Lanczos: at every
+/// convergence check).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Progress {
+    /// Operator applications so far.
+    pub products: usize,
+    /// The up-front estimate of the products of the whole call.
+    pub estimated_products: usize,
+    /// Fraction of the time range reached, in [0, 1] (|t_reached| / |t_last|). Lanczos builds
+    /// one basis for all times and reaches them together: 0 until it has converged, then 1.
+    pub fraction: f64,
+}
+
+/// A progress callback (a plain function, so options stay `Copy`; send the figures on
+/// through a channel or an atomic in a `static` when they are needed elsewhere).
+#[derive(Clone, Copy)]
+pub struct ProgressFn(pub fn(&Progress));
+
+impl std::fmt::Debug for ProgressFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProgressFn(..)")
+    }
+}
+
+impl PartialEq for ProgressFn {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::fn_addr_eq(self.0, other.0)
+    }
+}
+
 method_options!(LanczosOptions);
 method_options!(ArnoldiOptions);
 method_options!(TaylorOptions);
@@ -251,8 +283,16 @@ pub struct LanczosOptions {
     /// (the caller vouches for it).
     pub assume_hermitian: bool,
     /// Return the result reached at `max_dim` with `Report::converged = false` instead of
-    /// [`Error::NoConvergence`].
+    /// [`Error::NoConvergence`] (not when `max_products` stops the call).
     pub allow_unconverged: bool,
+    /// Cost cap: most operator applications per call; default unlimited. A call whose
+    /// up-front estimate ([`crate::Report::cost_estimate`]; the Krylov dimension predicted by the Hochbruck–Lubich bounds, see [`crate::Lanczos`]) exceeds twice the cap is
+    /// refused before the work it estimates, one that reaches the cap stops there; both with
+    /// [`Error::NoConvergence`] naming `max_products`, never a partial result.
+    pub max_products: usize,
+    /// Called at every convergence check and at the end with the products so far
+    /// ([`Progress::fraction`] is 0 until the basis has converged, then 1).
+    pub progress: Option<ProgressFn>,
 }
 
 impl Default for LanczosOptions {
@@ -265,6 +305,8 @@ impl Default for LanczosOptions {
             reorthogonalize: false,
             assume_hermitian: false,
             allow_unconverged: false,
+            max_products: usize::MAX,
+            progress: None,
         }
     }
 }
@@ -276,6 +318,9 @@ impl LanczosOptions {
         }
         if self.check_every == 0 {
             return Err(Error::invalid("check_every", 0, "must be ≥ 1"));
+        }
+        if self.max_products == 0 {
+            return Err(Error::invalid("max_products", 0, "must be ≥ 1"));
         }
         if self.two_pass && self.reorthogonalize {
             return Err(Error::invalid(
@@ -299,8 +344,16 @@ pub struct ArnoldiOptions {
     pub max_substeps: usize,
     /// Most rejected step-size trials in a row (each costs a small exponential, no products).
     pub max_rejections: usize,
-    /// Most operator applications before giving up.
+    /// Most operator applications before giving up (checked before each substep; see also
+    /// `max_products`).
     pub max_matvecs: usize,
+    /// Cost cap: most operator applications per call; default unlimited. A call whose
+    /// up-front estimate ([`crate::Report::cost_estimate`]; the substeps the step-size rule plans from the first Krylov basis, times m + 1; made after that basis, see [`crate::Arnoldi`]) exceeds twice the cap is
+    /// refused before the work it estimates, one that reaches the cap stops there; both with
+    /// [`Error::NoConvergence`] naming `max_products`, never a partial result.
+    pub max_products: usize,
+    /// Called after every accepted substep with the products so far and the time reached.
+    pub progress: Option<ProgressFn>,
 }
 
 impl Default for ArnoldiOptions {
@@ -311,6 +364,8 @@ impl Default for ArnoldiOptions {
             max_substeps: 10_000,
             max_rejections: 50,
             max_matvecs: 1_000_000,
+            max_products: usize::MAX,
+            progress: None,
         }
     }
 }
@@ -325,6 +380,9 @@ impl ArnoldiOptions {
         }
         if self.max_matvecs == 0 {
             return Err(Error::invalid("max_matvecs", 0, "must be ≥ 1"));
+        }
+        if self.max_products == 0 {
+            return Err(Error::invalid("max_products", 0, "must be ≥ 1"));
         }
         Ok(())
     }
@@ -399,6 +457,13 @@ pub struct TaylorOptions {
     pub p_max: usize,
     /// Most operator applications (the selected s·m* is checked before starting).
     pub max_matvecs: usize,
+    /// Cost cap: most operator applications per call; default unlimited. A call whose
+    /// up-front estimate ([`crate::Report::cost_estimate`]; the norm estimate's products plus Σ s·m* over the output intervals, an upper bound known before the first series product, see [`crate::Taylor`]) exceeds twice the cap is
+    /// refused before the work it estimates, one that reaches the cap stops there; both with
+    /// [`Error::NoConvergence`] naming `max_products`, never a partial result.
+    pub max_products: usize,
+    /// Called after every scaling step with the products so far and the time reached.
+    pub progress: Option<ProgressFn>,
 }
 
 impl Default for TaylorOptions {
@@ -410,6 +475,8 @@ impl Default for TaylorOptions {
             m_max: 55,
             p_max: 8,
             max_matvecs: 10_000_000,
+            max_products: usize::MAX,
+            progress: None,
         }
     }
 }
@@ -457,6 +524,9 @@ impl TaylorOptions {
         }
         if self.max_matvecs == 0 {
             return Err(Error::invalid("max_matvecs", 0, "must be ≥ 1"));
+        }
+        if self.max_products == 0 {
+            return Err(Error::invalid("max_products", 0, "must be ≥ 1"));
         }
         Ok(())
     }

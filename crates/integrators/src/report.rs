@@ -60,9 +60,12 @@ pub struct Report {
     pub atol: f64,
     /// Whether every estimate met the tolerance (false only with `allow_unconverged`).
     pub converged: bool,
-    /// Up-front estimate of the products of the call, made before the first product (Leja:
-    /// the planned substeps times the degree they aim at, spectral estimate not included;
-    /// 0 where the method makes none).
+    /// Up-front estimate of the products of the call (Leja: the planned substeps times the
+    /// degree they aim at, before the first product, spectral estimate not included;
+    /// Taylor: Σ s·m* plus the norm estimate, an upper bound, before the first series
+    /// product; Lanczos: the predicted Krylov dimension, before the first product when the
+    /// operator bounds its spectrum; Arnoldi: the planned substeps times m + 1, after the
+    /// first basis; 0 where none was made). See each method for its measured accuracy.
     pub cost_estimate: usize,
     /// The spectral bounds used and where they came from (Leja; Taylor for Hermitian
     /// operators with bounds).

@@ -82,7 +82,7 @@ pub use matexp_core::{
 };
 pub use matexp_integrators::{
     ArnoldiOptions, BoundsSource, ExpmvMethod, LanczosOptions, LejaOptions, MethodOptions,
-    NormBound, Report, Shift, TaylorOptions, TimeGrid, Tolerance,
+    NormBound, Progress, ProgressFn, Report, Shift, TaylorOptions, TimeGrid, Tolerance,
 };
 
 /// The methods with reusable workspaces (for time stepping without allocation), their

@@ -11,7 +11,9 @@ use matexp_integrators::{
 /// The default (`Options::default()`) works for every scalar type: [`Method::Auto`] and a
 /// tolerance chosen by the precision (rtol 10⁻⁸ for `f64`/`c64`, 10⁻⁵ for `f32`/`c32`,
 /// [`Tolerance::default_rtol`]). The tolerance given here replaces the one inside the
-/// per-method options.
+/// per-method options. The cost cap `max_products` and the `progress` callback
+/// ([`crate::ProgressFn`]) are fine options of every method: set them in the method's
+/// options (`with_lanczos(LanczosOptions { max_products: …, ..Default::default() })`).
 ///
 /// ```
 /// use matexp::{Method, Options, LanczosOptions};

@@ -3,6 +3,8 @@
 use crate::Tolerance;
 use matexp_core::{Error, Result, Scalar, SpectralBounds};
 
+pub use crate::options::{Progress, ProgressFn};
+
 /// Which Leja algorithm runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LejaMethod {
@@ -61,34 +63,6 @@ pub struct LejaOptions {
     pub max_products: usize,
     /// Called after every accepted substep with the work done and the time reached.
     pub progress: Option<ProgressFn>,
-}
-
-/// Where a long call stands: passed to [`LejaOptions::progress`] after every substep.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Progress {
-    /// Operator applications so far.
-    pub products: usize,
-    /// The up-front estimate of the products of the whole call.
-    pub estimated_products: usize,
-    /// Fraction of the time range reached, in [0, 1] (|t_reached| / |t_last|).
-    pub fraction: f64,
-}
-
-/// A progress callback (a plain function, so options stay `Copy`; send the figures on
-/// through a channel or an atomic in a `static` when they are needed elsewhere).
-#[derive(Clone, Copy)]
-pub struct ProgressFn(pub fn(&Progress));
-
-impl std::fmt::Debug for ProgressFn {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("ProgressFn(..)")
-    }
-}
-
-impl PartialEq for ProgressFn {
-    fn eq(&self, other: &Self) -> bool {
-        std::ptr::fn_addr_eq(self.0, other.0)
-    }
 }
 
 impl Default for LejaOptions {
