@@ -291,7 +291,9 @@ pub struct LanczosOptions {
     /// [`Error::NoConvergence`] naming `max_products`, never a partial result.
     pub max_products: usize,
     /// Called at every convergence check and at the end with the products so far
-    /// ([`Progress::fraction`] is 0 until the basis has converged, then 1).
+    /// ([`Progress::fraction`] is 0 until the basis has converged, then 1). A
+    /// φ-combination builds one basis per nonzero b_j: the figures, and `max_products`,
+    /// apply to each basis.
     pub progress: Option<ProgressFn>,
 }
 
