@@ -101,6 +101,7 @@ fn command_line(no_verify: bool) -> &'static str {
 /// Packages (and unless `no_verify`, builds) every publishable member; the step of
 /// `cargo xtask test`.
 pub fn package_workspace(no_verify: bool) -> Result<(), String> {
+    forget_earlier_packages(&workspace_publishable()?);
     let mut cmd = cargo();
     cmd.args(["package", "--workspace", "--allow-dirty"]);
     if no_verify {
@@ -109,10 +110,79 @@ pub fn package_workspace(no_verify: bool) -> Result<(), String> {
     run_cmd(&mut cmd)
 }
 
+/// Removes our crates from cargo's caches of local registries.
+///
+/// The verification resolves the workspace's crates through a local registry under
+/// `target/package/tmp-registry`; cargo unpacks each `.crate` into
+/// `$CARGO_HOME/registry/src/-<hash of that path>/` and never unpacks a name and version it
+/// finds there again. A clone at a path used before (CI's checkout) would therefore verify
+/// against the sources of an earlier run with the same version number. Local registries are
+/// the cache folders whose name starts with `-` (they have no registry name); only our
+/// crates' entries are removed.
+fn forget_earlier_packages(crates: &[String]) {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cargo")));
+    let Some(home) = home else { return };
+    let mut removed = 0;
+    for sub in ["src", "cache"] {
+        let Ok(registries) = std::fs::read_dir(home.join("registry").join(sub)) else {
+            continue;
+        };
+        for registry in registries.flatten() {
+            if !registry.file_name().to_string_lossy().starts_with('-') {
+                continue;
+            }
+            let Ok(entries) = std::fs::read_dir(registry.path()) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if !is_package_of(&name, crates) {
+                    continue;
+                }
+                let path = entry.path();
+                let gone = if path.is_dir() {
+                    std::fs::remove_dir_all(&path)
+                } else {
+                    std::fs::remove_file(&path)
+                };
+                if gone.is_ok() {
+                    removed += 1;
+                }
+            }
+        }
+    }
+    if removed > 0 {
+        println!("package: removed {removed} unpacked copies of earlier packages of these crates");
+    }
+}
+
+/// `name` is `<crate>-<version>[.crate]` for one of `crates`.
+fn is_package_of(name: &str, crates: &[String]) -> bool {
+    let name = name.strip_suffix(".crate").unwrap_or(name);
+    crates.iter().any(|c| {
+        name.strip_prefix(c.as_str())
+            .and_then(|rest| rest.strip_prefix('-'))
+            .is_some_and(|v| v.starts_with(|ch: char| ch.is_ascii_digit()))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn package_cache_entries_are_matched_by_crate_and_version() {
+        let crates = vec!["matexp".to_string(), "matexp-core".to_string()];
+        assert!(is_package_of("matexp-core-0.1.0", &crates));
+        assert!(is_package_of("matexp-0.1.0.crate", &crates));
+        // A sibling whose name extends ours is not ours unless listed.
+        assert!(!is_package_of("matexp-sparse-0.1.0", &crates));
+        assert!(!is_package_of("serde-1.0.0", &crates));
+        assert!(!is_package_of("matexp-core", &crates));
+    }
 
     #[test]
     fn options_parse() {
