@@ -102,6 +102,16 @@ fn command_line(no_verify: bool) -> &'static str {
 /// `cargo xtask test`.
 pub fn package_workspace(no_verify: bool) -> Result<(), String> {
     forget_earlier_packages(&workspace_publishable()?);
+    // The verification builds registry copies of our crates, which cargo takes as immutable:
+    // an artifact left by an earlier run of the same version would be reused as it is.
+    let packages = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| crate::util::workspace_root().join("target"))
+        .join("package");
+    if packages.exists() {
+        std::fs::remove_dir_all(&packages)
+            .map_err(|e| format!("removing {}: {e}", packages.display()))?;
+    }
     let mut cmd = cargo();
     cmd.args(["package", "--workspace", "--allow-dirty"]);
     if no_verify {
