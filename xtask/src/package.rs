@@ -103,17 +103,21 @@ fn command_line(no_verify: bool) -> &'static str {
 pub fn package_workspace(no_verify: bool) -> Result<(), String> {
     forget_earlier_packages(&workspace_publishable()?);
     // The verification builds registry copies of our crates, which cargo takes as immutable:
-    // an artifact left by an earlier run of the same version would be reused as it is.
-    let packages = std::env::var_os("CARGO_TARGET_DIR")
+    // an artifact of an earlier run with the same version would be reused as it is, so the
+    // packages are built in a target folder of their own, emptied first.
+    let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| crate::util::workspace_root().join("target"))
-        .join("package");
-    if packages.exists() {
-        std::fs::remove_dir_all(&packages)
-            .map_err(|e| format!("removing {}: {e}", packages.display()))?;
+        .unwrap_or_else(|| crate::util::workspace_root().join("target"));
+    let verify_target = target.join("package-verify");
+    for dir in [target.join("package"), verify_target.clone()] {
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir)
+                .map_err(|e| format!("removing {}: {e}", dir.display()))?;
+        }
     }
     let mut cmd = cargo();
-    cmd.args(["package", "--workspace", "--allow-dirty"]);
+    cmd.args(["package", "--workspace", "--allow-dirty"])
+        .env("CARGO_TARGET_DIR", &verify_target);
     if no_verify {
         cmd.arg("--no-verify");
     }
