@@ -12,7 +12,7 @@
 //!
 //! `--sizes` replaces the N of the product sweep (`none` for no sweep), `--no-extras` leaves
 //! out the RK4 step and the Bogoliubov runs: together they let the largest sizes and the
-//! end-to-end run fit one bounded GPU session.
+//! end-to-end run fit one time-limited GPU run.
 //!
 //! Figures per record: `time_s` (median per product, α = 1, β = 0, fresh random x);
 //! `floor_ratio` = time / (bytes that must move / device-to-device copy bandwidth of the same
