@@ -437,7 +437,10 @@ fn fock_plot(records: &[Record], path: &Path) -> Result<bool, String> {
         let mut pts: Vec<(f64, f64)> = records
             .iter()
             .filter(|r| {
+                // One product per record: the end-to-end and RK runs of the suite time whole
+                // propagations.
                 r.text("suite") == "gpu_fock"
+                    && r.text("case").starts_with("hx_m8_n")
                     && r.text("backend") == backend
                     && r.text("precision") == "c64"
             })
@@ -458,7 +461,7 @@ fn fock_plot(records: &[Record], path: &Path) -> Result<bool, String> {
     loglog(
         path,
         "Bose–Hubbard H·x, M = 8 sites, complex double: time against D(N, 8)",
-        "Fock-space dimension D (N = 30, 35, 40, 45 bosons)",
+        "Fock-space dimension D (N = 30 … 50 bosons)",
         "time per product (s)",
         &series,
     )?;
