@@ -112,6 +112,8 @@ pub struct Selector {
     pub size: BTreeMap<String, Value>,
     /// A device pattern (`*` wildcards).
     pub device: Option<String>,
+    /// Backend patterns (`*` wildcards); a record must match one of them. Empty: any backend.
+    pub backends: Vec<String>,
 }
 
 impl Selector {
@@ -128,6 +130,9 @@ impl Selector {
             if !glob(d, r.text("device")) {
                 return false;
             }
+        }
+        if !self.backends.is_empty() && !self.backends.iter().any(|b| glob(b, r.text("backend"))) {
+            return false;
         }
         let size = r.get("size").and_then(Value::as_object);
         self.size.iter().all(|(k, want)| {
@@ -157,6 +162,12 @@ pub struct RowSpec {
     /// Backends that count as ours on the CPU and on one GPU.
     pub cpu: Vec<String>,
     pub gpu: Vec<String>,
+    /// Figures of the records' `extra` (or top-level fields) shown in a column of their own,
+    /// e.g. `mem_bytes` for a memory comparison.
+    pub figures: Vec<String>,
+    /// Which peer or vendor measurement the row still lacks (listed in the report while no
+    /// line of the row shows one).
+    pub peer_missing: Option<String>,
     pub note: Option<String>,
 }
 
@@ -326,6 +337,7 @@ fn selector(f: &Fields<'_>, prefix: &str) -> Result<Option<Selector>, String> {
         precision: f.opt_str(&key("precision"))?,
         size,
         device: f.opt_str(&key("device"))?,
+        backends: f.strings(&key("backends"), &[])?,
     }))
 }
 
@@ -341,13 +353,17 @@ fn row(v: &toml::Value, at: String) -> Result<RowSpec, String> {
         "precision",
         "size",
         "device",
+        "backends",
         "peer_suite",
         "peer_case",
         "peer_precision",
         "peer_size",
         "peer_device",
+        "peer_backends",
         "cpu",
         "gpu",
+        "figures",
+        "peer_missing",
         "note",
     ])?;
     let select = selector(&f, "")?.unwrap_or_default();
@@ -360,6 +376,8 @@ fn row(v: &toml::Value, at: String) -> Result<RowSpec, String> {
         peers: selector(&f, "peer_")?,
         cpu: f.strings("cpu", &["cpu"])?,
         gpu: f.strings("gpu", &["gpu"])?,
+        figures: f.strings("figures", &[])?,
+        peer_missing: f.opt_str("peer_missing")?,
         note: f.opt_str("note")?,
     })
 }
@@ -460,6 +478,32 @@ peer_case = "scipy"
         assert_eq!(r.select.case, "T10_*");
         assert_eq!(r.peers.as_ref().unwrap().suite, "leja_e2e_gpu");
         assert_eq!(r.gpu, vec!["gpu".to_string()]);
+
+        assert!(r.select.backends.is_empty() && r.figures.is_empty());
+        assert_eq!(r.peer_missing, None);
+
+        let with = text.replace(
+            "peer_case = \"scipy\"\n",
+            "peer_case = \"scipy\"\nbackends = [\"gpu\", \"gpu/Search*\"]\n\
+             figures = [\"mem_bytes\"]\npeer_missing = \"SciPy at L = 21\"\n",
+        );
+        let m = parse(&with, "m.toml").unwrap();
+        let r = &m.seeds[0].tables[0].rows[0];
+        assert_eq!(r.select.backends, vec!["gpu", "gpu/Search*"]);
+        assert!(r.peers.as_ref().unwrap().backends.is_empty());
+        assert_eq!(r.figures, vec!["mem_bytes"]);
+        assert_eq!(r.peer_missing.as_deref(), Some("SciPy at L = 21"));
+        let rec = |backend: &str| {
+            Record::from_value(serde_json::json!({
+                "suite": "leja_e2e_gpu", "case": "T10_x", "backend": backend,
+                "precision": "c64", "device": "h200", "size": {"n": 2097152},
+                "time_s": 1.0, "reps": 1, "commit": "abc", "date": "2026-11-24"
+            }))
+            .unwrap()
+        };
+        assert!(r.select.matches(&rec("gpu")));
+        assert!(r.select.matches(&rec("gpu/SearchPacked")));
+        assert!(!r.select.matches(&rec("cusparse")));
 
         let bad = text.replace("label =", "lable =");
         let e = parse(&bad, "m.toml").unwrap_err();

@@ -306,11 +306,17 @@ time divided by ours (above 1: ours faster), as recorded in the same run; ‡ ma
 where the peer reached an error more than 100× smaller than ours, so it is not a comparison \
 at equal accuracy. *error* is the largest achieved error of our records with the requested \
 tolerance; a line whose error exceeds its tolerance is marked ✗ tol missed and shows no \
-speed-up (ratios withheld). *products* are operator applications (matrix products for \
+speed-up (ratios withheld). *figures* shows figures of the records' `extra` that a row names (e.g. memory \
+in bytes). *products* are operator applications (matrix products for \
 polynomials); *seed ÷ ours* is the seed's time divided by ours on the same kind of \
 hardware. Verdicts are written by hand; the numbers in them that carry a unit of time, a × \
 or a rate are checked against the table's records and seed figures, and what no record \
 backs is flagged with ⚠.\n";
+
+const MISSING_PEERS_LEGEND: &str = "Each row below shows the seed's figure but no peer or \
+vendor figure (neither a peer record in any of its lines nor a ratio recorded on ours); the \
+last column is the measurement that would give it one (`peer_missing` in \
+[seed_tables.toml](seed_tables.toml)).\n\n";
 
 /// The per-suite tables of every record (the report's appendix), headed at `level`.
 pub fn render_suites(records: &[Record], level: &str) -> String {
@@ -374,6 +380,9 @@ pub fn render_markdown(
         out.push_str(&seeds::render_index(mapping, records));
         out.push('\n');
         out.push_str(SEED_LEGEND);
+        out.push_str("\n### Rows without a peer or vendor figure\n\n");
+        out.push_str(MISSING_PEERS_LEGEND);
+        out.push_str(&seeds::render_missing_peers(mapping, records));
     }
     if !plots.is_empty() {
         out.push_str("\n## Plots\n");

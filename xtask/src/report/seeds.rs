@@ -256,6 +256,61 @@ fn peers_cell(line: &Line<'_>) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("; "))
 }
 
+/// A byte count for humans: `792 B`, `3.67 MB`, `1.73 GB` (decimal units).
+pub(crate) fn fmt_bytes(b: f64) -> String {
+    let (v, unit) = if b < 1e3 {
+        (b, "B")
+    } else if b < 1e6 {
+        (b / 1e3, "kB")
+    } else if b < 1e9 {
+        (b / 1e6, "MB")
+    } else {
+        (b / 1e9, "GB")
+    };
+    format!("{} {unit}", super::sig3(v))
+}
+
+/// A figure of `extra` (or a top-level field) named by the row's `figures`.
+fn figure(r: &Record, key: &str) -> Option<String> {
+    let v = r
+        .extra()
+        .and_then(|e| e.get(key))
+        .or_else(|| r.get(key))
+        .filter(|v| !v.is_null())?;
+    Some(match v.as_f64() {
+        Some(x) if key.ends_with("bytes") => fmt_bytes(x),
+        Some(x) if x != 0.0 && x.abs() < 1e-3 => fmt_sci(x),
+        Some(x) => sig3(x),
+        None => v.as_str().map_or_else(|| v.to_string(), str::to_string),
+    })
+}
+
+/// The row's `figures` of every record of the line: ours first, then the peers.
+fn figures_cell(line: &Line<'_>) -> Option<String> {
+    let mut parts = Vec::new();
+    for (role, recs) in [
+        (Role::Cpu, &line.cpu),
+        (Role::Gpu, &line.gpu),
+        (Role::MultiGpu, &line.multi),
+        (Role::Peer, &line.peers),
+    ] {
+        for r in recs.iter() {
+            let label = match role {
+                Role::Cpu => "ours, CPU".to_string(),
+                Role::Gpu => "ours, GPU".to_string(),
+                Role::MultiGpu => format!("ours, {}", r.text("backend")),
+                Role::Peer => peer_name(r.text("backend")),
+            };
+            for key in &line.row.figures {
+                if let Some(v) = figure(r, key) {
+                    parts.push(format!("{label} {key} {v}"));
+                }
+            }
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
 fn error_cell(line: &Line<'_>) -> Option<String> {
     let with_error: Vec<&&Record> = line
         .ours()
@@ -387,6 +442,12 @@ fn columns() -> Vec<Col> {
             numeric: false,
             always: false,
             cell: peers_cell,
+        },
+        Col {
+            title: "figures",
+            numeric: false,
+            always: false,
+            cell: figures_cell,
         },
         Col {
             title: "error",
@@ -588,6 +649,53 @@ pub fn render_index(mapping: &Mapping, records: &[Record]) -> String {
     out
 }
 
+/// Every row of the mapping that shows no peer or vendor figure: its seed, table, label,
+/// whether our side is measured, and the peer measurement it lacks (the row's
+/// `peer_missing`, or a ⚠ where the mapping names none).
+pub fn render_missing_peers(mapping: &Mapping, records: &[Record]) -> String {
+    let mut rows = Vec::new();
+    for seed in &mapping.seeds {
+        for table in &seed.tables {
+            for row in &table.rows {
+                let lines = expand(row, records);
+                if lines.iter().any(|l| peers_cell(l).is_some()) {
+                    continue;
+                }
+                rows.push(vec![
+                    seed.id.clone(),
+                    table.id.clone(),
+                    row.label.clone(),
+                    if lines.is_empty() {
+                        "not measured".into()
+                    } else {
+                        format!("{} line(s)", lines.len())
+                    },
+                    row.peer_missing
+                        .clone()
+                        .unwrap_or_else(|| "⚠ no peer measurement named".into()),
+                ]);
+            }
+        }
+    }
+    let mut out = String::new();
+    if rows.is_empty() {
+        out.push_str("Every row shows a peer or vendor figure.\n");
+        return out;
+    }
+    markdown_table(
+        &mut out,
+        &[
+            ("seed", false),
+            ("table", false),
+            ("row", false),
+            ("ours", false),
+            ("peer or vendor measurement missing", false),
+        ],
+        &rows,
+    );
+    out
+}
+
 /// Every check flag of the mapping, prefixed with its seed and table (for the terminal).
 pub fn all_flags(mapping: &Mapping, records: &[Record]) -> Vec<String> {
     let mut out = Vec::new();
@@ -718,6 +826,62 @@ seed = "~2.1 s"
             md.contains("the verdict says not measured, but 1 record line(s)"),
             "{md}"
         );
+    }
+
+    #[test]
+    fn figures_of_extra_get_a_column_and_a_backend_filter_narrows_a_row() {
+        let mapping = MAPPING.replace(
+            "case = \"c\"\n",
+            "case = \"c\"\nbackends = [\"gpu\", \"cusparse\"]\nfigures = [\"mem_bytes\"]\n",
+        );
+        let records = [
+            record(json!({"backend": "gpu", "time_s": 1.0, "extra": {"mem_bytes": 4.1e8}})),
+            record(json!({"backend": "gpu/SearchPacked", "time_s": 9.0,
+                          "extra": {"mem_bytes": 4.1e8}})),
+            record(json!({"backend": "cusparse", "time_s": 2.0,
+                          "extra": {"mem_bytes": 2.9e9}})),
+        ];
+        let md = render(&mapping, &records);
+        assert!(md.contains("| figures |"), "{md}");
+        assert!(
+            md.contains("ours, GPU mem_bytes 410 MB; cuSPARSE mem_bytes 2.90 GB"),
+            "{md}"
+        );
+        assert!(md.contains("cuSPARSE 2.00 s: 2.00×"), "{md}");
+        assert!(!md.contains("SearchPacked"), "{md}");
+        assert_eq!(fmt_bytes(792.0), "792 B");
+        assert_eq!(fmt_bytes(3.67e6), "3.67 MB");
+    }
+
+    #[test]
+    fn rows_without_a_peer_figure_are_listed_with_what_they_lack() {
+        let mapping = MAPPING.replace(
+            "case = \"c\"\n",
+            "case = \"c\"\npeer_missing = \"SciPy expm_multiply on the host\"\n",
+        );
+        let m = parse(&mapping, "m.toml").unwrap();
+        let ours = [record(json!({"backend": "gpu", "time_s": 1.0}))];
+        let md = render_missing_peers(&m, &ours);
+        assert!(
+            md.contains("| 000 | Table 9 | L = 21 | 1 line(s) | SciPy expm_multiply on the host |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| 000 | Table 10 | 4 GPUs | not measured | ⚠ no peer measurement named |"),
+            "{md}"
+        );
+        // A vendor record beside ours takes the row off the list.
+        let both = [
+            record(json!({"backend": "gpu", "time_s": 1.0})),
+            record(json!({"backend": "cusparse", "time_s": 1.5})),
+        ];
+        let md = render_missing_peers(&m, &both);
+        assert!(!md.contains("Table 9"), "{md}");
+        // So does a ratio recorded on ours.
+        let ratio = [record(
+            json!({"backend": "gpu", "time_s": 1.0, "vendor_ratio": 1.2}),
+        )];
+        assert!(!render_missing_peers(&m, &ratio).contains("Table 9"));
     }
 
     #[test]
