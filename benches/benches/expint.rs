@@ -6,7 +6,12 @@
 //!   tolerance 10⁻⁶ (error against exprb43 at 10⁻¹⁰);
 //! * one fourth-order Magnus step (Gauss and CF4:2) of the CNOT model's laboratory-frame
 //!   pulse Hamiltonian with 8 bath spins (n = 1024), and the whole gate without a bath
-//!   (fidelity as the error).
+//!   (fidelity as the error);
+//! * seed 000's Figure 2 (`spin_bath_fig2_L15_t100`): ⟨S_z⟩ of spin 1 of two spins in a bath,
+//!   L = 15 (n = 32 768), at the 1001 times t = 0, 0.1, …, 100 by Leja interpolation at rtol
+//!   10⁻⁶, timed once; `error` = max |⟨S_z⟩ − reference| with the reference curve at rtol
+//!   10⁻¹² (`extra.reference_s`, `extra.reference_products`). The example `spin_bath_fig2`
+//!   draws the same curves.
 //!
 //! Sizes: N = 32 points per axis by default, N = 64 with `MATEXP_BENCH_FULL=1`.
 
@@ -14,6 +19,8 @@
 mod combustion;
 #[path = "../../crates/integrators/examples/support/nmr.rs"]
 mod nmr;
+#[path = "../../crates/integrators/examples/support/spin_bath.rs"]
+mod spin_bath;
 
 use combustion::{Combustion, initial, rel_diff};
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -196,7 +203,45 @@ fn bench(c: &mut Criterion) {
         None,
     );
     g.finish();
+    spin_bath_fig2(&mut rec);
     rec.finish().unwrap();
+}
+
+/// Seed 000 Figure 2: the ⟨S_z⟩ curve of spin 1 at L = 15 to t = 100, timed once at the
+/// working tolerance, its error against the same curve at rtol 10⁻¹².
+fn spin_bath_fig2(rec: &mut Recorder) {
+    let (spins, t_end, dt, rtol): (usize, f64, f64, f64) = (15, 100.0, 0.1, 1e-6);
+    let steps = (t_end / dt).round() as usize;
+    let (h, psi0) = spin_bath::model(spins).unwrap();
+    let clock = std::time::Instant::now();
+    let (sz, products) = spin_bath::curve(&h, &psi0, spins, dt, steps, rtol).unwrap();
+    let time = clock.elapsed().as_secs_f64();
+    let clock = std::time::Instant::now();
+    let (sz_ref, products_ref) = spin_bath::curve(&h, &psi0, spins, dt, steps, 1e-12).unwrap();
+    let time_ref = clock.elapsed().as_secs_f64();
+    let err = sz
+        .iter()
+        .zip(&sz_ref)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    eprintln!(
+        "spin_bath_fig2: {time:.2} s, {products} products, max |Δ⟨S_z⟩| = {err:.2e} \
+         (reference {time_ref:.2} s, {products_ref} products)"
+    );
+    let mut r = record("spin_bath_fig2_L15_t100", "c64", psi0.len())
+        .size("spins", spins)
+        .size("nnz", h.nnz())
+        .matvecs(products as u64)
+        .tol(rtol)
+        .error(err)
+        .extra("t_end", t_end)
+        .extra("outputs", (steps + 1) as u64)
+        .extra("reference_tol", 1e-12)
+        .extra("reference_s", time_ref)
+        .extra("reference_products", products_ref as u64);
+    r.time_s = time;
+    r.reps = 1;
+    rec.add_timed(r);
 }
 
 criterion_group!(benches, bench);

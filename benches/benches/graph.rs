@@ -7,7 +7,7 @@
 //!   the thesis's graphs (same shape, n scaled; see `common/graph_catalog.rs`). Records carry
 //!   the thesis's serial and CUDA times for the full-size graph as `extra.seed_*`.
 //! * `tc_<graph>_auto`: the same with the automatic dimension (rtol 1e−12).
-//! * `accuracy_tree_k{5..30}`: the thesis's accuracy-by-k table (NotreDame_yeast, 2114
+//! * `accuracy_tree_k{5..50}`: the thesis's accuracy-by-k table (NotreDame_yeast, 2114
 //!   nodes, 2240 edges) on a power-law tree (Barabási–Albert, m = 1) of 700 nodes, error
 //!   against the dense eigendecomposition (700 rather than 2114 nodes because matexp-dense's
 //!   default eigensolver is the pure-Rust Jacobi method, O(n³) per sweep).
@@ -166,14 +166,19 @@ fn accuracy_by_k(c: &mut Criterion, rec: &mut Recorder) {
     let g = barabasi_albert::<u32>(700, 1, 2021).expect("tree");
     let dense = DenseCentrality::new(&g, 1.0).expect("dense reference");
     let cpu = CpuBackend::new();
+    // The thesis's error on NotreDame_yeast where it published one (k = 35 … 50: Table 5
+    // compares k = 30 with 35 without a figure; the larger k show where the error settles).
     let seed_errors = [
-        (5, 2.1),
-        (10, 9.3e-4),
-        (15, 3.0e-7),
-        (20, 3.6e-11),
-        (23, 2.5e-14),
-        (25, 4.1e-15),
-        (30, 4e-15),
+        (5, Some(2.1)),
+        (10, Some(9.3e-4)),
+        (15, Some(3.0e-7)),
+        (20, Some(3.6e-11)),
+        (23, Some(2.5e-14)),
+        (25, Some(4.1e-15)),
+        (30, Some(4e-15)),
+        (35, None),
+        (40, None),
+        (50, None),
     ];
     let mut group = c.benchmark_group(SUITE);
     for (k, seed_err) in seed_errors {
@@ -187,22 +192,25 @@ fn accuracy_by_k(c: &mut Criterion, rec: &mut Recorder) {
         let err = matexp_core::norms::nrm2(&diff)
             / matexp_core::norms::nrm2(&dense.total_communicability);
         let id = format!("accuracy_tree_k{k}");
-        eprintln!("{id}: relative error {err:.1e} (thesis on NotreDame_yeast: {seed_err:.1e})");
+        match seed_err {
+            Some(e) => {
+                eprintln!("{id}: relative error {err:.1e} (thesis on NotreDame_yeast: {e:.1e})")
+            }
+            None => eprintln!("{id}: relative error {err:.1e}"),
+        }
         group.bench_function(&id, |b| {
             b.iter(|| black_box(total_communicability::<_, f64, _>(&cpu, &g, &opts).unwrap()))
         });
-        rec.add(
-            SUITE,
-            &id,
-            Record::new(SUITE, &id, "cpu", "f64")
-                .size("n", g.nrows())
-                .size("nnz", g.nnz())
-                .matvecs(rep.matvecs as u64)
-                .error(err)
-                .extra("seed_rel_error_notredame_yeast", seed_err)
-                .extra("reference", "dense eigendecomposition (dsyevd)"),
-            None,
-        );
+        let mut r = Record::new(SUITE, &id, "cpu", "f64")
+            .size("n", g.nrows())
+            .size("nnz", g.nnz())
+            .matvecs(rep.matvecs as u64)
+            .error(err)
+            .extra("reference", "dense eigendecomposition (dsyevd)");
+        if let Some(e) = seed_err {
+            r = r.extra("seed_rel_error_notredame_yeast", e);
+        }
+        rec.add(SUITE, &id, r, None);
     }
     group.finish();
 }
