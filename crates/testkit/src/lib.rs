@@ -10,6 +10,8 @@
 //! * [`rel_err`], [`rel_err_c64`]: ‖a − b‖₂ / ‖b‖₂ in double precision.
 //! * [`reference`]: the seed-000 reference solutions (Chebyshev–Bessel propagation of the
 //!   spin bath, the separable 3D heat equation).
+//! * [`gpu_sizes`]: problem sizes of the GPU tests, small under compute-sanitizer
+//!   (`MATEXP_GPU_TEST_SCALE=small`, set by the GPU bundle's sanitizer mode).
 //! * [`ClaimsOrder`]: an operator claiming an order no memory holds, for failure paths.
 //! * [`import_cycles`]: cycles among the modules of a crate (the workspace's crates are
 //!   checked by this crate's test `module_imports_have_no_cycle`).
@@ -22,6 +24,7 @@
 //! ```
 
 mod error;
+pub mod gpu_sizes;
 mod modules;
 mod operators;
 pub mod reference;
