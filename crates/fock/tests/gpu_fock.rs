@@ -5,6 +5,7 @@ use matexp_fock::gpu::{GpuBoseHubbard, GpuLookup};
 use matexp_fock::{BoseHubbard, Boundary, Coupling, FockBasis, mean_field_state, site_densities};
 use matexp_gpu::GpuBackend;
 use matexp_integrators::rk::{CashKarp, LinearOde, Rk45Options};
+use matexp_testkit::gpu_sizes::pick;
 
 const LOOKUPS: [GpuLookup; 4] = [
     GpuLookup::DeltaUnrank,
@@ -51,14 +52,27 @@ fn rel_err(a: &[c64], b: &[c64]) -> f64 {
 fn gpu_product_equals_cpu_product() {
     let gpu = GpuBackend::new(0).unwrap();
     let cpu = CpuBackend;
-    // 4 bits (N ≤ 15) and 8 bits per site; two words per state at M = 20; the ring.
-    for (n, m, periodic) in [
-        (6u32, 5u32, false),
-        (12, 8, false),
-        (20, 8, true),
-        (3, 20, false),
-        (7, 6, true),
-    ] {
+    // 4 bits (N ≤ 15) and 8 bits per site; two words per state at M = 20; the ring; one
+    // word filled to its last bit (M·bits = 64). Small: the same layouts at D ≤ 1820 (the
+    // exact fill at 4 bits, M = 16, instead of 8 bits, M = 8, whose D is at least 245 157).
+    let cases = pick::<&[(u32, u32, bool)]>(
+        &[
+            (6, 5, false),
+            (12, 8, false),
+            (20, 8, true),
+            (3, 20, false),
+            (7, 6, true),
+        ],
+        &[
+            (6, 5, false),
+            (12, 5, false),
+            (16, 4, true),
+            (2, 16, true),
+            (3, 20, false),
+            (7, 6, true),
+        ],
+    );
+    for &(n, m, periodic) in cases {
         let h = model(n, m, periodic);
         let d = h.basis().dim() as usize;
         let x = random(d, u64::from(n * 100 + m));
@@ -194,15 +208,17 @@ fn gpu_rk45_follows_the_cpu_run() {
     let psi0: Vec<c64> = mean_field_state(h.basis(), &amps).unwrap();
     let d = psi0.len();
     let mut psi = psi0.clone();
+    // Small: a shorter span, fewer steps (six stages of launches each).
+    let t_end = pick(2.0, 0.5);
     let rc = CashKarp::new(&cpu, d, Rk45Options::new(1e-9))
         .unwrap()
-        .integrate(&LinearOde::schrodinger(&h).unwrap(), 0.0, 2.0, &mut psi)
+        .integrate(&LinearOde::schrodinger(&h).unwrap(), 0.0, t_end, &mut psi)
         .unwrap();
     let op = GpuBoseHubbard::new(&gpu, &h, GpuLookup::DeltaUnrank).unwrap();
     let mut pg = gpu.upload(&psi0).unwrap();
     let rg = CashKarp::new(&gpu, d, Rk45Options::new(1e-9))
         .unwrap()
-        .integrate(&LinearOde::schrodinger(&op).unwrap(), 0.0, 2.0, &mut pg)
+        .integrate(&LinearOde::schrodinger(&op).unwrap(), 0.0, t_end, &mut pg)
         .unwrap();
     assert!(
         (rc.steps as i64 - rg.steps as i64).abs() <= 1,

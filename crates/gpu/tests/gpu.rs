@@ -12,8 +12,13 @@ use matexp_gpu::{
     GpuBackend, GpuCsr, GpuIndex, GpuPattern, GpuVector, MultiGpuBackend, MultiGpuCsr, SpmvKernel,
     device_count,
 };
+use matexp_testkit::gpu_sizes::pick;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
+
+/// Above one pass of the full grid (8 blocks of 256 threads per SM: 270 336 threads on a
+/// 132-SM device), so that grid-stride loops take a second turn at the small scale too.
+const PAST_ONE_GRID: usize = 300_007;
 
 fn gpu() -> GpuBackend {
     let g = GpuBackend::new(0).expect("a CUDA device");
@@ -179,13 +184,18 @@ fn reduction_case<S: Scalar>(g: &GpuBackend, r: &mut impl Rng, n: usize) {
 fn blas1_and_reductions_match_cpu_for_every_scalar() {
     let g = gpu();
     let mut r = rng(1);
-    for n in [0usize, 1, 31, 1000, (1 << 20) + 3] {
+    for n in [0usize, 1, 31, 1000, pick((1 << 20) + 3, PAST_ONE_GRID)] {
         blas1_case::<f32>(&g, &mut r, n);
         blas1_case::<f64>(&g, &mut r, n);
         blas1_case::<c32>(&g, &mut r, n);
         blas1_case::<c64>(&g, &mut r, n);
     }
-    for n in [1usize, 257, 100_003, 3_000_001] {
+    for n in [
+        1usize,
+        257,
+        pick(100_003, 3001),
+        pick(3_000_001, PAST_ONE_GRID),
+    ] {
         reduction_case::<f32>(&g, &mut r, n);
         reduction_case::<f64>(&g, &mut r, n);
         reduction_case::<c32>(&g, &mut r, n);
@@ -202,7 +212,7 @@ fn blas1_and_reductions_match_cpu_for_every_scalar() {
 fn norm_is_overflow_safe_and_propagates_nan() {
     let g = gpu();
     let mut r = rng(2);
-    for n in [5usize, 100_000, 2_000_003] {
+    for n in [5usize, pick(100_000, 3001), pick(2_000_003, PAST_ONE_GRID)] {
         // Magnitudes from 1e-300 to 1e300: naive Σx² overflows and underflows.
         let x: Vec<f64> = (0..n)
             .map(|_| r.random_range(-1.0..1.0) * 10f64.powi(r.random_range(-300..300)))
@@ -438,7 +448,7 @@ fn spmv_kernels_match_cpu() {
     for (n, m, max_row) in [
         (1usize, 1usize, 3usize),
         (1000, 700, 12),
-        (20_000, 20_000, 40),
+        pick((20_000, 20_000, 40), (3000, 3000, 40)),
     ] {
         let a = random_csr(&mut r, n, m, max_row);
         let k = &KERNELS[..8];
@@ -569,7 +579,7 @@ fn hybrid_pattern_spmv_matches_cpu() {
     // Power-law: a Barabási–Albert graph (hubs of hundreds), and Pareto row lengths
     // (P(len > l) = 6 / l, capped at 12 000) with hundreds of hubs over a thousand, so that
     // all three tiers are used.
-    let ba = matexp_sparse::generators::barabasi_albert::<u32>(30_000, 6, 5).unwrap();
+    let ba = matexp_sparse::generators::barabasi_albert::<u32>(pick(30_000, 3000), 6, 5).unwrap();
     // Hubs near m·√n ≈ 1000 against a mean of 12: skewed.
     let ba_skewed = ba.max_degree() > 16 * ba.nnz() / ba.nrows();
     let to_usize = |v: &[u32]| v.iter().map(|&i| i as usize).collect::<Vec<_>>();
@@ -585,7 +595,7 @@ fn hybrid_pattern_spmv_matches_cpu() {
         },
         ba_skewed,
     ));
-    let n = 40_000;
+    let n = pick(40_000, 4000);
     let lens: Vec<usize> = (0..n)
         .map(|_| {
             let u: f64 = r.random_range(1e-9..1.0);
@@ -600,7 +610,8 @@ fn hybrid_pattern_spmv_matches_cpu() {
 
     // Pathological: one row with every column, mostly empty rows, rows at each tier's
     // boundary (mean 1 → one lane, light rows up to 16), an all-empty pattern, one row.
-    let n = 30_000;
+    // Small: still above the longest listed row (2048), so every tier keeps its rows.
+    let n = pick(30_000, 3000);
     let mut lens = vec![0usize; n];
     lens[17] = n;
     for (i, l) in [
@@ -668,7 +679,7 @@ fn cusparse_matches_cpu() {
     for (n, m, max_row) in [
         (1usize, 1usize, 1usize),
         (1000, 700, 12),
-        (20_000, 20_000, 40),
+        pick((20_000, 20_000, 40), (3000, 3000, 40)),
     ] {
         let a = random_csr_with(&mut r, n, m, max_row, true);
         let k = &[SpmvKernel::Cusparse];
@@ -789,7 +800,7 @@ fn leja_case<S: Scalar>(g: &GpuBackend, r: &mut impl Rng, a: &Csr) {
 fn fused_leja_step_matches_the_unfused_cpu_step() {
     let g = gpu();
     let mut r = rng(6);
-    for (n, max_row) in [(2usize, 2usize), (3000, 20), (50_000, 36)] {
+    for (n, max_row) in [(2usize, 2usize), (3000, 20), pick((50_000, 36), (5000, 36))] {
         let a = random_csr(&mut r, n, n, max_row);
         leja_case::<f32>(&g, &mut r, &a);
         leja_case::<f64>(&g, &mut r, &a);
@@ -798,8 +809,9 @@ fn fused_leja_step_matches_the_unfused_cpu_step() {
     }
     // With 8 or more lanes per row this needs more blocks than a partial pass may launch
     // (MX_MAX_PARTIALS), so blocks stride over several row groups and combine them in their
-    // partial norms.
-    let a = random_csr(&mut r, 700_000, 700_000, 6);
+    // partial norms. Small: 32 lanes (8 rows per block) still need more than 16 384 blocks.
+    let n = pick(700_000, 140_000);
+    let a = random_csr(&mut r, n, n, 6);
     leja_case::<f64>(&g, &mut r, &a);
     leja_case::<c32>(&g, &mut r, &a);
 }
@@ -921,7 +933,7 @@ fn multi_gpu_vectors_and_csr_match_cpu() {
         }
     }
     let mut r = rng(7);
-    for (n, max_row) in [(7usize, 3usize), (40_000, 30)] {
+    for (n, max_row) in [(7usize, 3usize), pick((40_000, 30), (4000, 30))] {
         let a = random_csr(&mut r, n, n, max_row);
         multi_case::<f32>(&m, &mut r, &a);
         multi_case::<f64>(&m, &mut r, &a);

@@ -12,6 +12,7 @@ use matexp_graph::{
 };
 use matexp_sparse::PatternCsr;
 use matexp_sparse::generators::{RoadNetwork, barabasi_albert};
+use matexp_testkit::gpu_sizes::pick;
 
 fn gpu() -> GpuBackend {
     GpuBackend::new(0).expect("a GPU (this test runs on GPU hosts only)")
@@ -25,9 +26,11 @@ fn max_rel(a: &[f64], b: &[f64]) -> f64 {
 }
 
 fn graphs() -> Vec<(&'static str, PatternCsr<u32>)> {
+    let ba = pick(20_000, 2000);
+    let (nx, ny) = pick((150, 140), (45, 40));
     vec![
-        ("barabasi-albert", barabasi_albert(20_000, 5, 3).unwrap()),
-        ("road", RoadNetwork::new(150, 140, 3).build().unwrap()),
+        ("barabasi-albert", barabasi_albert(ba, 5, 3).unwrap()),
+        ("road", RoadNetwork::new(nx, ny, 3).build().unwrap()),
     ]
 }
 
