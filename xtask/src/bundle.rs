@@ -20,6 +20,13 @@
 //!
 //! A FILTER (a shell pattern such as `*e2e*` or `gpu_spmv`) runs only the binaries whose
 //! name matches; `MATEXP_TEST_ARGS` passes test-name filters to the test binaries.
+//!
+//! `MATEXP_SANITIZE=memcheck,racecheck,initcheck,synccheck` runs the test binaries under
+//! compute-sanitizer instead, every tool in one invocation, with the tests' small problem
+//! sizes (`MATEXP_GPU_TEST_SCALE=small`, see `matexp_testkit::gpu_sizes`). racecheck checks
+//! the project's own kernels only (the names of `sanitize-kernels.txt`, gathered here from
+//! the `.entry` directives of every crate's `ptx/*.ptx`): it finds shared-memory hazards,
+//! and cuBLAS / cuSPARSE kernels are neither ours nor tracked reliably by it.
 
 use crate::util::{cargo, ensure_system_packages, git_commit, workspace_root};
 use std::path::{Path, PathBuf};
@@ -37,7 +44,9 @@ binaries by name. Merge the records here with `cargo xtask ingest OUTDIR`. MATEX
 and MATEXP_BENCH_ARGS pass options to the test and benchmark binaries; MATEXP_TEST_SEED
 replays the random inputs of a logged run. `MATEXP_SANITIZE=memcheck,racecheck,initcheck,synccheck
 DIR/run.sh OUTDIR` runs the tests under compute-sanitizer with each tool instead and writes
-OUTDIR/sanitize-<tool>.log, each ending in its verdict, and OUTDIR/sanitize-summary.txt.";
+OUTDIR/sanitize-<tool>.log, each ending in its verdict, and OUTDIR/sanitize-summary.txt
+(the tests take their small sizes; racecheck checks the project's kernels only; see
+DIR/README.txt for the MATEXP_SANITIZE_* options).";
 
 /// The bundle may not exceed what one transfer to a GPU host carries.
 const MAX_BYTES: u64 = 64 << 20;
@@ -148,6 +157,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
         strip(&dst)?;
         check_libraries(&dst)?;
     }
+    let kernels = project_kernels(&root)?;
+    println!(
+        "bundle: {} project kernels for the sanitizer's kernel filter",
+        kernels.len()
+    );
+    write(&out.join(KERNEL_LIST), &(kernels.join("\n") + "\n"))?;
     let commit = git_commit();
     write(&out.join("COMMIT"), &format!("{commit}\n"))?;
     write(&out.join("run.sh"), RUN_SH)?;
@@ -285,6 +300,67 @@ fn gpu_bench_suites(root: &Path) -> Vec<String> {
         .unwrap_or_default();
     v.sort();
     v
+}
+
+/// The bundle's list of the project's kernel names, one per line: the kernels racecheck
+/// checks by default (`run.sh` joins them into one anchored `--kernel-name regex=`).
+const KERNEL_LIST: &str = "sanitize-kernels.txt";
+
+/// Names of the kernels a PTX text defines (its `.entry` directives).
+fn ptx_entries(ptx: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for line in ptx.lines() {
+        // PTX comments run from `//` to the end of the line.
+        let code = line.split("//").next().unwrap_or_default();
+        let mut words = code.split_whitespace();
+        while let Some(w) = words.next() {
+            if w == ".entry" {
+                if let Some(rest) = words.next() {
+                    let name = rest.split('(').next().unwrap_or_default();
+                    if !name.is_empty() {
+                        names.push(name.to_string());
+                    }
+                }
+                break;
+            }
+        }
+    }
+    names
+}
+
+/// Every kernel of the project: the `.entry` names of each crate's `ptx/*.ptx` (the PTX the
+/// binaries embed and JIT-compile, so the names the sanitizer sees), sorted and unique.
+/// Names must be plain identifiers, so that the alternation `run.sh` builds of them matches
+/// exactly these kernels and no vendor kernel.
+fn project_kernels(root: &Path) -> Result<Vec<String>, String> {
+    let mut names = Vec::new();
+    for dir in crate_dirs(root) {
+        let Ok(rd) = std::fs::read_dir(dir.join("ptx")) else {
+            continue;
+        };
+        for path in rd.flatten().map(|e| e.path()) {
+            if path.extension().is_some_and(|x| x == "ptx") {
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| format!("read {}: {e}", path.display()))?;
+                names.extend(ptx_entries(&text));
+            }
+        }
+    }
+    names.sort();
+    names.dedup();
+    if names.is_empty() {
+        return Err("no kernel (.entry) in any ptx/*.ptx of the workspace".into());
+    }
+    if let Some(bad) = names
+        .iter()
+        .find(|n| !n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+    {
+        return Err(format!(
+            "kernel name `{bad}` is not a plain identifier: the sanitizer's kernel filter \
+             could not match it exactly"
+        ));
+    }
+    Ok(names)
 }
 
 /// Runs `cargo <args> --message-format=json` and returns (target name, executable) of every
@@ -438,11 +514,21 @@ fn readme(commit: &str) -> String {
          MATEXP_TEST_SEED (replays the random inputs of a logged run: every test prints its\n\
          seed), MATEXP_TEST_TIMEOUT / MATEXP_BENCH_TIMEOUT (seconds per binary).\n\
          MATEXP_SANITIZE=memcheck,racecheck,initcheck,synccheck runs the tests (no benchmarks)\n\
-         under compute-sanitizer with each tool (COMPUTE_SANITIZER: its path, default\n\
-         /usr/local/cuda/bin/compute-sanitizer; MATEXP_SANITIZE_TIMEOUT: seconds per binary;\n\
-         MATEXP_SANITIZE_JOBS: binaries at once; MATEXP_SANITIZE_NO_API: pattern of binaries\n\
-         whose API errors are expected, default *failure_paths*): OUTDIR/sanitize-<tool>.log\n\
-         with a verdict line each, OUTDIR/sanitize-summary.txt.\n\n\
+         under compute-sanitizer with each tool, all in one invocation: OUTDIR/sanitize-<tool>.log\n\
+         with a verdict line each, OUTDIR/sanitize-summary.txt. Options:\n\
+         \x20 COMPUTE_SANITIZER           its path (default /usr/local/cuda/bin/compute-sanitizer)\n\
+         \x20 MATEXP_SANITIZE_TIMEOUT     seconds per binary (default 3600)\n\
+         \x20 MATEXP_SANITIZE_JOBS        sanitized binaries at once, over all tools (default 1)\n\
+         \x20 MATEXP_SANITIZE_ALONE       binaries that run first, one at a time, with nothing\n\
+         \x20                             else on the GPU (default *failure_paths*: they read\n\
+         \x20                             the free device memory)\n\
+         \x20 MATEXP_SANITIZE_ALONE_TIMEOUT  seconds for each of those (default: the timeout)\n\
+         \x20 MATEXP_SANITIZE_NO_API      binaries whose API errors are expected (default\n\
+         \x20                             *failure_paths*: they provoke out-of-memory refusals)\n\
+         \x20 MATEXP_SANITIZE_KERNELS     ours: only the kernels of sanitize-kernels.txt (the\n\
+         \x20                             project's); all: every kernel, cuBLAS and cuSPARSE\n\
+         \x20                             included. Default: ours for racecheck, all otherwise\n\
+         \x20 MATEXP_GPU_TEST_SCALE       small (the default here) or full: the tests' sizes\n\n\
          Needs: an NVIDIA driver with CUDA >= 13.0 (libcuda, libcusparse, libcublas are loaded\n\
          at run time), glibc, liblapacke.so.3 and libopenblas.so.0.\n"
     )
@@ -485,10 +571,16 @@ limit() { if command -v timeout >/dev/null 2>&1; then timeout "$@"; else shift; 
 # Sanitizer mode: MATEXP_SANITIZE=memcheck,racecheck,initcheck,synccheck runs every test
 # binary under compute-sanitizer with each tool (benchmarks are skipped), writes
 # OUT/sanitize-<tool>.log with one verdict line per tool, and exits 0 only if every tool
-# reports zero errors and every binary passed. MATEXP_SANITIZE_JOBS binaries run at once
-# (racecheck and initcheck slow the long binaries down a hundredfold; the GPU is shared).
-# Binaries matching MATEXP_SANITIZE_NO_API (default *failure_paths*) provoke out-of-memory
-# refusals on purpose, so their API errors are not reported (memory errors still are).
+# reports zero errors and every binary passed. All tools run in this one invocation:
+# binaries matching MATEXP_SANITIZE_ALONE (default *failure_paths*: they compare the free
+# device memory before and after) first, one at a time; then the others, MATEXP_SANITIZE_JOBS
+# (tool, binary) pairs at once. Binaries matching MATEXP_SANITIZE_NO_API (default
+# *failure_paths*) provoke out-of-memory refusals on purpose, so their API errors are not
+# reported (memory errors still are). The tests take their small problem sizes
+# (MATEXP_GPU_TEST_SCALE=small: every code path, few rows), and racecheck checks only the
+# project's kernels (MATEXP_SANITIZE_KERNELS=ours, the names of sanitize-kernels.txt): it
+# finds shared-memory hazards, and cuBLAS / cuSPARSE kernels are neither ours nor reliably
+# tracked by it ("Internal Sanitizer Error: Detected a failure to track a kernel launch").
 if [ -n "${MATEXP_SANITIZE:-}" ]; then
   CS=${COMPUTE_SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
   [ -x "$CS" ] || CS=$(command -v compute-sanitizer || true)
@@ -496,19 +588,44 @@ if [ -n "${MATEXP_SANITIZE:-}" ]; then
     echo "MATEXP_SANITIZE: compute-sanitizer not found (set COMPUTE_SANITIZER to its path)" >&2
     exit 2
   fi
-  jobs=${MATEXP_SANITIZE_JOBS:-1}
-  status=0
-  : > "$OUT/sanitize-summary.txt"
-  for tool in $(echo "$MATEXP_SANITIZE" | tr ',' ' '); do
+  tools=$(echo "$MATEXP_SANITIZE" | tr ',' ' ')
+  for tool in $tools; do
     case "$tool" in
       memcheck|racecheck|initcheck|synccheck) ;;
       *) echo "MATEXP_SANITIZE: unknown tool '$tool' (memcheck, racecheck, initcheck, synccheck)" >&2; exit 2 ;;
     esac
-    slog="$OUT/sanitize-$tool.log"
-    : > "$slog"
+  done
+  case "${MATEXP_SANITIZE_KERNELS:-}" in
+    ''|ours|all) ;;
+    *) echo "MATEXP_SANITIZE_KERNELS: 'ours' or 'all', not '$MATEXP_SANITIZE_KERNELS'" >&2; exit 2 ;;
+  esac
+  export MATEXP_GPU_TEST_SCALE=${MATEXP_GPU_TEST_SCALE:-small}
+  # The project's kernels as one anchored alternation of exact names (the regex key matches
+  # anywhere in a name, so the anchors keep vendor kernels that contain one of ours out).
+  ours=""
+  if [ -s "$HERE/sanitize-kernels.txt" ]; then
+    ours="^($(paste -s -d '|' "$HERE/sanitize-kernels.txt"))\$"
+    nours=$(grep -c . "$HERE/sanitize-kernels.txt")
+  fi
+  kernels_of() {
+    if [ -n "${MATEXP_SANITIZE_KERNELS:-}" ]; then echo "$MATEXP_SANITIZE_KERNELS"
+    elif [ "$1" = racecheck ]; then echo ours
+    else echo all; fi
+  }
+  jobs=${MATEXP_SANITIZE_JOBS:-1}
+  alone=${MATEXP_SANITIZE_ALONE:-*failure_paths*}
+  timeout=${MATEXP_SANITIZE_TIMEOUT:-3600}
+  status=0
+  : > "$OUT/sanitize-summary.txt"
+  # One part per (tool, binary): OUT/.sanitize-<tool>/NNN.{name,exe,log,rc}.
+  for tool in $tools; do
+    if [ "$(kernels_of "$tool")" = ours ] && [ -z "$ours" ]; then
+      echo "MATEXP_SANITIZE: $tool would check the project's kernels only, but $HERE/sanitize-kernels.txt lists none (MATEXP_SANITIZE_KERNELS=all checks every kernel)" >&2
+      exit 2
+    fi
     parts="$OUT/.sanitize-$tool"
     rm -rf "$parts"; mkdir -p "$parts"
-    running=0; k=0
+    k=0
     for exe in "$HERE"/tests/*; do
       [ -x "$exe" ] || continue
       name=tests/${exe##*/}
@@ -516,16 +633,48 @@ if [ -n "${MATEXP_SANITIZE:-}" ]; then
       k=$((k + 1))
       part="$parts/$(printf '%03d' "$k")"
       echo "$name" > "$part.name"
-      api=""
-      case "${exe##*/}" in ${MATEXP_SANITIZE_NO_API:-*failure_paths*}) api="--report-api-errors no" ;; esac
-      (
-        limit "${MATEXP_SANITIZE_TIMEOUT:-3600}" "$CS" --tool "$tool" $api --error-exitcode 99 "$exe" --include-ignored ${MATEXP_TEST_ARGS:-} > "$part.log" 2>&1
-        echo $? > "$part.rc"
-      ) &
+      echo "$exe" > "$part.exe"
+    done
+  done
+  # sanitize_part TOOL PART SECONDS: one binary under one tool; PART.log and PART.rc.
+  sanitize_part() {
+    s_exe=$(cat "$2.exe")
+    s_api=""
+    case "${s_exe##*/}" in ${MATEXP_SANITIZE_NO_API:-*failure_paths*}) s_api="--report-api-errors no" ;; esac
+    if [ "$(kernels_of "$1")" = ours ]; then
+      limit "$3" "$CS" --tool "$1" $s_api --kernel-name "regex=$ours" --error-exitcode 99 "$s_exe" --include-ignored ${MATEXP_TEST_ARGS:-} > "$2.log" 2>&1
+    else
+      limit "$3" "$CS" --tool "$1" $s_api --error-exitcode 99 "$s_exe" --include-ignored ${MATEXP_TEST_ARGS:-} > "$2.log" 2>&1
+    fi
+    echo $? > "$2.rc"
+  }
+  is_alone() { case "${1##*/}" in $alone) return 0 ;; esac; return 1; }
+  for tool in $tools; do
+    for exe_file in "$OUT/.sanitize-$tool"/*.exe; do
+      [ -f "$exe_file" ] || continue
+      is_alone "$(cat "$exe_file")" || continue
+      sanitize_part "$tool" "${exe_file%.exe}" "${MATEXP_SANITIZE_ALONE_TIMEOUT:-$timeout}"
+    done
+  done
+  running=0
+  for tool in $tools; do
+    for exe_file in "$OUT/.sanitize-$tool"/*.exe; do
+      [ -f "$exe_file" ] || continue
+      is_alone "$(cat "$exe_file")" && continue
+      sanitize_part "$tool" "${exe_file%.exe}" "$timeout" &
       running=$((running + 1))
       if [ "$running" -ge "$jobs" ]; then wait; running=0; fi
     done
-    wait
+  done
+  wait
+  for tool in $tools; do
+    slog="$OUT/sanitize-$tool.log"
+    parts="$OUT/.sanitize-$tool"
+    if [ "$(kernels_of "$tool")" = ours ]; then
+      echo "sanitizer setup: $tool; MATEXP_GPU_TEST_SCALE=$MATEXP_GPU_TEST_SCALE; kernels checked: the project's $nours (sanitize-kernels.txt, --kernel-name regex=^(...)\$)" > "$slog"
+    else
+      echo "sanitizer setup: $tool; MATEXP_GPU_TEST_SCALE=$MATEXP_GPU_TEST_SCALE; kernels checked: all" > "$slog"
+    fi
     errors=0; bins=0; bad=""
     for name_file in "$parts"/*.name; do
       [ -f "$name_file" ] || continue
@@ -541,10 +690,17 @@ if [ -n "${MATEXP_SANITIZE:-}" ]; then
         -e 's/.*RACECHECK SUMMARY: [0-9][0-9]* hazards* displayed (\([0-9][0-9]*\) errors*, \([0-9][0-9]*\) warnings*).*/\1 \2/p' "$part.log")
       n=0
       for c in $found; do n=$((n + c)); done
+      # The sanitizer's own failures ("Internal Sanitizer Error: ...") mean its records may be
+      # incomplete: each counts as an error (racecheck's summary already counts them; where a
+      # summary does not, they are added) and is named in the verdict.
+      internal=$(grep -c 'Internal Sanitizer Error' "$part.log" 2>/dev/null)
+      internal=${internal:-0}
+      [ "$internal" -gt "$n" ] && n=$internal
       errors=$((errors + n))
-      if [ "$rc" -ne 0 ] || [ -z "$found" ]; then
+      if [ "$rc" -ne 0 ] || [ -z "$found" ] || [ "$internal" -gt 0 ]; then
         note=""
         [ -z "$found" ] && note=", no sanitizer summary"
+        [ "$internal" -gt 0 ] && note="$note, $internal internal sanitizer errors"
         [ "$rc" -eq 124 ] && note="$note, stopped at the time limit"
         bad="$bad $name (exit $rc, $n errors$note)"
       fi
@@ -752,6 +908,207 @@ mod tests {
             log.contains("tests/matexp-gpu--gpu (exit 99, 3 errors)"),
             "{log}"
         );
+    }
+
+    /// What a sanitizer-mode run of a stand-in bundle left: its success, its stderr, and the
+    /// files of its OUTDIR (and of the stand-ins' records) by name.
+    struct SanitizeRun {
+        ok: bool,
+        stderr: String,
+        files: std::collections::BTreeMap<String, String>,
+    }
+
+    impl SanitizeRun {
+        fn file(&self, name: &str) -> &str {
+            self.files.get(name).map_or("", String::as_str)
+        }
+    }
+
+    /// Runs run.sh in sanitizer mode over stand-in test binaries `tests` (name, shell body),
+    /// a stand-in compute-sanitizer whose output after the test's is `cs_tail` (shell), and
+    /// an optional kernel list. Stand-ins append to `$REC/order` (the tests) and `$REC/args`
+    /// (the sanitizer's arguments).
+    fn sanitize_with(
+        tag: &str,
+        tests: &[(&str, &str)],
+        cs_tail: &str,
+        kernels: Option<&str>,
+        env: &[(&str, &str)],
+    ) -> SanitizeRun {
+        let dir = std::env::temp_dir().join(format!("matexp-runsh-w{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for d in ["b/tests", "b/bench", "rec"] {
+            std::fs::create_dir_all(dir.join(d)).unwrap();
+        }
+        std::fs::write(dir.join("b/COMMIT"), "abc\n").unwrap();
+        std::fs::write(dir.join("b/run.sh"), RUN_SH).unwrap();
+        if let Some(k) = kernels {
+            std::fs::write(dir.join("b").join(KERNEL_LIST), k).unwrap();
+        }
+        for (name, body) in tests {
+            let p = dir.join("b/tests").join(name);
+            std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+            make_executable(&p).unwrap();
+        }
+        let cs = dir.join("cs");
+        std::fs::write(
+            &cs,
+            format!(
+                "#!/bin/sh\necho \"$*\" >> \"$REC/args\"\ntool=$2\nwhile [ \"${{1#--}}\" != \"$1\" ]; do shift 2; done\n\"$@\"\n{cs_tail}\n"
+            ),
+        )
+        .unwrap();
+        make_executable(&cs).unwrap();
+        let out = dir.join("out");
+        let mut cmd = Command::new("sh");
+        cmd.arg(dir.join("b/run.sh"))
+            .arg(&out)
+            .env("COMPUTE_SANITIZER", &cs)
+            .env("REC", dir.join("rec"))
+            .env_remove("MATEXP_GPU_TEST_SCALE")
+            .env_remove("MATEXP_SANITIZE_KERNELS");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let o = cmd.output().unwrap();
+        let mut files = std::collections::BTreeMap::new();
+        for d in [out, dir.join("rec")] {
+            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                if let Ok(t) = std::fs::read_to_string(e.path()) {
+                    files.insert(e.file_name().to_string_lossy().into_owned(), t);
+                }
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        SanitizeRun {
+            ok: o.status.success(),
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+            files,
+        }
+    }
+
+    #[test]
+    fn racecheck_checks_our_kernels_only_and_the_failure_paths_run_alone_first() {
+        let r = sanitize_with(
+            "ours",
+            &[
+                ("matexp-e2e--gpu_failure_paths", "echo fp >> \"$REC/order\""),
+                (
+                    "matexp-gpu--gpu",
+                    "echo gpu >> \"$REC/order\"; echo \"scale=$MATEXP_GPU_TEST_SCALE\"",
+                ),
+            ],
+            "echo \"========= ERROR SUMMARY: 0 errors\"",
+            Some("axpby_f64\nfock_hx_c64\n"),
+            &[
+                ("MATEXP_SANITIZE", "memcheck,racecheck"),
+                ("MATEXP_SANITIZE_JOBS", "4"),
+            ],
+        );
+        assert!(r.ok, "{}\n{:?}", r.stderr, r.files);
+        // The failure paths first (one per tool, alone), then the others.
+        assert_eq!(r.file("order"), "fp\nfp\ngpu\ngpu\n");
+        let args = r.file("args");
+        assert_eq!(args.lines().count(), 4, "{args}");
+        for l in args.lines() {
+            let filtered = l.contains("--kernel-name regex=^(axpby_f64|fock_hx_c64)$ ");
+            assert_eq!(filtered, l.starts_with("--tool racecheck"), "{l}");
+            assert_eq!(
+                l.contains("--report-api-errors no"),
+                l.contains("failure_paths"),
+                "{l}"
+            );
+        }
+        let race = r.file("sanitize-racecheck.log");
+        assert!(race.contains("scale=small"), "{race}");
+        assert!(race.contains("kernels checked: the project's 2 "), "{race}");
+        assert!(
+            race.contains("sanitize racecheck: clean: 0 errors in 2 test binaries"),
+            "{race}"
+        );
+        assert!(
+            r.file("sanitize-memcheck.log")
+                .contains("kernels checked: all"),
+            "{:?}",
+            r.files
+        );
+        assert_eq!(r.file("sanitize-summary.txt").lines().count(), 2);
+    }
+
+    #[test]
+    fn racecheck_without_a_kernel_list_refuses_unless_told_to_check_all() {
+        let tests = [("matexp-gpu--gpu", "echo ran")];
+        let tail =
+            "echo \"========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\"";
+        let env = [("MATEXP_SANITIZE", "racecheck")];
+        let r = sanitize_with("nolist", &tests, tail, None, &env);
+        assert!(!r.ok);
+        assert!(r.stderr.contains("sanitize-kernels.txt"), "{}", r.stderr);
+        assert_eq!(r.file("args"), "");
+        let env = [
+            ("MATEXP_SANITIZE", "racecheck"),
+            ("MATEXP_SANITIZE_KERNELS", "all"),
+            ("MATEXP_GPU_TEST_SCALE", "full"),
+        ];
+        let r = sanitize_with("all", &tests, tail, None, &env);
+        assert!(r.ok, "{}", r.stderr);
+        assert!(!r.file("args").contains("--kernel-name"), "{:?}", r.files);
+        assert!(
+            r.file("sanitize-racecheck.log")
+                .contains("MATEXP_GPU_TEST_SCALE=full; kernels checked: all"),
+            "{:?}",
+            r.files
+        );
+    }
+
+    #[test]
+    fn internal_sanitizer_errors_are_counted_and_named() {
+        // racecheck counts the failure in its summary; a summary of 0 errors with the same
+        // line still fails.
+        let tail = "echo \"========= Internal Sanitizer Error: Detected a failure to track a kernel launch. Future records might be incomplete\"\n\
+                    if [ \"$tool\" = racecheck ]; then echo \"========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\"; exit 99; fi\n\
+                    echo \"========= ERROR SUMMARY: 0 errors\"";
+        let r = sanitize_with(
+            "internal",
+            &[("matexp-gpu--gpu", "echo ran")],
+            tail,
+            Some("axpby_f64\n"),
+            &[("MATEXP_SANITIZE", "racecheck,synccheck")],
+        );
+        assert!(!r.ok);
+        let summary = r.file("sanitize-summary.txt");
+        assert!(
+            summary.contains(
+                "sanitize racecheck: FAILED: 1 errors in 1 test binaries; failing: \
+                 tests/matexp-gpu--gpu (exit 99, 1 errors, 1 internal sanitizer errors)"
+            ),
+            "{summary}"
+        );
+        assert!(
+            summary.contains(
+                "sanitize synccheck: FAILED: 1 errors in 1 test binaries; failing: \
+                 tests/matexp-gpu--gpu (exit 0, 1 errors, 1 internal sanitizer errors)"
+            ),
+            "{summary}"
+        );
+        assert!(
+            r.file("sanitize-racecheck.log")
+                .contains("Internal Sanitizer Error: Detected a failure to track"),
+            "{:?}",
+            r.files
+        );
+    }
+
+    #[test]
+    fn kernel_names_come_from_the_ptx_entries() {
+        let ptx = ".version 9.0\n.target sm_80\n.visible .entry fill_f32(\n\t.param .u64 p\n)\n\
+                   .func helper(\n.visible .entry  scale_c64 (\n// .entry in a comment is a line of its own\n";
+        assert_eq!(ptx_entries(ptx), ["fill_f32", "scale_c64"]);
+        let names = project_kernels(&workspace_root()).unwrap();
+        for k in ["axpby_f64", "sin_times_x_f64", "fill_c64"] {
+            assert!(names.iter().any(|n| n == k), "{k} missing from {names:?}");
+        }
+        assert!(names.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]
