@@ -43,7 +43,8 @@ pub(crate) fn form_powers<S: Scalar, B: DenseBackend<S>>(
 }
 
 /// `out ← α_0·I_block + Σ_{k=1}^{q} α_k·pows[k−1]` with `q = alpha.len() − 1 ≤ pows.len()`.
-/// No products.
+/// No products: one [`DenseBackend::lincomb`] pass (reads the `q` powers with a nonzero
+/// coefficient once, writes `out` once).
 pub(crate) fn combine<S: Scalar, B: DenseBackend<S>>(
     be: &mut B,
     pows: &[B::Mat],
@@ -51,17 +52,16 @@ pub(crate) fn combine<S: Scalar, B: DenseBackend<S>>(
     col0: usize,
     out: &mut B::Mat,
 ) -> Result<()> {
-    be.set_zero(out)?;
-    match alpha.first() {
-        Some(&a0) if a0 != S::zero() => be.add_identity(a0, out, col0)?,
-        _ => {}
-    }
-    for (k, &a) in alpha.iter().enumerate().skip(1) {
-        if a != S::zero() {
-            be.axpy(a, &pows[k - 1], out)?;
-        }
-    }
-    Ok(())
+    let a0 = alpha.first().copied().unwrap_or_else(S::zero);
+    // Zero coefficients are skipped: their powers need not be read at all.
+    let terms: Vec<(S, &B::Mat)> = alpha
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|&(_, &a)| a != S::zero())
+        .map(|(k, &a)| (a, &pows[k - 1]))
+        .collect();
+    be.lincomb(a0, &terms, col0, out)
 }
 
 /// The Paterson–Stockmeyer recursion once the powers `X … X^{min(d, b+1)}` are in `pows`:
@@ -104,16 +104,12 @@ pub(crate) fn horner<S: Scalar, B: DenseBackend<S>>(
     t: &mut B::Mat,
 ) -> Result<()> {
     let d = alpha.len() - 1;
-    be.set_zero(r)?;
-    be.add_identity(alpha[d.saturating_sub(1)], r, col0)?;
     if d == 0 {
-        // α_0 I: the line above used α_0 already.
-        return Ok(());
+        return be.lincomb(alpha[0], &[], col0, r);
     }
-    be.axpy(alpha[d], x_blk, r)?;
+    be.lincomb(alpha[d - 1], &[(alpha[d], x_blk)], col0, r)?;
     for i in (0..d - 1).rev() {
-        be.set_zero(t)?;
-        be.add_identity(alpha[i], t, col0)?;
+        be.lincomb(alpha[i], &[], col0, t)?;
         be.gemm(S::one(), x, r, S::one(), t)?;
         std::mem::swap(r, t);
     }
@@ -131,12 +127,10 @@ pub(crate) fn powers<S: Scalar, B: DenseBackend<S>>(
     t: &mut B::Mat,
 ) -> Result<()> {
     let d = alpha.len() - 1;
-    be.set_zero(p)?;
-    be.add_identity(alpha[0], p, 0)?;
     if d == 0 {
-        return Ok(());
+        return be.lincomb(alpha[0], &[], 0, p);
     }
-    be.axpy(alpha[1], x, p)?;
+    be.lincomb(alpha[0], &[(alpha[1], x)], 0, p)?;
     if d == 1 {
         return Ok(());
     }

@@ -1,17 +1,52 @@
-//! The CPU dense backend: host matrices, products by `matrixmultiply`.
+//! The CPU dense backend: host matrices, products by a threaded BLAS.
 //!
-//! Why `matrixmultiply` and not OpenBLAS: it covers all four scalar types (`sgemm`, `dgemm`,
-//! `cgemm`, `zgemm`) in pure Rust, threads its own loops (`threading` feature, thread count
-//! from `MATMUL_NUM_THREADS`, default all cores), and needs no system library, so this crate
-//! links nothing on a GPU host or a laptop. Its packed AVX2/FMA/AVX-512 kernels reach most of
-//! a tuned BLAS's rate on double-precision `n ≥ 1000` products; the benchmark suite reports
-//! the measured DGEMM rate beside every polynomial, so the ratio is visible either way.
+//! Products: with the `lapack` feature, `f64` and `c64` go to OpenBLAS (`cblas_dgemm` /
+//! `cblas_zgemm` through `matexp-dense`), threaded over every core (`OPENBLAS_NUM_THREADS`,
+//! default all) with the host's AVX-512/AVX2 kernels: the choice for the seed's `n ≥ 2048`
+//! tables. Without it, and always for `f32`/`c32`, `matrixmultiply` (pure Rust, all four
+//! scalar types, links nothing), whose `threading` feature runs at most **4** threads
+//! (`MATMUL_NUM_THREADS`, capped at 4 by that crate), so on a 16-core host it leaves three
+//! quarters of the machine idle. [`gemm_threads`] says which library and how many threads
+//! a run used; the benchmark suite records it beside the measured DGEMM rate.
+//!
+//! The `O(n²)` operations (axpy, linear combinations, zeroing, copies) run on rayon over
+//! column blocks: on a many-core host one thread streams only a fraction of the memory
+//! bandwidth, and a Paterson–Stockmeyer block at `n = 6144` moves gigabytes.
 
 use crate::backend::DenseBackend;
 use matexp_core::{Error, RealScalar, Result, Scalar, c32, c64, check_dim};
 use matexp_dense::Matrix;
 use matrixmultiply::CGemmOption;
+use rayon::prelude::*;
 use std::any::Any;
+
+/// Scalars per rayon task of the entry-wise operations (a few hundred KiB: large enough to
+/// hide the scheduling, small enough to balance over many cores).
+const CHUNK: usize = 1 << 15;
+
+/// Which library [`gemm`] uses for scalar type `S` and how many threads it runs:
+/// `("openblas", threads)` for `f64`/`c64` with the `lapack` feature, else
+/// `("matrixmultiply", threads ≤ 4)`.
+pub fn gemm_threads<S: Scalar>() -> (&'static str, usize) {
+    #[cfg(feature = "lapack")]
+    if matches!(S::NAME, "f64" | "c64") {
+        // SAFETY: a query without arguments; the library is linked by matexp-dense/lapack.
+        let t = unsafe { openblas_get_num_threads() };
+        return ("openblas", t.max(1) as usize);
+    }
+    // matrixmultiply's rule: MATMUL_NUM_THREADS, else the cores, clamped to 1..=4.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let want = std::env::var("MATMUL_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(cores);
+    ("matrixmultiply", want.clamp(1, 4))
+}
+
+#[cfg(feature = "lapack")]
+unsafe extern "C" {
+    fn openblas_get_num_threads() -> std::os::raw::c_int;
+}
 
 /// The CPU backend: matrices are [`matexp_dense::Matrix`] (column-major host storage).
 ///
@@ -70,9 +105,14 @@ impl<S: Scalar> DenseBackend<S> for CpuDense {
     }
     fn axpy(&mut self, alpha: S, x: &Matrix<S>, y: &mut Matrix<S>) -> Result<()> {
         same_shape("axpy", x, y)?;
-        for (y, &x) in y.as_mut_slice().iter_mut().zip(x.as_slice()) {
-            *y += alpha * x;
-        }
+        y.as_mut_slice()
+            .par_chunks_mut(CHUNK)
+            .zip(x.as_slice().par_chunks(CHUNK))
+            .for_each(|(y, x)| {
+                for (y, &x) in y.iter_mut().zip(x) {
+                    *y += alpha * x;
+                }
+            });
         Ok(())
     }
     fn add_identity(&mut self, alpha: S, a: &mut Matrix<S>, col0: usize) -> Result<()> {
@@ -84,17 +124,61 @@ impl<S: Scalar> DenseBackend<S> for CpuDense {
         }
         Ok(())
     }
+    /// One pass over `out`'s columns, in parallel over column blocks: each column is
+    /// written as `α₀·δ` (the identity's entry) and then receives the terms in order, so the
+    /// entries round exactly as zero / add-identity / axpy would.
+    fn lincomb(
+        &mut self,
+        alpha0: S,
+        terms: &[(S, &Matrix<S>)],
+        col0: usize,
+        out: &mut Matrix<S>,
+    ) -> Result<()> {
+        for (_, m) in terms {
+            same_shape("lincomb", m, out)?;
+        }
+        let n = out.nrows();
+        if n == 0 || out.ncols() == 0 {
+            return Ok(());
+        }
+        // Whole columns per task, about CHUNK scalars each.
+        let cols = (CHUNK / n).max(1);
+        out.as_mut_slice()
+            .par_chunks_mut(cols * n)
+            .enumerate()
+            .for_each(|(blk, o)| {
+                let j0 = blk * cols;
+                for (jj, oc) in o.chunks_mut(n).enumerate() {
+                    let j = j0 + jj;
+                    oc.iter_mut().for_each(|x| *x = S::zero());
+                    if col0 + j < n {
+                        oc[col0 + j] = alpha0;
+                    }
+                    for &(c, m) in terms {
+                        for (o, &x) in oc.iter_mut().zip(m.col(j)) {
+                            *o += c * x;
+                        }
+                    }
+                }
+            });
+        Ok(())
+    }
     fn scale(&mut self, alpha: S, a: &mut Matrix<S>) -> Result<()> {
-        a.scale_mut(alpha);
+        a.as_mut_slice()
+            .par_chunks_mut(CHUNK)
+            .for_each(|c| c.iter_mut().for_each(|x| *x *= alpha));
         Ok(())
     }
     fn set_zero(&mut self, a: &mut Matrix<S>) -> Result<()> {
-        a.as_mut_slice().iter_mut().for_each(|x| *x = S::zero());
+        par_zero(a.as_mut_slice());
         Ok(())
     }
     fn copy(&mut self, src: &Matrix<S>, dst: &mut Matrix<S>) -> Result<()> {
         same_shape("copy", src, dst)?;
-        dst.as_mut_slice().copy_from_slice(src.as_slice());
+        dst.as_mut_slice()
+            .par_chunks_mut(CHUNK)
+            .zip(src.as_slice().par_chunks(CHUNK))
+            .for_each(|(d, s)| d.copy_from_slice(s));
         Ok(())
     }
     fn norm_one(&mut self, a: &Matrix<S>) -> Result<f64> {
@@ -110,9 +194,16 @@ impl<S: Scalar> DenseBackend<S> for CpuDense {
     }
 }
 
-/// `C ← α·A·B + β·C` on the host through `matrixmultiply` (threaded), for all four scalar
-/// types. Errors with [`Error::DimensionMismatch`] on incompatible shapes. `C` is not read
-/// when `β = 0` (NaN in a reused buffer does not leak into the result).
+fn par_zero<S: Scalar>(a: &mut [S]) {
+    a.par_chunks_mut(CHUNK)
+        .for_each(|c| c.iter_mut().for_each(|x| *x = S::zero()));
+}
+
+/// `C ← α·A·B + β·C` on the host, for all four scalar types: OpenBLAS for `f64`/`c64` with
+/// the `lapack` feature (all cores), `matrixmultiply` otherwise (at most 4 threads; module
+/// docs). Errors with [`Error::DimensionMismatch`] on incompatible shapes. `C` is not read
+/// when `β = 0` (NaN in a reused buffer does not leak into the result: both libraries
+/// write, not scale, `C` when `β = 0`).
 pub fn gemm<S: Scalar>(
     alpha: S,
     a: &Matrix<S>,
@@ -127,16 +218,19 @@ pub fn gemm<S: Scalar>(
     if m == 0 || n == 0 {
         return Ok(());
     }
-    if beta == S::zero() {
-        // matrixmultiply documents that C is not read for β = 0; we clear anyway so that
-        // the k = 0 case below needs no special path.
-        c.as_mut_slice().iter_mut().for_each(|x| *x = S::zero());
-    }
     if k == 0 {
-        if beta != S::zero() {
+        // C ← β·C, with β = 0 writing zeros (not 0·NaN).
+        if beta == S::zero() {
+            par_zero(c.as_mut_slice());
+        } else {
             c.scale_mut(beta);
         }
         return Ok(());
+    }
+    #[cfg(feature = "lapack")]
+    if matches!(S::NAME, "f64" | "c64") {
+        // cblas_dgemm / cblas_zgemm (OpenBLAS zero-fills C for β = 0 without reading it).
+        return matexp_dense::gemm(alpha, a, b, beta, c);
     }
     // Column-major: row stride 1, column stride = rows.
     let (rsa, csa) = (1isize, m as isize);
@@ -303,6 +397,19 @@ mod tests {
         check::<c64>(1e-14);
         check::<f32>(1e-5);
         check::<c32>(1e-5);
+    }
+
+    #[test]
+    fn the_gemm_library_and_its_threads_are_reported() {
+        let (lib, threads) = gemm_threads::<f64>();
+        if cfg!(feature = "lapack") {
+            assert_eq!(lib, "openblas");
+            assert!(threads >= 1);
+        } else {
+            assert_eq!(lib, "matrixmultiply");
+            assert!((1..=4).contains(&threads));
+        }
+        assert_eq!(gemm_threads::<f32>().0, "matrixmultiply");
     }
 
     #[test]

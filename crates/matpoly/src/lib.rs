@@ -2,9 +2,11 @@
 //! several devices (seed 004: Alonso, Boratto, Peinado, Ibáñez & Sastre, *On the evaluation
 //! of matrix polynomials using several GPGPUs*, 2014).
 //!
-//! * [`DenseBackend`]: the five operations the schemes need (gemm, axpy, add a multiple of
-//!   the identity, scale/zero/copy, 1-norm). [`CpuDense`] runs them on the host
-//!   (`matrixmultiply`, threaded); `CublasDense` (feature `gpu`) on one GPU through cuBLAS.
+//! * [`DenseBackend`]: the operations the schemes need (gemm, axpy, add a multiple of the
+//!   identity, a one-pass linear combination `α₀I + Σ c_k M_k`, scale/zero/copy, 1-norm).
+//!   [`CpuDense`] runs them on the host (OpenBLAS with the `lapack` feature, else
+//!   `matrixmultiply`; rayon for the rest); `CublasDense` (feature `gpu`) on one GPU
+//!   through cuBLAS and this crate's kernels.
 //! * [`Evaluator`]: `P(X) = Σ α_i X^i` by [`Scheme::Powers`] (the seed's Alg. 1),
 //!   [`Scheme::Horner`] or [`Scheme::PatersonStockmeyer`] (Alg. 4–6 with the errata of the
 //!   notes), product counts by [`Scheme::products`]; the degree-8 Taylor polynomial of `exp`
@@ -57,7 +59,7 @@ pub mod taylor8;
 mod gpu;
 
 pub use backend::{Counting, DenseBackend};
-pub use cpu::{CpuDense, gemm};
+pub use cpu::{CpuDense, gemm, gemm_threads};
 pub use evaluator::Evaluator;
 pub use expm::{ExpmReport, THETA, TaylorEvaluation};
 pub use scheme::{Scheme, TAYLOR8_PRODUCTS, optimal_block};

@@ -70,24 +70,26 @@ pub const COEFFS: [[f64; 5]; 5] = [
 /// Products of this evaluation (including the one forming `X²`).
 pub const PRODUCTS: usize = 5;
 
-/// `out ← B_i` from the terms `X, X², X³, X⁶`.
+/// `out ← B_i (+ extra)` from the terms `X, X², X³, X⁶`: one [`DenseBackend::lincomb`]
+/// pass; `extra` (coefficient 1) folds the `B₂ + A₉` sum into the same pass.
 fn combination<S: Scalar, B: DenseBackend<S>>(
     be: &mut B,
     i: usize,
     terms: [&B::Mat; 4],
+    extra: Option<&B::Mat>,
     out: &mut B::Mat,
 ) -> Result<()> {
-    be.set_zero(out)?;
     let c = COEFFS[i];
-    if c[0] != 0.0 {
-        be.add_identity(S::from_f64(c[0]), out, 0)?;
+    let mut t: Vec<(S, &B::Mat)> = terms
+        .into_iter()
+        .enumerate()
+        .filter(|&(k, _)| c[k + 1] != 0.0)
+        .map(|(k, m)| (S::from_f64(c[k + 1]), m))
+        .collect();
+    if let Some(e) = extra {
+        t.push((S::one(), e));
     }
-    for (k, t) in terms.into_iter().enumerate() {
-        if c[k + 1] != 0.0 {
-            be.axpy(S::from_f64(c[k + 1]), t, out)?;
-        }
-    }
-    Ok(())
+    be.lincomb(S::from_f64(c[0]), &t, 0, out)
 }
 
 /// `out ← T₁₈(X)` given `x = X`, `x2 = X²`; `x3` receives `X³`; `w` are four scratch
@@ -111,13 +113,12 @@ pub(crate) fn taylor18<S: Scalar, B: DenseBackend<S>>(
     be.gemm(S::one(), x3, x3, S::zero(), a6)?;
     let terms = [x, x2, &*x3, &*a6];
     // A₉ = B₀B₄ + B₃.
-    combination(be, 0, terms, p)?;
-    combination(be, 4, terms, q)?;
-    combination(be, 3, terms, a9)?;
+    combination(be, 0, terms, None, p)?;
+    combination(be, 4, terms, None, q)?;
+    combination(be, 3, terms, None, a9)?;
     be.gemm(S::one(), p, q, S::one(), a9)?;
     // T₁₈ = B₁ + (B₂ + A₉)A₉.
-    combination(be, 2, terms, p)?;
-    be.axpy(S::one(), a9, p)?;
-    combination(be, 1, terms, out)?;
+    combination(be, 2, terms, Some(&*a9), p)?;
+    combination(be, 1, terms, None, out)?;
     be.gemm(S::one(), p, a9, S::one(), out)
 }

@@ -59,24 +59,16 @@ pub(crate) fn taylor8<S: Scalar, B: DenseBackend<S>>(
 ) -> Result<()> {
     let [x1, x2c, x3, x4, x5, x6, x7, y2] = constants().map(S::from_f64);
     // u = x₁X + x₂A₂; A₄ = A₂·u.
-    be.set_zero(u)?;
-    be.axpy(x1, x, u)?;
-    be.axpy(x2c, x2, u)?;
-    be.gemm(S::one(), x2, u, S::zero(), a4)?;
+    // Each combination is one lincomb pass (reads its terms once, writes once).
+    let one = S::one();
+    be.lincomb(S::zero(), &[(x1, x), (x2c, x2)], 0, u)?;
+    be.gemm(one, x2, u, S::zero(), a4)?;
     // l = x₃A₂ + A₄; u = x₄I + x₅X + x₆A₂ + x₇A₄.
-    be.copy(a4, l)?;
-    be.axpy(x3, x2, l)?;
-    be.set_zero(u)?;
-    be.add_identity(x4, u, 0)?;
-    be.axpy(x5, x, u)?;
-    be.axpy(x6, x2, u)?;
-    be.axpy(x7, a4, u)?;
+    be.lincomb(S::zero(), &[(one, &*a4), (x3, x2)], 0, l)?;
+    be.lincomb(x4, &[(x5, x), (x6, x2), (x7, &*a4)], 0, u)?;
     // out = I + X + y₂A₂ + l·u.
-    be.set_zero(out)?;
-    be.add_identity(S::one(), out, 0)?;
-    be.axpy(S::one(), x, out)?;
-    be.axpy(y2, x2, out)?;
-    be.gemm(S::one(), l, u, S::one(), out)
+    be.lincomb(one, &[(one, x), (y2, x2)], 0, out)?;
+    be.gemm(one, l, u, one, out)
 }
 
 #[cfg(test)]

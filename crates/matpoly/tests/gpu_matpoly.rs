@@ -215,3 +215,48 @@ fn backend_primitives_match_the_cpu() {
     check::<c32>();
     check::<c64>();
 }
+
+#[test]
+#[ignore = "needs an NVIDIA GPU; run by the GPU bundle"]
+fn lincomb_on_cublas_matches_the_cpu() {
+    fn check<S: GpuScalar>(tol: f64) {
+        let mut g = gpu();
+        let mut c = CpuDense::new();
+        // A 300 × 90 column block of the identity's columns 250.., so that its diagonal
+        // entries stop at row 299 (column 49): the kernel's row == col0 + column test.
+        let (n, m, col0) = (300, 90, 250);
+        let mats: Vec<Matrix<S>> = (0..11u64)
+            .map(|k| random::<S>(n, 1.0, 70 + k).submatrix(0, 0, n, m).unwrap())
+            .collect();
+        let gm: Vec<_> = mats.iter().map(|x| g.upload(x).unwrap()).collect();
+        let a0 = S::from_c64(c64::new(0.5, 1.5));
+        // 11 terms: two launches, the second accumulating into the first's output.
+        for t in [0usize, 1, 4, 8, 11] {
+            let coefs: Vec<S> = (0..t)
+                .map(|k| S::from_c64(c64::new(1.0 - 0.1 * k as f64, 0.05 * k as f64)))
+                .collect();
+            let ct: Vec<(S, &Matrix<S>)> = coefs.iter().copied().zip(&mats).collect();
+            let gt: Vec<_> = coefs.iter().copied().zip(&gm).collect();
+            let mut want = Matrix::zeros(n, m);
+            c.lincomb(a0, &ct, col0, &mut want).unwrap();
+            // NaN in the reused output must not leak in.
+            let nan = Matrix::from_fn(n, m, |_, _| S::from_f64(f64::NAN));
+            let mut got = g.upload(&nan).unwrap();
+            g.lincomb(a0, &gt, col0, &mut got).unwrap();
+            let got = g.download(&got).unwrap();
+            let err = rel_err(&got, &want);
+            assert!(err <= tol, "{} with {t} terms: {err:.2e}", S::NAME);
+        }
+        let wrong = g.zeros(n, m + 1).unwrap();
+        let mut out = g.zeros(n, m).unwrap();
+        assert!(
+            g.lincomb(a0, &[(S::one(), &wrong)], col0, &mut out)
+                .is_err()
+        );
+    }
+    // The GPU fuses multiply-adds, the CPU does not: agreement to a few roundoffs.
+    check::<f64>(1e-15);
+    check::<c64>(1e-15);
+    check::<f32>(1e-6);
+    check::<c32>(1e-6);
+}

@@ -178,6 +178,90 @@ fn workspaces_are_reused_across_calls() {
     assert_eq!(ev.backend().allocations, 0);
 }
 
+/// `α₀·I[:, col0..] + Σ c_k M_k` entry by entry, in the order the backend documents.
+fn lincomb_reference<S: Scalar>(
+    a0: S,
+    terms: &[(S, &Matrix<S>)],
+    col0: usize,
+    out: &mut Matrix<S>,
+) {
+    for j in 0..out.ncols() {
+        for i in 0..out.nrows() {
+            let mut v = if i == col0 + j { a0 } else { S::zero() };
+            for &(c, m) in terms {
+                v += c * m[(i, j)];
+            }
+            out[(i, j)] = v;
+        }
+    }
+}
+
+fn lincomb_matches_its_definition<S: Scalar>() {
+    let mut be = CpuDense::new();
+    // A 150 × 700 column block: several rayon tasks of whole columns, the identity's block
+    // [:, 40..] crossing it (rows 40..150 hold diagonal entries, the rest of the columns none).
+    let (n, m, col0) = (150, 700, 40);
+    let mats: Vec<Matrix<S>> = (0..11u64)
+        .map(|k| {
+            let full = common::random::<S>(m, 1.0, 900 + k);
+            full.submatrix(0, 0, n, m).unwrap()
+        })
+        .collect();
+    let a0 = S::from_c64(c64::new(0.75, -0.25));
+    for t in [0usize, 1, 3, 8, 11] {
+        let coefs: Vec<S> = (0..t)
+            .map(|k| S::from_c64(c64::new(1.0 / (1.0 + k as f64), 0.125 * k as f64)))
+            .collect();
+        let terms: Vec<(S, &Matrix<S>)> = coefs.iter().copied().zip(&mats).collect();
+        let mut want = Matrix::zeros(n, m);
+        lincomb_reference(a0, &terms, col0, &mut want);
+        // NaN in the reused output must not leak in: the output is written, not read.
+        let mut got = Matrix::from_fn(n, m, |_, _| S::from_f64(f64::NAN));
+        be.lincomb(a0, &terms, col0, &mut got).unwrap();
+        assert_eq!(got, want, "{} with {t} terms", S::NAME);
+    }
+    let wrong = Matrix::<S>::zeros(n, m + 1);
+    let mut out = Matrix::<S>::zeros(n, m);
+    assert!(matches!(
+        be.lincomb(a0, &[(S::one(), &wrong)], col0, &mut out),
+        Err(Error::DimensionMismatch { .. })
+    ));
+}
+
+#[test]
+fn lincomb_is_one_pass_of_the_definition_for_every_scalar_type() {
+    lincomb_matches_its_definition::<f64>();
+    lincomb_matches_its_definition::<c64>();
+    lincomb_matches_its_definition::<f32>();
+    lincomb_matches_its_definition::<c32>();
+}
+
+#[test]
+fn paterson_stockmeyer_forms_each_block_in_one_pass() {
+    // The O(n²) work of Paterson–Stockmeyer: one copy of X into the stored powers and one
+    // linear combination per block (1 + outer steps), no axpy chains: (12, 3) has 2 outer
+    // steps, (20, 4) 3, (30, 5) 4 (seed 004, Table 1).
+    let x = families::<f64>(16, 1.0, 3).remove(0).1;
+    let mut ev = Evaluator::new(Counting::new(CpuDense::new()));
+    for (d, b, outer) in [(12, 3, 2), (20, 4, 3), (30, 5, 4)] {
+        let alpha = coefficients::<f64>(d, d as u64);
+        ev.polyval(&x, &alpha, Scheme::PatersonStockmeyer { block: b })
+            .unwrap();
+        ev.backend_mut().reset();
+        let xd = ev.backend_mut().upload(&x).unwrap();
+        let mut out = ev.backend_mut().zeros(16, 16).unwrap();
+        ev.backend_mut().reset();
+        ev.evaluate_into(
+            &xd,
+            &alpha,
+            Scheme::PatersonStockmeyer { block: b },
+            &mut out,
+        )
+        .unwrap();
+        assert_eq!(ev.backend().level2, 1 + (1 + outer), "d = {d}");
+    }
+}
+
 #[test]
 fn bad_arguments_are_typed_errors() {
     let mut ev = Evaluator::new(CpuDense::new());
