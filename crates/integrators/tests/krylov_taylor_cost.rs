@@ -140,7 +140,9 @@ fn expect_cap(r: Result<Report>, when: &str) {
 }
 
 /// The documented ranges of products/estimate: Lanczos 0.5…3 (Hochbruck–Lubich dimension,
-/// checks every ~10 %), Taylor 0.3…1 (s·m* is an upper bound), Arnoldi on a nonnormal
+/// checks every ~10 %), Taylor 0.3…1 (s·m* is an upper bound; 0.2…1 on the nonnormal
+/// advection at tight tolerances, where the rounding guard's extra steps end their series
+/// early), Arnoldi on a nonnormal
 /// operator 0.3…2; on a dissipative Hermitian one its estimate only errs high (≥ 1/2).
 #[test]
 fn cost_estimates_are_within_their_documented_factors() {
@@ -188,7 +190,7 @@ fn cost_estimates_are_within_their_documented_factors() {
             let mut tay = Taylor::new(&cpu, taylor(rtol, usize::MAX, None)).unwrap();
             let r = tay.expmv(&adv, t, &va, &mut wa).unwrap();
             let q = ratio(&r, adv.take());
-            assert!((0.3..=1.0).contains(&q), "taylor t = {t}, rtol {rtol}: {q}");
+            assert!((0.2..=1.0).contains(&q), "taylor t = {t}, rtol {rtol}: {q}");
         }
     }
 }
