@@ -10,13 +10,14 @@
 // (the stepped variant unranks the first of 4 consecutive rows per thread into a packed key
 // in a register and steps to the others by the lexicographic successor),
 // or, in the comparison variant, by binary search of the hopped state's key in the sorted
-// packed table (Zhang & Dong). The couplings are evaluated by the host at the product's time
+// packed table (Zhang & Dong). The fixed-M variant (hx_fixed) is the packed-Delta product with
+// the site count known at compile time: straight-line rows with all gathers in flight at once. The couplings are evaluated by the host at the product's time
 // and passed as small arrays (pre-scaled: mj = -J, hu = U/2), staged in shared memory.
 //
 // Shared memory layout (dynamic): D table ((N+1)*(M+1) u64), then real arrays
 // mj[bonds], v[M], hu[M], sq[N+2] in the working precision.
 //
-// Kernel names: fock_<variant>_<scalar>, scalar in {c32, c64}.
+// Kernel names: fock_<variant>_<scalar>, scalar in {c32, c64}; fock_hx_fixed<M>_<u32|u64>_<scalar>.
 
 #include <cstdint>
 
@@ -286,6 +287,140 @@ __device__ void hx(unsigned long long dim, unsigned n, unsigned m, unsigned peri
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Fixed-M variant: the site count is a template parameter, so every loop over sites and bonds
+// is unrolled and each row is straight-line code. The generic loop above issues one gather of
+// x per iteration and waits for it before the next (a runtime trip count and a data-dependent
+// branch around every hop): per row about 2(M-1) dependent memory latencies. Here the row's
+// hop columns are all computed first (hops that do not exist are clamped to the row itself,
+// whose x is read anyway, and contribute nothing), then all 2(M-1) + 1 gathers are in flight
+// together. The index type I is u32 when D + grid stride < 2^32 (32-bit subtraction, one
+// widening multiply per address, a u32 table in shared memory) or u64.
+//
+// Shared memory layout (dynamic, 8-byte aligned blocks):
+//   mj[M]        -J per bond (the ring bond last; 0 when open),
+//   sq[N+2]      sqrt(0..N+1),
+//   ed[M*(N+1)]  V_k n + U_k/2 n(n-1), the diagonal of site k at occupation n,
+//   dt[(M+1)*(N+3)]  (type I) column s holds D(r, s) for r = -1..N+1 at dt[s*(N+3) + r + 1]
+//                with D(-1, s) = D(N+1, s) = 0, so that every look-up of a hop that does not
+//                exist stays in range without a branch.
+// The diagonal sums ed over the sites in the order and with the arithmetic of row_product,
+// and the hops are accumulated in its order, so both variants give the same bits.
+template <typename R>
+__device__ __forceinline__ unsigned fixed_real_words(unsigned n, unsigned m) {
+    const unsigned reals = m + (n + 2) + m * (n + 1);
+    return (reals * (unsigned)sizeof(R) + 7u) / 8u;  // in 8-byte words
+}
+
+template <int M, typename I, typename R>
+__device__ void hx_fixed(I dim, unsigned n, unsigned periodic,
+                         const unsigned long long* __restrict__ table,
+                         const R* __restrict__ coeffs,
+                         const unsigned long long* __restrict__ keys, unsigned wps, unsigned bits,
+                         typename Cplx<R>::T alpha, const typename Cplx<R>::T* __restrict__ x,
+                         typename Cplx<R>::T beta, typename Cplx<R>::T* __restrict__ y) {
+    typedef typename Cplx<R>::T C;
+    static_assert(M >= 2 && M <= 16, "fixed-M kernels cover 2..16 sites");
+    extern __shared__ unsigned long long smem[];
+    const unsigned bonds = periodic ? M : M - 1;
+    const unsigned rows = n + 3;
+    R* mj = reinterpret_cast<R*>(smem);
+    R* sq = mj + M;
+    R* ed = sq + (n + 2);
+    I* dt = reinterpret_cast<I*>(smem + fixed_real_words<R>(n, M));
+    // coeffs = [-J (bonds), V (M), U/2 (M), sqrt(0..N+1)]
+    for (unsigned k = threadIdx.x; k < M; k += blockDim.x) mj[k] = k < bonds ? coeffs[k] : R(0);
+    for (unsigned k = threadIdx.x; k < n + 2; k += blockDim.x) sq[k] = coeffs[bonds + 2 * M + k];
+    for (unsigned t = threadIdx.x; t < M * (n + 1); t += blockDim.x) {
+        const unsigned k = t / (n + 1);
+        const R nr = R(t - k * (n + 1));
+        ed[t] = coeffs[bonds + k] * nr + coeffs[bonds + M + k] * nr * (nr - R(1));
+    }
+    for (unsigned t = threadIdx.x; t < (M + 1) * rows; t += blockDim.x) {
+        const unsigned s = t / rows, q = t - s * rows;  // q = r + 1
+        dt[t] = (q == 0 || q > n + 1) ? I(0) : (I)table[(q - 1) * (M + 1) + s];
+    }
+    __syncthreads();
+
+    const bool read_y = beta.x != R(0) || beta.y != R(0);
+    const unsigned long long mask = (1ull << bits) - 1ull;
+    const I stride = (I)gridDim.x * blockDim.x;
+    for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < dim; i += stride) {
+        // Occupations: site k at bit offset bits*k of the state's words (site 0 on top).
+        const unsigned long long w0 = __ldg(keys + (unsigned long long)i * wps);
+        unsigned long long w1 = 0;
+        if (M * 8 > 64 && wps > 1) w1 = __ldg(keys + (unsigned long long)i * wps + 1);
+        unsigned occ[M];
+#pragma unroll
+        for (int k = 0; k < M; ++k) {
+            const unsigned off = bits * k;
+            const unsigned long long w = (M * 8 <= 64 || off < 64) ? w0 : w1;
+            occ[k] = (unsigned)((w >> (64 - bits - (off & 63))) & mask);
+        }
+        // right[k]: particles on sites k+1..M-1.
+        int right[M];
+        right[M - 1] = 0;
+#pragma unroll
+        for (int k = M - 2; k >= 0; --k) right[k] = right[k + 1] + (int)occ[k + 1];
+
+        // Columns of the hops of bond k: a particle k -> k+1 lands at i - D(right, M-k-1),
+        // one k+1 -> k at i + D(right - 1, M-k-1).
+        I jr[M - 1], jl[M - 1];
+#pragma unroll
+        for (int k = 0; k < M - 1; ++k) {
+            const I* col = dt + (M - 1 - k) * rows + 1;
+            jr[k] = occ[k] != 0 ? i - col[right[k]] : i;
+            jl[k] = occ[k + 1] != 0 ? i + col[right[k] - 1] : i;
+        }
+        // The ring bond: rank the two hopped states site by site (their rank terms differ
+        // from the row's by right -/+ 1), D(., M-k) by the hockey-stick identity.
+        I jlf = i, jfl = i;
+        if (periodic) {
+            I rlf = 0, rfl = 0;
+#pragma unroll
+            for (int k = 0; k < M - 1; ++k) {
+                const I* col = dt + (M - k) * rows + 1;
+                const int rk = right[k] + (int)occ[k];
+                const int a = k == 0 ? (int)n : rk - 1, c = k == 0 ? (int)n : rk + 1;
+                rlf += col[a] - col[right[k] - 1];
+                rfl += col[c] - col[right[k] + 1];
+            }
+            if (occ[M - 1] != 0) jlf = rlf;
+            if (occ[0] != 0) jfl = rfl;
+        }
+        // Every gather is issued before the first is used.
+        const C xi = __ldg(&x[i]);
+        C xr[M - 1], xl[M - 1];
+#pragma unroll
+        for (int k = 0; k < M - 1; ++k) {
+            xr[k] = __ldg(&x[jr[k]]);
+            xl[k] = __ldg(&x[jl[k]]);
+        }
+        C xlf = xi, xfl = xi;
+        if (periodic) {
+            xlf = __ldg(&x[jlf]);
+            xfl = __ldg(&x[jfl]);
+        }
+        R diag = R(0);
+#pragma unroll
+        for (int k = 0; k < M; ++k) diag += ed[k * (n + 1) + occ[k]];
+        C acc = mk(R(0), R(0));
+#pragma unroll
+        for (int k = 0; k < M - 1; ++k) {
+            const unsigned nk = occ[k], nn = occ[k + 1];
+            if (nk != 0) acc = axr(acc, mj[k] * (sq[nn + 1] * sq[nk]), xr[k]);
+            if (nn != 0) acc = axr(acc, mj[k] * (sq[nk + 1] * sq[nn]), xl[k]);
+        }
+        if (periodic) {
+            const unsigned n0 = occ[0], nl = occ[M - 1];
+            if (nl != 0) acc = axr(acc, mj[M - 1] * (sq[n0 + 1] * sq[nl]), xlf);
+            if (n0 != 0) acc = axr(acc, mj[M - 1] * (sq[nl + 1] * sq[n0]), xfl);
+        }
+        const C hxi = axr(acc, diag, xi);
+        y[i] = cmadd(alpha, hxi, beta, read_y ? y[i] : hxi, read_y);
+    }
+}
+
 // One fused Runge-Kutta stage (the seed's listing A.5): with s = gamma * H x,
 //   acc  <- acc + w * s          (skipped when w = 0)
 //   next <- base + c * s         (skipped when next is null)
@@ -370,6 +505,41 @@ FOCK_HX(fock_hx_search_packed_c64, fock::SEARCH_PACKED, double, double2)
 FOCK_HX(fock_hx_search_packed_c32, fock::SEARCH_PACKED, float, float2)
 FOCK_HX(fock_hx_delta_stepped_c64, fock::DELTA_STEPPED, double, double2)
 FOCK_HX(fock_hx_delta_stepped_c32, fock::DELTA_STEPPED, float, float2)
+
+// Fixed-M kernels: fock_hx_fixed<M>_<index>_<scalar>, M = 2..16, index u32 or u64. At most 256
+// threads per block; no minimum of resident blocks (a cap of 128 registers spills at M >= 14).
+#define FOCK_HX_FIXED(M, I, IN, R, C)                                                           \
+    extern "C" __global__ void __launch_bounds__(256)                                           \
+        fock_hx_fixed##M##_##IN##_##C(I dim, unsigned n, unsigned periodic,                     \
+                                      const unsigned long long* table, const R* coeffs,         \
+                                      const unsigned long long* keys, unsigned wps,             \
+                                      unsigned bits, fock::Cplx<R>::T alpha,                    \
+                                      const fock::Cplx<R>::T* x, fock::Cplx<R>::T beta,         \
+                                      fock::Cplx<R>::T* y) {                                    \
+        fock::hx_fixed<M, I, R>(dim, n, periodic, table, coeffs, keys, wps, bits, alpha, x,     \
+                                beta, y);                                                       \
+    }
+#define FOCK_HX_FIXED_ALL(M)                                                                    \
+    FOCK_HX_FIXED(M, unsigned, u32, float, c32)                                                 \
+    FOCK_HX_FIXED(M, unsigned, u32, double, c64)                                                \
+    FOCK_HX_FIXED(M, unsigned long long, u64, float, c32)                                       \
+    FOCK_HX_FIXED(M, unsigned long long, u64, double, c64)
+
+FOCK_HX_FIXED_ALL(2)
+FOCK_HX_FIXED_ALL(3)
+FOCK_HX_FIXED_ALL(4)
+FOCK_HX_FIXED_ALL(5)
+FOCK_HX_FIXED_ALL(6)
+FOCK_HX_FIXED_ALL(7)
+FOCK_HX_FIXED_ALL(8)
+FOCK_HX_FIXED_ALL(9)
+FOCK_HX_FIXED_ALL(10)
+FOCK_HX_FIXED_ALL(11)
+FOCK_HX_FIXED_ALL(12)
+FOCK_HX_FIXED_ALL(13)
+FOCK_HX_FIXED_ALL(14)
+FOCK_HX_FIXED_ALL(15)
+FOCK_HX_FIXED_ALL(16)
 
 #define FOCK_RK(NAME, R, C)                                                                     \
     extern "C" __global__ void NAME(unsigned long long dim, unsigned n, unsigned m,             \

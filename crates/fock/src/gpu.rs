@@ -1,10 +1,9 @@
 //! The Bose–Hubbard Hamiltonian on one NVIDIA GPU (feature `gpu`): the kernels of
 //! `kernels/fock.cu`, loaded through `matexp-gpu`'s public kernel API.
 //!
-//! One thread per row in a grid-stride loop with 64-bit indices. The table `D(r, s)` and the
-//! couplings at the product's time (evaluated on the host, uploaded only when they change)
-//! are staged in shared memory. The occupations of a row come from one of three
-//! [`GpuLookup`]s:
+//! One thread per row in a grid-stride loop. The table `D(r, s)` and the couplings at the
+//! product's time (evaluated on the host, uploaded only when they change) are staged in shared
+//! memory. The occupations of a row come from one of the [`GpuLookup`]s:
 //!
 //! | lookup | occupations | hop column | device memory besides x, y |
 //! | --- | --- | --- | --- |
@@ -12,10 +11,18 @@
 //! | [`GpuLookup::DeltaPacked`] | packed table (4 or 8 bits per site, coalesced) | Δ table, O(1) | `8·D·⌈M·bits/64⌉` bytes |
 //! | [`GpuLookup::SearchPacked`] | packed table | binary search of the hopped key, `O(log D)` | `8·D` bytes (`M·bits ≤ 64`) |
 //! | [`GpuLookup::DeltaStepped`] | first of 4 rows unranked, the next by successor, in a register key | Δ table, O(1) | `O(N·M)` (`M·bits ≤ 64`) |
+//! | [`GpuLookup::DeltaFixed`] | packed table, `M` known at compile time (2 ≤ M ≤ 16) | Δ table, O(1), all gathers in flight at once | as `DeltaPacked` |
 //!
-//! The last is the Zhang–Dong lookup the seed measures its Δ method against. Bytes floor of a
+//! `SearchPacked` is the Zhang–Dong lookup the seed measures its Δ method against. Bytes floor of a
 //! product: `x` read once, `y` written (and read when `β ≠ 0`), plus the packed table where
 //! one is used; the neighbours `x[i ± Δ]` are reused from cache when the Δ strides are short.
+//!
+//! The generic kernels loop over the sites with a run-time trip count and a branch around
+//! every hop, so a row waits for its `2(M−1)` gathers of `x` one after the other: on an H200
+//! they run at about 5× their bytes floor, bound by memory latency, not bandwidth.
+//! [`GpuLookup::DeltaFixed`] computes every hop column of a row first and then issues all
+//! gathers together (one kernel per `M`, 32-bit index arithmetic while `D` allows); its
+//! launch is tuned by [`GpuLaunch`].
 //!
 //! Only `c32` and `c64` are instantiated (the model's state is complex).
 
@@ -25,7 +32,7 @@ use matexp_core::{
     Backend, Error, LinearOperator, Result, Scalar, SpectralBounds, TimeDependentOperator, c32,
     c64, check_dim,
 };
-use matexp_gpu::rt::{Device, DeviceBuffer, Kernel, LaunchConfig, PtxModule};
+use matexp_gpu::rt::{Device, DeviceBuffer, Function, Kernel, LaunchConfig, PtxModule};
 use matexp_gpu::{GpuBackend, GpuVector};
 use std::sync::{Arc, Mutex};
 
@@ -39,8 +46,10 @@ const STEP_ROWS: usize = 4;
 static RK_STAGE: Kernel = Kernel::new(&FOCK_PTX, "fock_rk_stage");
 static DENSITIES: Kernel = Kernel::new(&FOCK_PTX, "fock_densities");
 
-/// Threads per block of the Fock kernels.
+/// Threads per block of the Fock kernels (the default of [`GpuLaunch::block`]).
 const BLOCK: u32 = 256;
+/// Site counts with a [`GpuLookup::DeltaFixed`] kernel (`fock_hx_fixed<M>_*`).
+pub const FIXED_SITES: std::ops::RangeInclusive<u32> = 2..=16;
 /// Dynamic shared memory a launch may use without opting in.
 const SHARED_LIMIT: usize = 48 * 1024;
 
@@ -57,6 +66,49 @@ pub enum GpuLookup {
     /// register and steps to the next rows by the lexicographic successor; hops by the Δ
     /// table. No state table; needs `M·bits ≤ 64` (M ≤ 8 for N > 15, M ≤ 16 for N ≤ 15).
     DeltaStepped,
+    /// [`GpuLookup::DeltaPacked`] with the site count a compile-time constant (kernels for
+    /// `M` in [`FIXED_SITES`]): each row is straight-line code that computes all its hop
+    /// columns (a hop that does not exist reads the row's own `x`, with weight zero, so no
+    /// branch guards a load) and then has all `2(M−1) + 1` gathers of `x` in flight together,
+    /// where the generic loop waits for each in turn. 32-bit row indices and a 32-bit Δ table
+    /// while `D` plus the grid stride stays below 2³² (64-bit beyond, or when
+    /// [`GpuLaunch::wide_index`] asks); the diagonal `Σ_k V_k n_k + U_k/2·n_k(n_k−1)` comes
+    /// from a per-site table in shared memory. Same arithmetic, in the same order, as
+    /// `DeltaPacked`. Registers (sm_90): 96 (c64) and 64 (c32) at M = 8, up to ~200 at
+    /// M = 16; the grid is sized to the occupancy the driver reports.
+    DeltaFixed,
+}
+
+/// Launch options of the products `H·x` (not of the RK stage or the densities): the knobs
+/// the benchmark sweeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct GpuLaunch {
+    /// Threads per block: a multiple of 32 in 32..=256 (default 256). Smaller blocks let a
+    /// kernel with many registers keep more warps resident (96 registers: 16 warps per SM in
+    /// blocks of 256, 20 in blocks of 128).
+    pub block: u32,
+    /// [`GpuLookup::DeltaFixed`] only: use the 64-bit-index kernels even where 32-bit indices
+    /// fit (to measure what the narrow indices gain).
+    pub wide_index: bool,
+}
+
+impl Default for GpuLaunch {
+    fn default() -> Self {
+        GpuLaunch {
+            block: BLOCK,
+            wide_index: false,
+        }
+    }
+}
+
+/// A resolved [`GpuLookup::DeltaFixed`] kernel for one scalar: the function, its grid (one
+/// wave: SMs × resident blocks), its dynamic shared memory and index width.
+#[derive(Debug, Clone, Copy)]
+struct FixedKernel {
+    function: Function,
+    grid: u32,
+    shared: u32,
+    wide: bool,
 }
 
 /// The couplings uploaded last, so that a time-independent model uploads once.
@@ -74,6 +126,9 @@ pub struct GpuBoseHubbard {
     model: BoseHubbard,
     device: Arc<Device>,
     lookup: GpuLookup,
+    launch: GpuLaunch,
+    /// The `DeltaFixed` kernels, `[c32, c64]`.
+    fixed: Option<[FixedKernel; 2]>,
     table: DeviceBuffer<u64>,
     keys: Option<DeviceBuffer<u64>>,
     words: u32,
@@ -87,8 +142,10 @@ impl GpuBoseHubbard {
     ///
     /// # Errors
     /// [`Error::Unsupported`] when the tables exceed the shared memory of a block (48 KiB:
-    /// `(N+1)(M+1)` 8-byte entries plus the couplings) or the search lookup needs more than one
-    /// word per state; errors of the packed table ([`PackedStates::new`]) and of the device.
+    /// `(N+1)(M+1)` 8-byte entries plus the couplings; for `DeltaFixed` also the diagonal
+    /// table, `M(N+1)` reals), the search lookup needs more than one word per state, or
+    /// `DeltaFixed` has no kernel for `M`; errors of the packed table ([`PackedStates::new`])
+    /// and of the device (`DeltaFixed` loads its kernels here).
     pub fn new(backend: &GpuBackend, model: &BoseHubbard, lookup: GpuLookup) -> Result<Self> {
         let device = backend.device().clone();
         let basis = model.basis();
@@ -114,7 +171,15 @@ impl GpuBoseHubbard {
                 }
                 (None, 1, b)
             }
-            GpuLookup::DeltaPacked | GpuLookup::SearchPacked => {
+            GpuLookup::DeltaPacked | GpuLookup::SearchPacked | GpuLookup::DeltaFixed => {
+                if lookup == GpuLookup::DeltaFixed && !FIXED_SITES.contains(&basis.sites()) {
+                    return Err(Error::Unsupported(format!(
+                        "the fixed-M lookup has kernels for M in {}..={}, not M = {}",
+                        FIXED_SITES.start(),
+                        FIXED_SITES.end(),
+                        basis.sites()
+                    )));
+                }
                 let p = PackedStates::new(basis)?;
                 if lookup == GpuLookup::SearchPacked && p.words_per_state() != 1 {
                     return Err(Error::Unsupported(format!(
@@ -129,20 +194,90 @@ impl GpuBoseHubbard {
             }
         };
         let ncoef = model.bonds() + 2 * basis.sites() as usize + basis.particles() as usize + 2;
-        Ok(GpuBoseHubbard {
+        let mut op = GpuBoseHubbard {
             model: model.clone(),
             table: DeviceBuffer::from_host(&device, basis.table())?,
             keys,
             words,
             bits,
             lookup,
+            launch: GpuLaunch::default(),
+            fixed: None,
             coeffs: Mutex::new(CoeffCache {
                 host: Vec::new(),
                 c64: DeviceBuffer::zeros(&device, ncoef)?,
                 c32: DeviceBuffer::zeros(&device, ncoef)?,
             }),
             device,
-        })
+        };
+        op.resolve_fixed()?;
+        Ok(op)
+    }
+
+    /// The operator with launch options `launch` (block size, index width).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a block size that is not a multiple of 32 in 32..=256;
+    /// for `DeltaFixed`, errors of the device while sizing the grid.
+    pub fn with_launch(mut self, launch: GpuLaunch) -> Result<Self> {
+        if launch.block == 0 || launch.block > 256 || launch.block % 32 != 0 {
+            return Err(Error::invalid(
+                "block",
+                launch.block,
+                "threads per block must be a multiple of 32 in 32..=256",
+            ));
+        }
+        self.launch = launch;
+        self.resolve_fixed()?;
+        Ok(self)
+    }
+
+    /// The launch options in use.
+    pub fn launch(&self) -> GpuLaunch {
+        self.launch
+    }
+
+    /// Looks up the `DeltaFixed` kernels for this `M`, index width and block size, checks
+    /// their shared memory and sizes their grid to one wave of resident blocks (every block
+    /// then has the same number of rows: no partial last wave).
+    fn resolve_fixed(&mut self) -> Result<()> {
+        if self.lookup != GpuLookup::DeltaFixed {
+            return Ok(());
+        }
+        let basis = self.model.basis();
+        let (n, m) = (basis.particles() as usize, basis.sites() as usize);
+        let block = self.launch.block;
+        let sms = self.device.info().multiprocessors;
+        let resolve = |scalar: &str, real: usize| -> Result<FixedKernel> {
+            // Rows fit 32-bit arithmetic when i + stride never wraps: D + grid·block ≤ 2³²
+            // (grid ≤ 64 blocks per SM bounds the stride).
+            let stride_max = u64::from(sms) * 64 * u64::from(block);
+            let wide = self.launch.wide_index || basis.dim() + stride_max > 1u64 << 32;
+            let index = if wide { 8 } else { 4 };
+            let shared = fixed_shared_bytes(n, m, real, index);
+            if shared > SHARED_LIMIT {
+                return Err(Error::Unsupported(format!(
+                    "the fixed-M product stages {shared} bytes in shared memory, more than \
+                     {SHARED_LIMIT}: N = {n} and M = {m} are too large"
+                )));
+            }
+            let name = format!(
+                "fock_hx_fixed{m}_{}_{scalar}",
+                if wide { "u64" } else { "u32" }
+            );
+            let function = FOCK_PTX.function(&self.device, &name)?;
+            let per_sm = resident_blocks(&self.device, function, block, shared)?;
+            let want = basis.dim().div_ceil(u64::from(block)).max(1);
+            let grid = (u64::from(sms) * u64::from(per_sm)).min(want) as u32;
+            Ok(FixedKernel {
+                function,
+                grid,
+                shared: shared as u32,
+                wide,
+            })
+        };
+        self.fixed = Some([resolve("c32", 4)?, resolve("c64", 8)?]);
+        Ok(())
     }
 
     /// The model.
@@ -204,9 +339,9 @@ impl GpuBoseHubbard {
         }
     }
 
-    fn config<S: Scalar>(&self, with_coeffs: bool) -> LaunchConfig {
+    fn config<S: Scalar>(&self, with_coeffs: bool, block: u32) -> LaunchConfig {
         let d = self.model.basis().dim() as usize;
-        let mut cfg = LaunchConfig::grid_stride(&self.device, d, BLOCK);
+        let mut cfg = LaunchConfig::grid_stride(&self.device, d, block);
         cfg.shared_mem_bytes = if with_coeffs {
             if S::NAME == "c32" {
                 shared_bytes::<f32>(&self.model)
@@ -234,11 +369,20 @@ impl GpuBoseHubbard {
         check_dim("GPU Bose–Hubbard product: x length", d, x.len())?;
         check_dim("GPU Bose–Hubbard product: y length", d, y.len())?;
         let coeffs = self.coefficients::<S>(c)?;
+        if let Some(fixed) = &self.fixed {
+            let k = fixed[usize::from(S::NAME == "c64")];
+            return self.product_fixed(k, coeffs, alpha, x, beta, y);
+        }
         let kernel = match self.lookup {
             GpuLookup::DeltaPacked => &HX_DELTA_PACKED,
             GpuLookup::DeltaUnrank => &HX_DELTA_UNRANK,
             GpuLookup::SearchPacked => &HX_SEARCH_PACKED,
             GpuLookup::DeltaStepped => &HX_DELTA_STEPPED,
+            GpuLookup::DeltaFixed => {
+                return Err(Error::Device(
+                    "the fixed-M kernels were not resolved".into(),
+                ));
+            }
         };
         let f = kernel.for_scalar::<S>(&self.device)?;
         let (dim, n, m) = (basis.dim(), basis.particles(), basis.sites());
@@ -246,10 +390,11 @@ impl GpuBoseHubbard {
         let table = self.table.device_ptr();
         let keys = self.keys.as_ref().map_or(0u64, DeviceBuffer::device_ptr);
         let (xp, yp) = (x.device_ptr(), y.device_ptr());
-        let mut cfg = self.config::<S>(true);
+        let block = self.launch.block;
+        let mut cfg = self.config::<S>(true, block);
         if self.lookup == GpuLookup::DeltaStepped {
             let groups = d.div_ceil(STEP_ROWS);
-            cfg.grid = LaunchConfig::grid_stride(&self.device, groups, BLOCK).grid;
+            cfg.grid = LaunchConfig::grid_stride(&self.device, groups, block).grid;
         }
         let (a, b) = (alpha.to_c64(), beta.to_c64());
         let (a32, b32) = (narrow(a), narrow(b));
@@ -272,6 +417,57 @@ impl GpuBoseHubbard {
                 .arg(&self.words)
                 .arg(&self.bits);
             if single {
+                l.arg(&a32).arg(&xp).arg(&b32).arg(&yp);
+            } else {
+                l.arg(&a).arg(&xp).arg(&b).arg(&yp);
+            }
+            l.launch(cfg)
+        }
+    }
+
+    /// The `DeltaFixed` product with the resolved kernel `k` and the couplings at `coeffs`.
+    fn product_fixed<S: Scalar>(
+        &self,
+        k: FixedKernel,
+        coeffs: u64,
+        alpha: S,
+        x: &GpuVector<S>,
+        beta: S,
+        y: &mut GpuVector<S>,
+    ) -> Result<()> {
+        let basis = self.model.basis();
+        let (dim, n) = (basis.dim(), basis.particles());
+        // `resolve_fixed` chose 32-bit indices only where D + stride < 2³².
+        let dim32 = dim as u32;
+        let periodic = u32::from(self.model.boundary() == Boundary::Periodic);
+        let table = self.table.device_ptr();
+        let keys = self.keys.as_ref().map_or(0u64, DeviceBuffer::device_ptr);
+        let (xp, yp) = (x.device_ptr(), y.device_ptr());
+        let mut cfg = LaunchConfig::linear(k.grid, self.launch.block);
+        cfg.shared_mem_bytes = k.shared;
+        let (a, b) = (alpha.to_c64(), beta.to_c64());
+        let (a32, b32) = (narrow(a), narrow(b));
+        // SAFETY: fock_hx_fixed<M>_<I>_<S>(I dim, u32 n, u32 periodic, const u64 *table,
+        // const R *coeffs, const u64 *keys, u32 wps, u32 bits, C alpha, const C *x, C beta,
+        // C *y) with I = u32 or u64 as `k.wide` says and M the model's site count (the name
+        // was built from both); the table holds (N+1)(M+1) entries, the coefficients
+        // bonds + 2M + N + 2, the keys D·wps words, x and y D elements of S (c32 or c64,
+        // checked by the caller); the dynamic shared memory is `fixed_shared_bytes`.
+        unsafe {
+            let mut l = self.device.launch_builder(k.function);
+            if k.wide {
+                l.arg(&dim);
+            } else {
+                l.arg(&dim32);
+            }
+            l.arg(&n)
+                .arg(&periodic)
+                .arg(&table)
+                .arg(&coeffs)
+                .arg(&keys)
+                .arg(&self.words)
+                .arg(&self.bits);
+            if S::NAME == "c32" {
                 l.arg(&a32).arg(&xp).arg(&b32).arg(&yp);
             } else {
                 l.arg(&a).arg(&xp).arg(&b).arg(&yp);
@@ -317,7 +513,7 @@ impl GpuBoseHubbard {
         let periodic = u32::from(self.model.boundary() == Boundary::Periodic);
         let table = self.table.device_ptr();
         let (xp, ap) = (x.device_ptr(), acc.device_ptr());
-        let cfg = self.config::<S>(true);
+        let cfg = self.config::<S>(true, BLOCK);
         let single = S::NAME == "c32";
         let (w32, c_32) = (w as f32, c as f32);
         let g = gamma.to_c64();
@@ -363,7 +559,7 @@ impl GpuBoseHubbard {
         Self::check_scalar::<S>()?;
         let basis = self.model.basis();
         check_dim("GPU site densities: state length", basis.len()?, psi.len())?;
-        let cfg = self.config::<S>(false);
+        let cfg = self.config::<S>(false, BLOCK);
         let m = basis.sites() as usize;
         let partial = DeviceBuffer::<f64>::zeros(&self.device, cfg.grid.0 as usize * m)?;
         let f = DENSITIES.for_scalar::<S>(&self.device)?;
@@ -403,6 +599,42 @@ fn narrow(z: c64) -> c32 {
 
 fn table_bytes(model: &BoseHubbard) -> usize {
     model.basis().table().len() * 8
+}
+
+/// Dynamic shared memory of a `DeltaFixed` kernel (`hx_fixed` in the kernel): the reals
+/// `−J (M)`, `√k (N+2)` and the diagonal table `M(N+1)`, rounded up to 8 bytes, then the Δ
+/// table of `(M+1)(N+3)` indices of `index` bytes.
+fn fixed_shared_bytes(n: usize, m: usize, real: usize, index: usize) -> usize {
+    let reals = m + (n + 2) + m * (n + 1);
+    (reals * real).div_ceil(8) * 8 + (m + 1) * (n + 3) * index
+}
+
+/// Blocks of `block` threads with `shared` bytes of dynamic shared memory that one SM holds
+/// at once, as the driver computes it from the kernel's registers.
+fn resident_blocks(device: &Device, f: Function, block: u32, shared: usize) -> Result<u32> {
+    use matexp_gpu::cudarc::driver::sys;
+    device.bind()?;
+    let mut blocks: std::ffi::c_int = 0;
+    // SAFETY: writes one int; the function handle belongs to the bound device's context.
+    let r = unsafe {
+        sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(
+            &mut blocks,
+            f.cu_function(),
+            block as std::ffi::c_int,
+            shared,
+        )
+    };
+    if r != sys::CUresult::CUDA_SUCCESS {
+        return Err(Error::Device(format!(
+            "cuOccupancyMaxActiveBlocksPerMultiprocessor: {r:?}"
+        )));
+    }
+    if blocks < 1 {
+        return Err(Error::Device(format!(
+            "a block of {block} threads with {shared} bytes of shared memory does not fit an SM"
+        )));
+    }
+    Ok(blocks as u32)
 }
 
 fn shared_bytes<R>(model: &BoseHubbard) -> usize {

@@ -1,17 +1,18 @@
 //! The GPU Bose–Hubbard kernels against the CPU product (run by the GPU bundle).
 
 use matexp_core::{Backend, CpuBackend, TimeDependentOperator, c32, c64};
-use matexp_fock::gpu::{GpuBoseHubbard, GpuLookup};
+use matexp_fock::gpu::{FIXED_SITES, GpuBoseHubbard, GpuLaunch, GpuLookup};
 use matexp_fock::{BoseHubbard, Boundary, Coupling, FockBasis, mean_field_state, site_densities};
 use matexp_gpu::GpuBackend;
 use matexp_integrators::rk::{CashKarp, LinearOde, Rk45Options};
 use matexp_testkit::gpu_sizes::pick;
 
-const LOOKUPS: [GpuLookup; 4] = [
+const LOOKUPS: [GpuLookup; 5] = [
     GpuLookup::DeltaUnrank,
     GpuLookup::DeltaPacked,
     GpuLookup::SearchPacked,
     GpuLookup::DeltaStepped,
+    GpuLookup::DeltaFixed,
 ];
 
 /// A fixed-seed LCG (reproducible inputs; never zeros).
@@ -84,9 +85,13 @@ fn gpu_product_equals_cpu_product() {
         for lookup in LOOKUPS {
             let op = match GpuBoseHubbard::new(&gpu, &h, lookup) {
                 Ok(op) => op,
-                // The search and stepped lookups need one word per state (M·bits ≤ 64).
+                // The search and stepped lookups need one word per state (M·bits ≤ 64); the
+                // fixed-M lookup has kernels for 2 ≤ M ≤ 16.
                 Err(matexp_core::Error::Unsupported(_))
-                    if matches!(lookup, GpuLookup::SearchPacked | GpuLookup::DeltaStepped) =>
+                    if matches!(
+                        lookup,
+                        GpuLookup::SearchPacked | GpuLookup::DeltaStepped | GpuLookup::DeltaFixed
+                    ) =>
                 {
                     continue;
                 }
@@ -138,6 +143,149 @@ fn gpu_product_equals_cpu_product() {
             let e = rel_err(&got, &want);
             assert!(e < 1e-5, "(N, M) = ({n}, {m}) {lookup:?}: c32 error {e:e}");
         }
+    }
+}
+
+/// `y ← α·H·x + β·y` with `op` on the GPU, in c64 and c32, against the CPU product `want`
+/// (and `β = 0` against a NaN-filled `y`, which must not be read); `what` names the case.
+fn check_against_cpu(gpu: &GpuBackend, op: &GpuBoseHubbard, h: &BoseHubbard, what: &str) {
+    let cpu = CpuBackend;
+    let d = h.basis().dim() as usize;
+    let x = random(
+        d,
+        u64::from(h.basis().particles() * 100 + h.basis().sites()),
+    );
+    let y0 = random(d, 7);
+    let (alpha, beta, t) = (c64::new(0.7, -0.2), c64::new(-0.3, 0.5), 0.8);
+    let mut want = y0.clone();
+    h.apply_at(&cpu, t, alpha, &x, beta, &mut want).unwrap();
+    let xg = gpu.upload(&x).unwrap();
+    let mut yg = gpu.upload(&y0).unwrap();
+    op.apply_at(gpu, t, alpha, &xg, beta, &mut yg).unwrap();
+    let e = rel_err(&gpu.to_host(&yg).unwrap(), &want);
+    assert!(e < 1e-14, "{what}: c64 error {e:e}");
+    let mut yn = gpu.upload(&vec![c64::new(f64::NAN, 0.0); d]).unwrap();
+    let (one, zero) = (c64::new(1.0, 0.0), c64::new(0.0, 0.0));
+    op.apply_at(gpu, t, one, &xg, zero, &mut yn).unwrap();
+    let mut w1 = vec![zero; d];
+    h.apply_at(&cpu, t, one, &x, zero, &mut w1).unwrap();
+    let e = rel_err(&gpu.to_host(&yn).unwrap(), &w1);
+    assert!(e < 1e-14, "{what}: c64 β = 0 error {e:e}");
+    let narrow = |v: &[c64]| -> Vec<c32> {
+        v.iter()
+            .map(|z| c32::new(z.re as f32, z.im as f32))
+            .collect()
+    };
+    let xg = gpu.upload(&narrow(&x)).unwrap();
+    let mut yg = gpu.upload(&narrow(&y0)).unwrap();
+    let (a32, b32) = (c32::new(0.7, -0.2), c32::new(-0.3, 0.5));
+    op.apply_at(gpu, t, a32, &xg, b32, &mut yg).unwrap();
+    let got: Vec<c64> = gpu
+        .to_host(&yg)
+        .unwrap()
+        .iter()
+        .map(|z| c64::new(f64::from(z.re), f64::from(z.im)))
+        .collect();
+    let e = rel_err(&got, &want);
+    assert!(e < 1e-5, "{what}: c32 error {e:e}");
+    let mut yn = gpu.upload(&vec![c32::new(f32::NAN, 0.0); d]).unwrap();
+    op.apply_at(gpu, t, c32::new(1.0, 0.0), &xg, c32::new(0.0, 0.0), &mut yn)
+        .unwrap();
+    let got: Vec<c64> = gpu
+        .to_host(&yn)
+        .unwrap()
+        .iter()
+        .map(|z| c64::new(f64::from(z.re), f64::from(z.im)))
+        .collect();
+    let e = rel_err(&got, &w1);
+    assert!(e < 1e-5, "{what}: c32 β = 0 error {e:e}");
+}
+
+/// Every fixed-M kernel (2 ≤ M ≤ 16) equals the CPU product, with 32- and 64-bit indices and
+/// blocks of 256 and 128 threads: 4-bit occupations for every M (at M = 16, N = 4 the word is
+/// full), 8-bit ones for M ≤ 9 (one full word at M = 8, two words at M = 9), the ring on every
+/// other case, D never a multiple of the block, and D = 245 157 and 735 471 large enough that
+/// threads of the one-wave grid take several rows (those and the other cases of D > 20 349 are
+/// left out under the small test scale).
+#[test]
+#[ignore = "needs an NVIDIA GPU; run by the GPU bundle"]
+fn fixed_sites_kernels_equal_the_cpu_product() {
+    let gpu = GpuBackend::new(0).unwrap();
+    let cases: &[(u32, u32, bool)] = &[
+        // (N, M, periodic), 4 bits per site
+        (15, 2, false),
+        (15, 3, true),
+        (14, 4, false),
+        (15, 5, true),
+        (13, 6, false),
+        (12, 7, true),
+        (10, 8, false),
+        (8, 9, true),
+        (7, 10, false),
+        (6, 11, true),
+        (6, 12, false),
+        (5, 13, true),
+        (5, 14, false),
+        (4, 15, true),
+        (5, 16, false),
+        (4, 16, true),
+        // 8 bits per site
+        (40, 2, false),
+        (30, 3, true),
+        (20, 4, false),
+        (16, 5, true),
+        (17, 6, false),
+        (16, 7, true),
+        (16, 8, false),
+        (16, 9, true),
+    ];
+    // Small: the cases of D ≤ 20 349 (every M, both packings, one word; no two-word state).
+    let small: Vec<(u32, u32, bool)> = cases
+        .iter()
+        .copied()
+        .filter(|&(n, m, _)| FockBasis::new(n, m).unwrap().dim() <= 20_349)
+        .collect();
+    let mut covered = Vec::new();
+    for &(n, m, periodic) in pick(cases, &small[..]) {
+        let h = model(n, m, periodic);
+        covered.push(m);
+        for launch in [
+            GpuLaunch::default(),
+            GpuLaunch {
+                block: 128,
+                ..GpuLaunch::default()
+            },
+            GpuLaunch {
+                wide_index: true,
+                ..GpuLaunch::default()
+            },
+        ] {
+            let op = GpuBoseHubbard::new(&gpu, &h, GpuLookup::DeltaFixed)
+                .and_then(|o| o.with_launch(launch))
+                .unwrap();
+            let what = format!("(N, M) = ({n}, {m}) periodic {periodic} {launch:?}");
+            check_against_cpu(&gpu, &op, &h, &what);
+        }
+    }
+    assert!(FIXED_SITES.clone().all(|m| covered.contains(&m)));
+    // M = 17 has no kernel: a typed error, not a launch.
+    let h = model(2, 17, false);
+    assert!(matches!(
+        GpuBoseHubbard::new(&gpu, &h, GpuLookup::DeltaFixed),
+        Err(matexp_core::Error::Unsupported(_))
+    ));
+    // Blocks the kernels were not built for are refused.
+    for block in [0, 48, 512] {
+        let r = GpuBoseHubbard::new(&gpu, &model(6, 5, false), GpuLookup::DeltaFixed)
+            .unwrap()
+            .with_launch(GpuLaunch {
+                block,
+                ..GpuLaunch::default()
+            });
+        assert!(
+            matches!(r, Err(matexp_core::Error::InvalidArgument { .. })),
+            "block {block} must be refused"
+        );
     }
 }
 
