@@ -3,7 +3,10 @@
 //! exponential of order 6144 in double precision.
 //!
 //! Not a criterion benchmark: CUDA events around each evaluation after a warm-up, median of
-//! `--reps` runs; the CPU rows use wall-clock time (fewer runs, `--cpu-reps`).
+//! `--reps` runs; the CPU rows use wall-clock time (fewer runs, `--cpu-reps`, default 2: at
+//! n = 6144 one CPU polynomial takes seconds). The CPU DGEMM is timed after a warm-up (median);
+//! a CPU polynomial's time is the fastest of its runs, because its first run also
+//! page-faults the evaluator's freshly allocated powers (hundreds of MB each).
 //!
 //! ```text
 //! cargo bench -p matexp-benches --bench gpu_matpoly -- [--out DIR] [--small] [--reps N]
@@ -14,7 +17,13 @@
 //! * `table1 d=.. b=..` (backend `cublas`, and `cpu` unless `--no-cpu`): `time_s`, the
 //!   polynomial's products `extra.products`, `extra.gflops` (= products·2n³ / time),
 //!   `extra.dgemm_gflops` (one `n × n` DGEMM timed in the same run on the same device),
-//!   `extra.dgemm_ratio` = gflops / dgemm_gflops (target ≥ 0.9 at n = 6144),
+//!   `extra.dgemm_ratio` = gflops / dgemm_gflops (target ≥ 0.9 at n = 6144); GPU rows also
+//!   `extra.dgemm_chain_gflops`, the rate of `products` DGEMMs queued back to back (what
+//!   the polynomial's products cost without its `O(n²)` work, clocks under sustained load
+//!   included) and `extra.chain_ratio` = gflops / that rate. CPU rows carry the host CPU's
+//!   device name (`cpu-<model>-<cores>core`, the rule of `cargo xtask bench`),
+//!   `extra.blas` / `extra.blas_threads` (the library and threads of the CPU products:
+//!   OpenBLAS on every core) and `extra.threads` (rayon's, for the `O(n²)` work),
 //!   `floor_ratio` = time / (products × DGEMM time), `vendor_ratio` = its inverse, and the
 //!   seed's K20 / i7-3820 figures `extra.seed_time_s`, `extra.seed_gflops`
 //!   (`extra.seed_2gpu_time_s` for the two-GPU column).
@@ -259,19 +268,22 @@ fn time_gpu(stream: &Arc<CudaStream>, reps: usize, mut f: impl FnMut() -> Res<()
     Ok(median(times))
 }
 
-fn time_cpu(reps: usize, mut f: impl FnMut() -> Res<()>) -> Res<f64> {
+/// Wall-clock times of `reps` runs of `f` (no warm-up).
+fn time_cpu(reps: usize, mut f: impl FnMut() -> Res<()>) -> Res<Vec<f64>> {
     let mut times = Vec::with_capacity(reps);
     for _ in 0..reps.max(1) {
         let t = Instant::now();
         f()?;
         times.push(t.elapsed().as_secs_f64());
     }
-    Ok(median(times))
+    Ok(times)
 }
 
 struct Out {
-    /// Device name of the GPU rows; CPU rows of the same run are named `<device>-host`.
+    /// Device name of the GPU rows.
     device: String,
+    /// Device name of the CPU rows: the GPU host's processor ([`host_cpu_name`]).
+    cpu_device: String,
     records: Vec<Record>,
     summary: Vec<String>,
 }
@@ -280,12 +292,62 @@ impl Out {
     fn record(&self, case: &str, backend: &str) -> Record {
         let mut r = Record::new(SUITE, case, backend, "f64");
         r.device = if backend == "cpu" {
-            format!("{}-host", self.device)
+            self.cpu_device.clone()
         } else {
             self.device.clone()
         };
         r
     }
+}
+
+/// `cpu-<model>-<cores>core` from `/proc/cpuinfo`, the name `cargo xtask bench` gives a CPU
+/// host (`xtask/src/bench.rs`, `cpu_device_name`): the first `model name` without
+/// trademarks, clock, socket core count and filler words, lower-cased, `-` between words;
+/// a model name without digits gets `f<family>m<model>`; no model name: `cpu-<cores>core`.
+fn host_cpu_name() -> String {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let field = |name: &str| {
+        info.lines().find_map(|line| {
+            let (k, v) = line.split_once(':')?;
+            (k.trim() == name).then(|| v.trim().to_string())
+        })
+    };
+    let Some(model) = field("model name").filter(|m| !m.is_empty()) else {
+        return format!("cpu-{cores}core");
+    };
+    const FILLER: [&str; 5] = ["cpu", "processor", "with", "radeon", "graphics"];
+    let cleaned = model
+        .replace("(R)", " ")
+        .replace("(TM)", " ")
+        .replace("(tm)", " ");
+    let mut words: Vec<String> = Vec::new();
+    for word in cleaned.split_whitespace() {
+        let lower = word.to_ascii_lowercase();
+        if lower == "@" || lower.ends_with("ghz") {
+            break;
+        }
+        if FILLER.contains(&lower.as_str()) || lower.ends_with("-core") {
+            continue;
+        }
+        let slug: String = lower
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        let slug = slug.trim_matches('-').to_string();
+        if !slug.is_empty() {
+            words.push(slug);
+        }
+    }
+    if !words.iter().any(|w| w.chars().any(|c| c.is_ascii_digit())) {
+        if let (Some(family), Some(m)) = (field("cpu family"), field("model")) {
+            words.push(format!("f{family}m{m}"));
+        }
+    }
+    if words.is_empty() {
+        return format!("cpu-{cores}core");
+    }
+    format!("cpu-{}-{cores}core", words.join("-"))
 }
 
 fn main() {
@@ -302,9 +364,18 @@ fn main() {
     let mut out = Out {
         device: std::env::var("MATEXP_BENCH_DEVICE")
             .unwrap_or_else(|_| gpu.device_info().short_name()),
+        cpu_device: host_cpu_name(),
         records: Vec::new(),
         summary: Vec::new(),
     };
+    if args.cpu {
+        let (blas, threads) = matexp_matpoly::gemm_threads::<f64>();
+        println!(
+            "device: cpu {} ({blas}, {threads} threads; rayon {})",
+            out.cpu_device,
+            rayon::current_num_threads()
+        );
+    }
     let result = run(gpu, &args, &mut out);
     if let Err(e) = write_records(&args.out, &out.records) {
         eprintln!("gpu_matpoly: {e}");
@@ -357,13 +428,29 @@ fn table1_at(ev: &mut Gpu, args: &Args, out: &mut Out, n: usize) -> Res<()> {
     let dgemm = flops1 / t_gemm;
     let cpu_gemm = if args.cpu {
         let mut cc = Matrix::zeros(n, n);
-        let t = time_cpu(args.cpu_reps, || {
+        // Warm-up: OpenBLAS starts its threads, C is faulted in.
+        matexp_matpoly::gemm(1.0, &x, &x, 0.0, &mut cc).map_err(err)?;
+        let t = median(time_cpu(args.cpu_reps, || {
             matexp_matpoly::gemm(1.0, &x, &x, 0.0, &mut cc).map_err(err)
-        })?;
+        })?);
+        out.summary.push(format!(
+            "{:<22} {:<7} {:>6} {:>9.2}ms {:>9.0} {:>8} {:>10}",
+            "dgemm",
+            "cpu",
+            n,
+            t * 1e3,
+            flops1 / t / 1e9,
+            "1.00",
+            "-"
+        ));
         Some(flops1 / t)
     } else {
         None
     };
+    // One CPU evaluator for the three rows: the powers of a row are reused by the next.
+    let mut cev = Evaluator::new(CpuDense::new());
+    let mut cp = Matrix::zeros(n, n);
+    let (blas, blas_threads) = matexp_matpoly::gemm_threads::<f64>();
     out.summary.push(format!(
         "{:<22} {:<7} {:>6} {:>9.2}ms {:>9.0} {:>8} {:>10}",
         "dgemm",
@@ -375,101 +462,132 @@ fn table1_at(ev: &mut Gpu, args: &Args, out: &mut Out, n: usize) -> Res<()> {
         "-"
     ));
     let mut p: GpuMatrix<f64> = ev.backend_mut().zeros(n, n).map_err(err)?;
-    for row in SEED_TABLE1.iter() {
-        let (d, b, sn) = (row.d, row.b, row.n);
-        let (cpu_s, cpu_gf, gpu_s, gpu_gf, gpu2_s) = (
-            row.cpu_s,
-            row.cpu_gflops,
-            row.gpu_s,
-            row.gpu_gflops,
-            row.gpu2_s,
-        );
-        if sn != n && !args.small {
-            continue;
-        }
-        if args.small && sn != 2048 {
-            continue;
-        }
-        let alpha: Vec<f64> = (0..=d).map(|i| 1.0 / (1.0 + i as f64)).collect();
-        let scheme = Scheme::PatersonStockmeyer { block: b };
-        let products = scheme.products(d);
-        let flops = products as f64 * flops1;
-        let t = time_gpu(&stream, args.reps, || {
-            ev.evaluate_into(&xd, &alpha, scheme, &mut p).map_err(err)
-        })?;
-        let t_gpu = t;
-        let case = format!("table1 d={d} b={b}");
-        let gf = flops / t;
-        let mut r = out
-            .record(&case, "cublas")
-            .size("n", n)
-            .size("d", d)
-            .size("b", b)
-            .extra("products", products)
-            .extra("gflops", gf / 1e9)
-            .extra("dgemm_gflops", dgemm / 1e9)
-            .extra("dgemm_ratio", gf / dgemm);
-        // The seed's figures only where the size is the seed's (not with --small).
-        let seed = sn == n;
-        if seed {
-            r = r
-                .extra("seed_time_s", gpu_s)
-                .extra("seed_gflops", gpu_gf)
-                .extra("seed_2gpu_time_s", gpu2_s)
-                .extra("seed_device", "NVIDIA K20 (2014)");
-        }
-        r.time_s = t;
-        r.reps = args.reps as u64;
-        r.floor_ratio = Some(t / (products as f64 * t_gemm));
-        r.vendor_ratio = Some(products as f64 * t_gemm / t);
-        out.summary.push(format!(
-            "{:<22} {:<7} {:>6} {:>9.2}ms {:>9.0} {:>8.2} {:>9.2}s",
-            case,
-            "cublas",
-            n,
-            t * 1e3,
-            gf / 1e9,
-            gf / dgemm,
-            gpu_s
-        ));
-        out.records.push(r);
-        if let Some(cpu_rate) = cpu_gemm {
-            let mut cev = Evaluator::new(CpuDense::new());
-            let mut cp = Matrix::zeros(n, n);
-            let t = time_cpu(args.cpu_reps, || {
-                cev.evaluate_into(&x, &alpha, scheme, &mut cp).map_err(err)
+    // All GPU rows of this size first, then the CPU rows: seconds of CPU work between GPU
+    // rows would let the GPU cool down and flatter its polynomials against the DGEMM above.
+    let mut gpu_times: Vec<(usize, f64)> = Vec::new();
+    for cpu_pass in [false, true] {
+        for row in SEED_TABLE1.iter() {
+            let (d, b, sn) = (row.d, row.b, row.n);
+            let (cpu_s, cpu_gf, gpu_s, gpu_gf, gpu2_s) = (
+                row.cpu_s,
+                row.cpu_gflops,
+                row.gpu_s,
+                row.gpu_gflops,
+                row.gpu2_s,
+            );
+            if sn != n && !args.small {
+                continue;
+            }
+            if args.small && sn != 2048 {
+                continue;
+            }
+            let alpha: Vec<f64> = (0..=d).map(|i| 1.0 / (1.0 + i as f64)).collect();
+            let scheme = Scheme::PatersonStockmeyer { block: b };
+            let products = scheme.products(d);
+            let flops = products as f64 * flops1;
+            let case = format!("table1 d={d} b={b}");
+            // The seed's figures only where the size is the seed's (not with --small).
+            let seed = sn == n;
+            if cpu_pass {
+                let Some(cpu_rate) = cpu_gemm else { break };
+                let t_gpu = gpu_times
+                    .iter()
+                    .find(|&&(dd, _)| dd == d)
+                    .map_or(f64::NAN, |&(_, t)| t);
+                let times = time_cpu(args.cpu_reps, || {
+                    cev.evaluate_into(&x, &alpha, scheme, &mut cp).map_err(err)
+                })?;
+                // The fastest run: the first also faults in this row's new powers (docs above).
+                let t = times.iter().copied().fold(f64::INFINITY, f64::min);
+                let gf = flops / t;
+                let mut r = out
+                    .record(&case, "cpu")
+                    .size("n", n)
+                    .size("d", d)
+                    .size("b", b)
+                    .extra("products", products)
+                    .extra("gflops", gf / 1e9)
+                    .extra("dgemm_gflops", cpu_rate / 1e9)
+                    .extra("dgemm_ratio", gf / cpu_rate)
+                    .extra("gpu_speedup", t / t_gpu)
+                    .extra("blas", blas)
+                    .extra("blas_threads", blas_threads)
+                    .extra("threads", rayon::current_num_threads())
+                    .extra("time_stat", "min")
+                    .extra("times_s", times.clone());
+                if seed {
+                    r = r
+                        .extra("seed_time_s", cpu_s)
+                        .extra("seed_gflops", cpu_gf)
+                        .extra("seed_device", "Intel i7-3820, MKL (2014)");
+                }
+                r.time_s = t;
+                r.reps = args.cpu_reps as u64;
+                r.floor_ratio = Some(t / (flops / cpu_rate));
+                out.summary.push(format!(
+                    "{:<22} {:<7} {:>6} {:>9.2}ms {:>9.0} {:>8.2} {:>9.2}s",
+                    case,
+                    "cpu",
+                    n,
+                    t * 1e3,
+                    gf / 1e9,
+                    gf / cpu_rate,
+                    cpu_s
+                ));
+                out.records.push(r);
+                continue;
+            }
+            let t = time_gpu(&stream, args.reps, || {
+                ev.evaluate_into(&xd, &alpha, scheme, &mut p).map_err(err)
             })?;
+            let t_gpu = t;
+            // The same number of DGEMMs back to back: the products without the O(n²) work.
+            let mut c2: GpuMatrix<f64> = ev.backend_mut().zeros(n, n).map_err(err)?;
+            let t_chain = time_gpu(&stream, args.reps.min(5), || {
+                for _ in 0..products {
+                    ev.backend_mut()
+                        .gemm(1.0, &xd, &xd, 0.0, &mut c2)
+                        .map_err(err)?;
+                }
+                Ok(())
+            })?;
+            drop(c2);
+            let chain = flops / t_chain;
             let gf = flops / t;
             let mut r = out
-                .record(&case, "cpu")
+                .record(&case, "cublas")
                 .size("n", n)
                 .size("d", d)
                 .size("b", b)
                 .extra("products", products)
                 .extra("gflops", gf / 1e9)
-                .extra("dgemm_gflops", cpu_rate / 1e9)
-                .extra("dgemm_ratio", gf / cpu_rate)
-                .extra("gpu_speedup", t / t_gpu);
+                .extra("dgemm_gflops", dgemm / 1e9)
+                .extra("dgemm_ratio", gf / dgemm)
+                .extra("dgemm_chain_gflops", chain / 1e9)
+                .extra("chain_ratio", gf / chain);
             if seed {
                 r = r
-                    .extra("seed_time_s", cpu_s)
-                    .extra("seed_gflops", cpu_gf)
-                    .extra("seed_device", "Intel i7-3820, MKL (2014)");
+                    .extra("seed_time_s", gpu_s)
+                    .extra("seed_gflops", gpu_gf)
+                    .extra("seed_2gpu_time_s", gpu2_s)
+                    .extra("seed_device", "NVIDIA K20 (2014)");
             }
             r.time_s = t;
-            r.reps = args.cpu_reps as u64;
-            r.floor_ratio = Some(t / (flops / cpu_rate));
+            r.reps = args.reps as u64;
+            r.floor_ratio = Some(t / (products as f64 * t_gemm));
+            r.vendor_ratio = Some(products as f64 * t_gemm / t);
             out.summary.push(format!(
                 "{:<22} {:<7} {:>6} {:>9.2}ms {:>9.0} {:>8.2} {:>9.2}s",
                 case,
-                "cpu",
+                "cublas",
                 n,
                 t * 1e3,
                 gf / 1e9,
-                gf / cpu_rate,
-                cpu_s
+                gf / dgemm,
+                gpu_s
             ));
             out.records.push(r);
+            gpu_times.push((d, t_gpu));
         }
     }
     Ok(())

@@ -1,8 +1,9 @@
 //! Benchmark suite `matpoly` (CPU): seed 004's Table 1 — Paterson–Stockmeyer evaluation of
 //! degree-`d` polynomials with block `b`, `(d, b) ∈ {(12, 3), (20, 4), (30, 5)}` — on the CPU
-//! backend (`matrixmultiply`, all cores), beside Horner's `d − 1` products and the DGEMM
-//! rate measured in the same run; and the dense exponential against a closed-form
-//! reference.
+//! backend (OpenBLAS on every core through the `lapack` feature; `extra.blas`,
+//! `extra.blas_threads` say which library and how many threads ran), beside Horner's
+//! `d − 1` products and the DGEMM rate measured in the same run; and the dense exponential
+//! against a closed-form reference.
 //!
 //! Default `n ∈ {256, 512}` (seconds on two cores); `MATEXP_BENCH_FULL=1`: the seed's
 //! `n ∈ {2048, 4096, 6144}`. Times are wall-clock medians of `reps` runs after a warm-up
@@ -124,7 +125,9 @@ fn main() {
                     .extra("products", products)
                     .extra("gflops", gf / 1e9)
                     .extra("dgemm_gflops", dgemm / 1e9)
-                    .extra("dgemm_ratio", gf / dgemm);
+                    .extra("dgemm_ratio", gf / dgemm)
+                    .extra("blas", matexp_matpoly::gemm_threads::<f64>().0)
+                    .extra("blas_threads", matexp_matpoly::gemm_threads::<f64>().1);
                 if let Some(s) = seed {
                     r = r
                         .extra("seed_time_s", s.3)
