@@ -9,6 +9,11 @@
 //   nrm2: MxSsqPartial (3 doubles), overflow-safe sums of squares
 //   amax: 1 double, max |x_i| (NaN if any |x_i| is NaN)
 //   sum:  2 doubles (re, im) of sum x_i
+//
+// The Lanczos step kernels at the end keep their scalars in a coefficient array in device
+// memory (c[2j] = alpha_j, c[2j+1] = beta_{j+1}): alpha comes from dot_partial + finish_sum
+// written at c + 2j, the update reads it and beta_j from c, beta_{j+1} is finished on the
+// device (lanczos_beta) and the scale kernel reads it, so a step needs no host round trip.
 #include "common.cuh"
 
 namespace mx {
@@ -94,6 +99,66 @@ __device__ void sum_partial(uint64_t n, const T *__restrict__ x, double *__restr
     }
 }
 
+// sqrt of Blue's three scaled sums (LAPACK dnrm2's combination; ssq_norm on the host does
+// the same): huge components absorb the mid-range sum, tiny and mid-range ones are unscaled
+// and added as ymax * sqrt(1 + (ymin / ymax)^2). NaN propagates.
+__device__ __forceinline__ double ssq_norm(double asml, double amed, double abig) {
+    if (abig > 0.0) {
+        if (amed > 0.0 || isnan(amed)) abig += (amed * kSbig) * kSbig;
+        return sqrt(abig) / kSbig;
+    }
+    if (asml > 0.0) {
+        if (amed > 0.0 || isnan(amed)) {
+            const double m = sqrt(amed), t = sqrt(asml) / kSsml;
+            const double ymin = t > m ? m : t, ymax = t > m ? t : m;
+            return ymax * sqrt(1.0 + (ymin / ymax) * (ymin / ymax));
+        }
+        return sqrt(asml) / kSsml;
+    }
+    return sqrt(amed);
+}
+
+__device__ __forceinline__ MxScalar real_scalar(double re) {
+    MxScalar s = {re, 0.0};
+    return s;
+}
+
+// w <- w - alpha_j q - beta_j q_prev (alpha_j = c[2j], beta_j = c[2j-1]; no q_prev term when
+// q_prev is null), and per-block sums of squares of the new w. One pass: reads 3n (2n
+// without q_prev), writes n.
+template <typename T>
+__device__ void lanczos_update(uint64_t n, const double *__restrict__ c, uint64_t j,
+                               const T *__restrict__ q, const T *__restrict__ q_prev,
+                               T *__restrict__ w, MxSsqPartial *__restrict__ partials) {
+    const T a = make<T>(real_scalar(-c[2 * j]));
+    MxSsqPartial s = ssq_zero();
+    const uint64_t g = grid_threads();
+    if (q_prev != nullptr) {
+        const T b = make<T>(real_scalar(-c[2 * j - 1]));
+        for (uint64_t i = global_thread(); i < n; i += g) {
+            const T t = mad(b, q_prev[i], mad(a, q[i], w[i]));
+            w[i] = t;
+            ssq_add(s, t);
+        }
+    } else {
+        for (uint64_t i = global_thread(); i < n; i += g) {
+            const T t = mad(a, q[i], w[i]);
+            w[i] = t;
+            ssq_add(s, t);
+        }
+    }
+    block_store_ssq(s, partials + blockIdx.x);
+}
+
+// w <- w / beta_{j+1} (beta_{j+1} = c[2j+1]); w <- 0 when beta_{j+1} == 0.
+template <typename T>
+__device__ void lanczos_scale(uint64_t n, const double *__restrict__ c, uint64_t j,
+                              T *__restrict__ w) {
+    const double b = c[2 * j + 1];
+    const T s = make<T>(real_scalar(b == 0.0 ? 0.0 : 1.0 / b));
+    for (uint64_t i = global_thread(); i < n; i += grid_threads()) w[i] = mul(s, w[i]);
+}
+
 } // namespace mx
 
 #define MX_REDUCE(name, T)                                                                       \
@@ -115,6 +180,34 @@ __device__ void sum_partial(uint64_t n, const T *__restrict__ x, double *__restr
     }
 
 MX_FOR_EACH_SCALAR(MX_REDUCE)
+
+#define MX_LANCZOS(name, T)                                                                      \
+    extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
+        lanczos_update_##name(uint64_t n, const double *c, uint64_t j, const T *q,               \
+                              const T *q_prev, T *w, MxSsqPartial *partials) {                   \
+        mx::lanczos_update<T>(n, c, j, q, q_prev, w, partials);                                  \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
+        lanczos_scale_##name(uint64_t n, const double *c, uint64_t j, T *w) {                    \
+        mx::lanczos_scale<T>(n, c, j, w);                                                        \
+    }
+
+MX_FOR_EACH_SCALAR(MX_LANCZOS)
+
+// c[2j+1] <- beta_{j+1} = sqrt of the column sums of nparts MxSsqPartial rows (the partials
+// of lanczos_update), overflow-safe. One block of MX_REDUCE_THREADS threads.
+extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)
+    lanczos_beta(uint32_t nparts, const MxSsqPartial *__restrict__ partials,
+                 double *__restrict__ c, uint64_t j) {
+    double v[3] = {0.0, 0.0, 0.0};
+    for (uint32_t i = threadIdx.x; i < nparts; i += blockDim.x) {
+        v[0] += partials[i].small;
+        v[1] += partials[i].medium;
+        v[2] += partials[i].big;
+    }
+    mx::block_sum<3>(v);
+    if (threadIdx.x == 0) c[2 * j + 1] = mx::ssq_norm(v[0], v[1], v[2]);
+}
 
 // Column sums of a row-major [nparts][width] array of partials into out[0..width).
 // Launch with one block of MX_REDUCE_THREADS threads; width <= 4.

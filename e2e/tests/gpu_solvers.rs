@@ -2,7 +2,7 @@
 //! the GPU backend and compared with the same solvers on the CPU backend. Every test needs a
 //! CUDA GPU (the GPU bundle runs them).
 
-use matexp_core::{Backend, CpuBackend, Scalar, c32, c64, norms};
+use matexp_core::{Backend, CpuBackend, RealScalar, Scalar, c32, c64, norms};
 use matexp_gpu::{GpuBackend, GpuCsr};
 use matexp_integrators::{
     ArnoldiOptions, LanczosOptions, LejaOptions, TaylorOptions, Tolerance, arnoldi_expmv,
@@ -232,4 +232,115 @@ fn imaginary_leja_agrees_with_the_cpu_backend_on_the_spin_bath() {
     assert!(e <= 1e-4, "c32 GPU solve off by {e:e}");
     // Unitary evolution keeps the norm.
     assert!((norms::nrm2(&w64) - norms::nrm2(&psi)).abs() < 1e-7);
+}
+
+/// `steps` Lanczos steps through `Backend::lanczos_step` on any backend: the coefficient
+/// array (α_j at 2j, β_{j+1} at 2j + 1) read once at the end, as `Lanczos` reads it at a
+/// check point.
+fn lanczos_coefficients<B: Backend, S: Scalar, O: matexp_core::LinearOperator<B, S>>(
+    b: &B,
+    op: &O,
+    v: &[S],
+    steps: usize,
+) -> Vec<f64> {
+    let n = v.len();
+    let mut q: Vec<B::Vector<S>> = (0..steps + 1).map(|_| b.zeros(n).unwrap()).collect();
+    let v0 = b.upload(v).unwrap();
+    let nv = b.nrm2(&v0).unwrap().as_f64();
+    b.axpby(S::from_f64(1.0 / nv), &v0, S::zero(), &mut q[0])
+        .unwrap();
+    let mut c = b.zeros::<f64>(2 * steps).unwrap();
+    for j in 0..steps {
+        let (done, rest) = q.split_at_mut(j + 1);
+        let w = &mut rest[0];
+        op.apply(b, S::one(), &done[j], S::zero(), w).unwrap();
+        let prev = if j > 0 { Some(&done[j - 1]) } else { None };
+        b.lanczos_step(j, prev, &done[j], w, &mut c).unwrap();
+    }
+    let mut out = vec![0.0; 2 * steps];
+    b.read_coeffs(&c, 0, &mut out).unwrap();
+    out
+}
+
+/// The fused Lanczos step of the GPU backend (five kernels, α and β kept in device memory)
+/// against the CPU backend's default step (dot, axpby, nrm2, scale on the host), for f64
+/// on the 3D Laplacian and c64 on the spin bath: the same coefficients to rounding.
+#[test]
+#[ignore = "needs a CUDA GPU; run by the GPU bundle"]
+fn fused_lanczos_steps_match_the_cpu_coefficients() {
+    let g = gpu();
+    let cpu = CpuBackend::new();
+    let steps = 24;
+    let check = |name: &str, got: &[f64], want: &[f64]| {
+        // Normwise, relative to ‖T‖ ≥ max |coefficient|: an individual β can be small.
+        let scale = want.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let worst = got
+            .iter()
+            .zip(want)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0f64, f64::max)
+            / scale;
+        eprintln!("{name}: {steps} fused steps, max |Δ coefficient| / ‖T‖ = {worst:.2e}");
+        assert!(worst <= 1e-13, "{name}: coefficients differ by {worst:e}");
+    };
+    let a: CsrMatrix<f64, u32> = laplacian_3d(20).unwrap();
+    let v = smooth_plus_noise::<f64>(a.nrows());
+    let ag = GpuCsr::from_csr(&g, &a).unwrap();
+    check(
+        "laplace3d f64",
+        &lanczos_coefficients(&g, &ag, &v, steps),
+        &lanczos_coefficients(&cpu, &a, &v, steps),
+    );
+    let bath = SpinBath::seed000(12, 7).unwrap();
+    let h: CsrMatrix<c64, u32> = bath.hamiltonian(StoredZeros::Keep).unwrap();
+    let psi: Vec<c64> = bath.initial_state(3).unwrap();
+    let hg = GpuCsr::from_csr(&g, &h).unwrap();
+    check(
+        "spin bath c64",
+        &lanczos_coefficients(&g, &hg, &psi, steps),
+        &lanczos_coefficients(&cpu, &h, &psi, steps),
+    );
+}
+
+/// Lanczos end to end with the fused step and coefficients read only at check points:
+/// the GPU takes exactly the CPU backend's products (both decide on the same tridiagonal to
+/// rounding) and returns its result to 1e−12, one-pass and two-pass, real and complex time.
+#[test]
+#[ignore = "needs a CUDA GPU; run by the GPU bundle"]
+fn lanczos_takes_the_cpu_products_on_the_gpu() {
+    let g = gpu();
+    let cpu = CpuBackend::new();
+    let a: CsrMatrix<f64, u32> = laplacian_3d(24).unwrap();
+    let v = smooth_plus_noise::<f64>(a.nrows());
+    let ag = GpuCsr::from_csr(&g, &a).unwrap();
+    let vg = g.upload(&v).unwrap();
+    let bath = SpinBath::seed000(12, 7).unwrap();
+    let h: CsrMatrix<c64, u32> = bath.hamiltonian(StoredZeros::Keep).unwrap();
+    let psi: Vec<c64> = bath.initial_state(3).unwrap();
+    let hg = GpuCsr::from_csr(&g, &h).unwrap();
+    let psig = g.upload(&psi).unwrap();
+    for two_pass in [false, true] {
+        for rtol in [1e-6, 1e-10] {
+            let opts = LanczosOptions {
+                tol: Tolerance::relative(rtol),
+                two_pass,
+                ..Default::default()
+            };
+            // ‖tA‖ ≈ 12·25²·t ≈ 750.
+            let t = 0.1;
+            let (wg, rg) = lanczos_expmv(&g, &ag, t, &vg, &opts).unwrap();
+            let (wc, rc) = lanczos_expmv(&cpu, &a, t, &v, &opts).unwrap();
+            let e = rel_diff(&g.to_host(&wg).unwrap(), &wc);
+            eprintln!("laplace3d two_pass {two_pass} rtol {rtol:e}: {e:.2e}; gpu {rg}; cpu {rc}");
+            assert_eq!(rg.matvecs, rc.matvecs, "laplace3d: products differ");
+            assert!(e <= 1e-12, "laplace3d: GPU vs CPU {e:e}");
+            let tau = c64::new(0.0, -5.0);
+            let (wg, rg) = lanczos_expmv(&g, &hg, tau, &psig, &opts).unwrap();
+            let (wc, rc) = lanczos_expmv(&cpu, &h, tau, &psi, &opts).unwrap();
+            let e = rel_diff(&g.to_host(&wg).unwrap(), &wc);
+            eprintln!("spin bath two_pass {two_pass} rtol {rtol:e}: {e:.2e}; gpu {rg}; cpu {rc}");
+            assert_eq!(rg.matvecs, rc.matvecs, "spin bath: products differ");
+            assert!(e <= 1e-12, "spin bath: GPU vs CPU {e:e}");
+        }
+    }
 }

@@ -1,6 +1,6 @@
 //! The vector interface algorithms are written against.
 
-use crate::{Result, Scalar};
+use crate::{RealScalar, Result, Scalar};
 use std::fmt::Debug;
 
 /// Where vectors live and how BLAS-1 runs on them.
@@ -65,4 +65,116 @@ pub trait Backend: Send + Sync + Debug {
         self.download(x, &mut h)?;
         Ok(h)
     }
+
+    // ---------------------------------------------------------------------------------
+    // Krylov primitives. The scalars of a Krylov recurrence (Lanczos' α_j, β_j) live in a
+    // coefficient array `Self::Vector<f64>` on the backend, next to the vectors, so that a
+    // step needs no host round trip; the host reads them in batches at convergence checks
+    // with [`Backend::read_coeffs`], the only synchronizing call. The defaults are written
+    // with the BLAS-1 methods above (each reduction a host scalar), so every backend runs
+    // them unchanged; GPU backends override [`Backend::lanczos_step`] with kernels that read
+    // and write the coefficients in device memory.
+
+    /// `out` ← `c[start..start + out.len()]` on the host, after all queued work.
+    ///
+    /// The default downloads the whole array (coefficient arrays are a few thousand
+    /// doubles); backends with ranged copies override it.
+    ///
+    /// # Errors
+    ///
+    /// [`crate::Error::DimensionMismatch`] when the range exceeds the array; the backend's
+    /// error when the copy fails (on GPUs: also faults of earlier asynchronous work).
+    fn read_coeffs(&self, c: &Self::Vector<f64>, start: usize, out: &mut [f64]) -> Result<()> {
+        let host = self.to_host(c)?;
+        let range = coeff_range(host.len(), start, out.len())?;
+        out.copy_from_slice(&host[range]);
+        Ok(())
+    }
+
+    /// `c[start..start + values.len()]` ← `values`, queued after earlier work.
+    ///
+    /// The default downloads, patches and uploads the whole array; backends with ranged
+    /// copies override it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Backend::read_coeffs`].
+    fn write_coeffs(&self, c: &mut Self::Vector<f64>, start: usize, values: &[f64]) -> Result<()> {
+        let mut host = self.to_host(c)?;
+        let range = coeff_range(host.len(), start, values.len())?;
+        host[range].copy_from_slice(values);
+        let fresh = self.upload(&host)?;
+        self.copy(&fresh, c)
+    }
+
+    /// One Lanczos orthogonalization step, with its scalars kept in the coefficient array
+    /// `c` (layout `c[2i] = α_i`, `c[2i + 1] = β_{i+1}`, steps counted from 0). On entry
+    /// `w = A·q_j` and `c[2j − 1] = β_j` (for `j > 0`); on return
+    ///
+    /// * `c[2j] = α_j = Re⟨q_j, w⟩` (the imaginary part vanishes for Hermitian A),
+    /// * w ← w − α_j·q_j − β_j·q_{j−1} (no q_{j−1} term when `q_prev` is `None`),
+    /// * `c[2j + 1] = β_{j+1} = ‖w‖₂` (overflow-safe, as [`Backend::nrm2`]),
+    /// * w ← w / β_{j+1}: q_{j+1}, in place; w ← 0 when β_{j+1} = 0 (an exact breakdown,
+    ///   so that later steps run on zeros instead of NaN).
+    ///
+    /// Nothing is checked on the way: a caller detects breakdown (β_{j+1} ≈ 0) and
+    /// non-finite values when it next reads the coefficients. α_j and β_{j+1} are those of
+    /// the classical three-term recurrence (modified Gram–Schmidt order: α from A·q_j
+    /// before any subtraction, as [`Backend::dot`]), computed in `f64` for every scalar
+    /// type; the vector update rounds them to `S` as [`Backend::axpby`] does.
+    ///
+    /// **Cost.** Three passes over memory: the dot product (reads 2n), the update with the
+    /// norm's sum of squares (reads 3n, writes n; 2n without `q_prev`), the scaling (reads
+    /// and writes n). The default runs [`Backend::dot`], two [`Backend::axpby`],
+    /// [`Backend::nrm2`] and [`Backend::scale`], with two host synchronizations on
+    /// asynchronous backends; GPU backends run it as kernels with none.
+    ///
+    /// # Errors
+    ///
+    /// [`crate::Error::DimensionMismatch`] when the vectors differ in length or `c` holds
+    /// fewer than 2j + 2 doubles; the backend's errors.
+    fn lanczos_step<S: Scalar>(
+        &self,
+        j: usize,
+        q_prev: Option<&Self::Vector<S>>,
+        q: &Self::Vector<S>,
+        w: &mut Self::Vector<S>,
+        c: &mut Self::Vector<f64>,
+    ) -> Result<()> {
+        if self.len(c) < 2 * j + 2 {
+            return Err(crate::Error::dim(
+                "lanczos_step: coefficient array length",
+                2 * j + 2,
+                self.len(c),
+            ));
+        }
+        let mut beta_j = [0.0];
+        if j > 0 && q_prev.is_some() {
+            self.read_coeffs(c, 2 * j - 1, &mut beta_j)?;
+        }
+        let alpha = self.dot(q, w)?.re().as_f64();
+        self.axpby(S::from_f64(-alpha), q, S::one(), w)?;
+        if let Some(qp) = q_prev {
+            self.axpby(S::from_f64(-beta_j[0]), qp, S::one(), w)?;
+        }
+        let beta = self.nrm2(w)?.as_f64();
+        self.write_coeffs(c, 2 * j, &[alpha, beta])?;
+        self.scale(S::from_f64(inverse_or_zero(beta)), w)
+    }
+}
+
+/// 1/β, or 0 for β = 0 (the scaling that turns an exactly vanished Lanczos residual into a
+/// zero vector rather than NaN).
+fn inverse_or_zero(beta: f64) -> f64 {
+    if beta == 0.0 { 0.0 } else { 1.0 / beta }
+}
+
+/// The range `start..start + len` of a coefficient array of `total` doubles, or a
+/// dimension error.
+fn coeff_range(total: usize, start: usize, len: usize) -> Result<std::ops::Range<usize>> {
+    let end = start.saturating_add(len);
+    if end > total {
+        return Err(crate::Error::dim("coefficient range end", total, end));
+    }
+    Ok(start..end)
 }

@@ -65,4 +65,53 @@ impl Backend for CpuBackend {
     fn amax<S: Scalar>(&self, x: &Vec<S>) -> Result<S::Real> {
         Ok(norms::amax(x))
     }
+    fn read_coeffs(&self, c: &Vec<f64>, start: usize, out: &mut [f64]) -> Result<()> {
+        let end = start.saturating_add(out.len());
+        check_dim("read_coeffs: range end", c.len(), end.max(c.len()))?;
+        out.copy_from_slice(&c[start..end]);
+        Ok(())
+    }
+    fn write_coeffs(&self, c: &mut Vec<f64>, start: usize, values: &[f64]) -> Result<()> {
+        let end = start.saturating_add(values.len());
+        check_dim("write_coeffs: range end", c.len(), end.max(c.len()))?;
+        c[start..end].copy_from_slice(values);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The default fused Lanczos step on the CPU: α, β land in the coefficient array, the
+    /// residual is normalized in place, and an exact breakdown leaves zeros (not NaN).
+    #[test]
+    fn lanczos_step_writes_its_coefficients() {
+        let cpu = CpuBackend::new();
+        // A = diag(1, 2, 3), q₀ = (1, 1, 1)/√3: α₀ = 2, w = (−1, 0, 1)/√3, β₁ = √(2/3).
+        let s = 1.0 / 3f64.sqrt();
+        let q0 = vec![s; 3];
+        let mut w = vec![s, 2.0 * s, 3.0 * s];
+        let mut c = vec![0.0; 4];
+        cpu.lanczos_step(0, None, &q0, &mut w, &mut c).unwrap();
+        assert!((c[0] - 2.0).abs() < 1e-15);
+        assert!((c[1] - (2.0f64 / 3.0).sqrt()).abs() < 1e-15);
+        let r = 0.5f64.sqrt();
+        for (x, y) in w.iter().zip([-r, 0.0, r]) {
+            assert!((x - y).abs() < 1e-15, "{w:?}");
+        }
+        let mut out = [0.0; 2];
+        cpu.read_coeffs(&c, 0, &mut out).unwrap();
+        assert_eq!(out, [c[0], c[1]]);
+        assert!(cpu.read_coeffs(&c, 3, &mut out).is_err());
+        // An eigenvector: w − α q = 0 exactly, β = 0 and q₁ = 0.
+        let e = vec![0.0, 1.0, 0.0];
+        let mut w = vec![0.0, 2.0, 0.0];
+        let mut c = vec![0.0; 2];
+        cpu.lanczos_step(0, None, &e, &mut w, &mut c).unwrap();
+        assert_eq!(c, [2.0, 0.0]);
+        assert_eq!(w, [0.0; 3]);
+        // A coefficient array too short for step j is an error, not a panic.
+        assert!(cpu.lanczos_step(3, None, &e, &mut w, &mut c).is_err());
+    }
 }

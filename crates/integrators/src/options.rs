@@ -266,7 +266,10 @@ pub struct LanczosOptions {
     /// Largest Krylov dimension (matrix–vector products) before giving up.
     pub max_dim: usize,
     /// Check convergence every this many steps at first; the interval then grows to about
-    /// 10 % of the current dimension, so small eigensolves stay a small part of the work.
+    /// 10 % of the current dimension, so small eigensolves stay a small part of the work,
+    /// and shrinks to the predicted convergence point once the estimates fall (so the
+    /// overshoot past convergence is a few steps, not the interval). The coefficients reach
+    /// the host only at checks (one synchronization each on a GPU).
     pub check_every: usize,
     /// Two-pass mode: the first pass only builds T (three vectors of storage), the second
     /// regenerates the basis from the stored α, β and accumulates Q·y. Twice the products,

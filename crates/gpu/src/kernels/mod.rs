@@ -7,6 +7,7 @@
 use crate::rt::{Kernel, PtxModule};
 
 pub(crate) mod blas1;
+pub(crate) mod krylov;
 pub mod reduce;
 
 /// `cuda-sys/kernels/blas1.cu`.
@@ -28,6 +29,9 @@ pub(crate) static AMAX_PARTIAL: Kernel = Kernel::new(&REDUCE, "amax_partial");
 pub(crate) static SUM_PARTIAL: Kernel = Kernel::new(&REDUCE, "sum_partial");
 pub(crate) static FINISH_SUM: Kernel = Kernel::new(&REDUCE, "finish_sum");
 pub(crate) static FINISH_MAX: Kernel = Kernel::new(&REDUCE, "finish_max");
+pub(crate) static LANCZOS_UPDATE: Kernel = Kernel::new(&REDUCE, "lanczos_update");
+pub(crate) static LANCZOS_SCALE: Kernel = Kernel::new(&REDUCE, "lanczos_scale");
+pub(crate) static LANCZOS_BETA: Kernel = Kernel::new(&REDUCE, "lanczos_beta");
 
 pub(crate) static SPMV_CSR_SCALAR: Kernel = Kernel::new(&SPMV, "spmv_csr_scalar");
 pub(crate) static SPMV_CSR_VECTOR: Kernel = Kernel::new(&SPMV, "spmv_csr_vector");
@@ -47,7 +51,7 @@ mod tests {
     fn every_kernel_id_names_kernels_of_its_module() {
         let scalars = ["f32", "f64", "c32", "c64"];
         let entries = |k: &Kernel| k.module().entries().collect::<Vec<_>>();
-        for k in [&FINISH_SUM, &FINISH_MAX] {
+        for k in [&FINISH_SUM, &FINISH_MAX, &LANCZOS_BETA] {
             assert!(entries(k).contains(&k.base_name()), "{k:?}");
         }
         for k in [
@@ -58,6 +62,8 @@ mod tests {
             &NRM2_PARTIAL,
             &AMAX_PARTIAL,
             &SUM_PARTIAL,
+            &LANCZOS_UPDATE,
+            &LANCZOS_SCALE,
         ] {
             for s in scalars {
                 let name = format!("{}_{s}", k.base_name());

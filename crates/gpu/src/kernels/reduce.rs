@@ -70,6 +70,18 @@ fn workspace(device: &Device) -> Result<&'static Workspace> {
         .map_err(|e| Error::Device(e.clone()))
 }
 
+/// Runs `f` with this device's partials workspace (`MX_MAX_PARTIALS` rows of up to
+/// [`SLOT_WIDTH`] doubles) locked, for a partial pass and the finish that consumes it
+/// (queued back to back, so no other reduction can overwrite the rows in between).
+pub(crate) fn with_partials<R>(device: &Device, f: impl FnOnce(u64) -> Result<R>) -> Result<R> {
+    let ws = workspace(device)?;
+    let scratch = ws
+        .partials
+        .lock()
+        .map_err(|_| Error::Device("reduction scratch poisoned".into()))?;
+    f(*scratch)
+}
+
 /// How the finish kernel combines partial rows.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Finish {
@@ -82,7 +94,7 @@ pub(crate) enum Finish {
 /// Runs `partial` (which launches a partial pass writing at most `MX_MAX_PARTIALS` rows of
 /// the finish's width into the given scratch pointer and returns the row count), then the
 /// finish kernel into `out` on the device.
-fn reduce_into(
+pub(crate) fn reduce_into(
     device: &Device,
     finish: Finish,
     out: sys::CUdeviceptr,
@@ -376,7 +388,13 @@ pub(crate) fn dot_slot<S: Scalar>(
     })
 }
 
-fn dot_partial<S: Scalar>(device: &Device, n: usize, x: u64, y: u64, partials: u64) -> Result<u32> {
+pub(crate) fn dot_partial<S: Scalar>(
+    device: &Device,
+    n: usize,
+    x: u64,
+    y: u64,
+    partials: u64,
+) -> Result<u32> {
     let grid = device.grid_for(n, MX_REDUCE_THREADS, MX_MAX_PARTIALS);
     let f = DOT_PARTIAL.for_scalar::<S>(device)?;
     let n = n as u64;

@@ -269,4 +269,66 @@ impl Backend for GpuBackend {
     fn synchronize(&self) -> Result<()> {
         self.device.synchronize()
     }
+
+    /// A ranged copy of the coefficients (one synchronization).
+    fn read_coeffs(&self, c: &GpuVector<f64>, start: usize, out: &mut [f64]) -> Result<()> {
+        self.own("c", c)?;
+        check_range("read_coeffs", c.len(), start, out.len())?;
+        c.download_range(start, out)
+    }
+
+    fn write_coeffs(&self, c: &mut GpuVector<f64>, start: usize, values: &[f64]) -> Result<()> {
+        self.own("c", c)?;
+        check_range("write_coeffs", c.len(), start, values.len())?;
+        c.upload_range(start, values)
+    }
+
+    /// Five launches, no host synchronization: the kernels of `reduce.cu` read α_j, β_j and
+    /// write α_j, β_{j+1} in `c` on the device (see [`Backend::lanczos_step`] for the
+    /// mathematics; 8n elements of memory traffic).
+    fn lanczos_step<S: Scalar>(
+        &self,
+        j: usize,
+        q_prev: Option<&GpuVector<S>>,
+        q: &GpuVector<S>,
+        w: &mut GpuVector<S>,
+        c: &mut GpuVector<f64>,
+    ) -> Result<()> {
+        self.own("q", q)?;
+        self.own("w", w)?;
+        self.own("c", c)?;
+        check_dim("lanczos_step: w length", q.len(), w.len())?;
+        if c.len() < 2 * j + 2 {
+            return Err(Error::dim(
+                "lanczos_step: coefficient array length",
+                2 * j + 2,
+                c.len(),
+            ));
+        }
+        let qp = match q_prev {
+            Some(p) => {
+                self.own("q_prev", p)?;
+                check_dim("lanczos_step: q_prev length", q.len(), p.len())?;
+                p.device_ptr()
+            }
+            None => 0,
+        };
+        crate::kernels::krylov::lanczos_step::<S>(
+            &self.device,
+            q.len(),
+            j,
+            qp,
+            q.device_ptr(),
+            w.device_ptr(),
+            c.device_ptr(),
+        )
+    }
+}
+
+fn check_range(what: &str, total: usize, start: usize, len: usize) -> Result<()> {
+    let end = start.saturating_add(len);
+    if end > total {
+        return Err(Error::dim(format!("{what}: range end"), total, end));
+    }
+    Ok(())
 }

@@ -5,6 +5,11 @@ use crate::method::check_phi_order;
 use crate::{ExpmvMethod, LanczosOptions, MethodOptions, Progress, Report, checks};
 use matexp_core::{Backend, Error, LinearOperator, RealScalar, Result, Scalar, c64};
 
+/// 1/β, or 0 for β = 0 (as [`Backend::lanczos_step`] scales an exactly vanished residual).
+fn inverse_or_zero(beta: f64) -> f64 {
+    if beta == 0.0 { 0.0 } else { 1.0 / beta }
+}
+
 /// Which function of the tridiagonal matrix is taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Func {
@@ -23,7 +28,8 @@ pub(crate) enum Func {
 /// exponential of an augmented (k+p+1)-matrix ([`matexp_dense::phi_vectors`]).
 ///
 /// **Stopping rule.** At check points (every [`LanczosOptions::check_every`] steps, the
-/// interval growing to ~k/10), the error of y_k = f(tT_k)e₁ is estimated as
+/// interval growing to ~k/10, shortened to the dimension where the log-linear extrapolation
+/// of the last two checks' estimates meets the tolerance, see `check_interval`), the error of y_k = f(tT_k)e₁ is estimated as
 /// ‖v‖·max(‖y_k − [y_{k−1}; 0]‖₂, β_{k+1}·|e_kᵀ f(tT_k)e₁|): the difference of two
 /// successive iterates (an estimate of the error of y_{k−1}, hence pessimistic for y_k
 /// once convergence is superlinear) and Saad's estimate, whose "safety factor" is the
@@ -35,7 +41,16 @@ pub(crate) enum Func {
 /// orthogonal to the part of the spectrum that dominates f(tA)v.
 ///
 /// **Breakdown.** β_{k+1} ≤ 10·u·‖Aq_k‖ means span(Q_k) is invariant (to rounding): the
-/// result is exact and returned at once.
+/// result is exact. It is found where the coefficients are read (after the first step, at
+/// the checks and at k = n), and T is truncated to the step where it happened; the products
+/// spent after it (at most one check interval) are counted.
+///
+/// **Host round trips.** The steps run through [`Backend::lanczos_step`]: α_j and β_{j+1}
+/// stay in a coefficient array on the backend (device memory on GPUs), and the host reads
+/// them in one batch per check point, so on a GPU a step queues the product and five
+/// kernels without waiting; the two-pass mode's second pass reads none. With
+/// [`LanczosOptions::reorthogonalize`] the step is formed from host scalars (its O(k) dot
+/// products per step cost more than the round trips).
 ///
 /// **Overflow.** e^{tA}·1 reaches 1e195 on large graphs. ‖v‖ is kept apart, e^{tΛ} is
 /// evaluated as e^{c}·e^{tΛ − c} with c = max Re(tλ), the estimate is compared in that
@@ -102,6 +117,44 @@ pub struct Lanczos<'a, B: Backend, S: Scalar> {
     basis: Vec<B::Vector<S>>,
     alpha: Vec<f64>,
     beta: Vec<f64>,
+    /// α_j, β_{j+1} where the vectors live ([`Backend::lanczos_step`]), allocated on first use.
+    coeffs: Option<B::Vector<f64>>,
+}
+
+/// Steps to the next convergence check after a failed one at dimension `k` whose worst
+/// estimate / tolerance ratio is `miss` (> 1), with `previous` the (dimension, ratio) of
+/// the check before.
+///
+/// The interval grows like k/10 (at least `check_every`) so that the O(k²) small problems
+/// stay a small part of the work; once the ratio falls, the log-linear extrapolation of the
+/// last two checks predicts the dimension where it reaches 1, and the next check is placed
+/// there when that is sooner. Lanczos convergence for exp is superlinear (the log of the
+/// error falls ever faster, Hochbruck–Lubich), so the extrapolation from two past checks
+/// overestimates the steps still needed: the check lands at or after convergence, and the
+/// overshoot past the first converged dimension is bounded by the error of the
+/// extrapolation over one interval instead of by the interval (k/10: 32 products at
+/// k = 320). A ratio that does not fall (estimates can grow early on, while T_k has not yet
+/// seen the spectrum's extent) keeps the growing interval.
+fn check_interval(
+    opts: &LanczosOptions,
+    k: usize,
+    previous: Option<(usize, f64)>,
+    miss: f64,
+) -> usize {
+    let growth = opts.check_every.max(k / 10);
+    let Some((kp, mp)) = previous else {
+        return growth;
+    };
+    if !(miss.is_finite() && mp.is_finite() && miss > 1.0 && miss < mp && kp < k) {
+        return growth;
+    }
+    let rate = (mp / miss).ln() / (k - kp) as f64;
+    let steps = miss.ln() / rate;
+    if steps.is_finite() && steps >= 0.0 {
+        (steps.ceil() as usize).clamp(1, growth)
+    } else {
+        growth
+    }
 }
 
 /// Krylov dimension the Hochbruck–Lubich bounds predict for e^{τA}v to relative accuracy
@@ -151,6 +204,7 @@ impl<'a, B: Backend + 'a, S: Scalar> ExpmvMethod<'a, B, S> for Lanczos<'a, B, S>
             basis: Vec::new(),
             alpha: Vec::new(),
             beta: Vec::new(),
+            coeffs: None,
         })
     }
 
@@ -356,7 +410,47 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
         Ok(())
     }
 
+    /// The coefficient array has room for step `j` (2j + 2 doubles): allocated at
+    /// 2·min(`max_dim`, 128) doubles and doubled when full, the known coefficients carried
+    /// over through the host (one synchronization per doubling, so a few per call at most).
+    fn ensure_coeffs(&mut self, j: usize) -> Result<()> {
+        let be = self.backend;
+        let have = self.coeffs.as_ref().map_or(0, |c| be.len(c));
+        if have >= 2 * j + 2 {
+            return Ok(());
+        }
+        let steps = (have / 2 * 2)
+            .max(self.opts.max_dim.min(128))
+            .min(self.opts.max_dim)
+            .max(j + 1);
+        let mut fresh = be.zeros::<f64>(2 * steps)?;
+        if let Some(old) = &self.coeffs
+            && j > 0
+        {
+            let mut known = vec![0.0; 2 * j];
+            be.read_coeffs(old, 0, &mut known)?;
+            be.write_coeffs(&mut fresh, 0, &known)?;
+        }
+        self.coeffs = Some(fresh);
+        Ok(())
+    }
+
     /// First (or only) pass: builds T_k until the estimate meets the tolerance.
+    ///
+    /// Steps run through [`Backend::lanczos_step`], whose α_j, β_{j+1} stay in the backend's
+    /// coefficient array; they reach the host (one synchronization) only at the read points:
+    /// after the first step (an eigenvector or A = 0 breaks down there), at the convergence
+    /// checks, at k = n and at `max_dim`. The steps read are then scanned in order for
+    /// non-finite values (an error) and breakdown, β_{j+1} ≤ 10·u·‖(β_j, α_j, β_{j+1})‖.
+    /// A breakdown found at step i < k truncates T to order i + 1 and the steps after it are
+    /// discarded: α_0, …, α_i and β_1, …, β_i were computed from valid vectors, so T_{i+1}
+    /// and the basis vectors q_0, …, q_i are exactly those of a run that had stopped at the
+    /// breakdown; only q_{i+1} (w/β_{i+1}, noise or 0) and what was computed from it are
+    /// garbage, and nothing of them is used. The products after the breakdown are spent
+    /// (counted in the report): at most the distance to the next read point.
+    ///
+    /// With `reorthogonalize` the step runs on the host's scalars as before (it needs a
+    /// dot product per stored vector anyway) and every step is scanned at once.
     fn build<O: LinearOperator<B, S> + ?Sized>(
         &mut self,
         op: &O,
@@ -368,6 +462,7 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
         let be = self.backend;
         let opts = self.opts;
         let two_pass = opts.two_pass;
+        let fused = !opts.reorthogonalize;
         self.alpha.clear();
         self.beta.clear();
         self.ensure_basis(if two_pass { 3 } else { 2 })?;
@@ -375,6 +470,9 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
         be.scale(S::from_f64(1.0 / beta0), &mut self.basis[0])?;
         let eps = S::Real::EPS.as_f64();
         let mut next_check = opts.check_every.min(opts.max_dim);
+        // The worst estimate / tolerance ratio at the previous check, for the schedule.
+        let mut previous: Option<(usize, f64)> = None;
+        let mut scanned = 0;
         let mut j = 0;
         let mult = if two_pass { 2 } else { 1 };
         loop {
@@ -388,6 +486,9 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
                     ),
                 });
             }
+            if fused {
+                self.ensure_coeffs(j)?;
+            }
             // Slots: one-pass q_j = basis[j], u = basis[j+1]; two-pass rotates three.
             let (ip, ic, iu) = if two_pass {
                 ((j + 2) % 3, j % 3, (j + 1) % 3)
@@ -398,36 +499,71 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
             let (q_prev, q_cur, u) = three_slots(&mut self.basis, ip, ic, iu, j > 0);
             op.apply(be, S::one(), q_cur, S::zero(), u)?;
             report.matvecs += 1;
-            let a = be.dot(q_cur, u)?.re().as_f64();
-            be.axpby(S::from_f64(-a), q_cur, S::one(), u)?;
-            let bprev = if j > 0 { self.beta[j - 1] } else { 0.0 };
-            if let Some(qp) = q_prev {
-                be.axpby(S::from_f64(-bprev), qp, S::one(), u)?;
-            }
-            if opts.reorthogonalize {
+            if let (true, Some(c)) = (fused, self.coeffs.as_mut()) {
+                be.lanczos_step(j, q_prev, q_cur, u, c)?;
+            } else {
+                let a = be.dot(q_cur, u)?.re().as_f64();
+                be.axpby(S::from_f64(-a), q_cur, S::one(), u)?;
+                if let Some(qp) = q_prev {
+                    be.axpby(S::from_f64(-self.beta[j - 1]), qp, S::one(), u)?;
+                }
                 let (done, rest) = self.basis.split_at_mut(j + 1);
                 for q in done.iter() {
                     let h = be.dot(q, &rest[0])?;
                     be.axpby(-h, q, S::one(), &mut rest[0])?;
                 }
+                let b = be.nrm2(&self.basis[iu])?.as_f64();
+                be.scale(S::from_f64(inverse_or_zero(b)), &mut self.basis[iu])?;
+                self.alpha.push(a);
+                self.beta.push(b);
             }
-            let b = be.nrm2(&self.basis[iu])?.as_f64();
-            if !(a.is_finite() && b.is_finite()) {
-                return Err(Error::NonFinite {
-                    context: format!(
-                        "lanczos: step {j} produced α = {a}, β = {b} (the operator returned NaN/∞)"
-                    ),
-                    index: j,
-                    value: format!("{}", if a.is_finite() { b } else { a }),
-                });
-            }
-            self.alpha.push(a);
-            self.beta.push(b);
-            let k = j + 1;
-            let scale = (a * a + bprev * bprev + b * b).sqrt();
-            let breakdown = b <= 10.0 * eps * scale;
+            let mut k = j + 1;
             let last = k >= opts.max_dim;
-            if breakdown || last || k >= next_check {
+            let due = last || k >= next_check;
+            if let Some(c) = self.coeffs.as_ref().filter(|_| fused)
+                && (due || k == 1 || k == self.n)
+            {
+                let known = self.alpha.len();
+                let mut fresh = vec![0.0; 2 * (k - known)];
+                be.read_coeffs(c, 2 * known, &mut fresh)?;
+                for pair in fresh.chunks_exact(2) {
+                    self.alpha.push(pair[0]);
+                    self.beta.push(pair[1]);
+                }
+            }
+            let mut breakdown = false;
+            if self.alpha.len() == k {
+                let mut cut = None;
+                for i in scanned..k {
+                    let (a, b) = (self.alpha[i], self.beta[i]);
+                    if !(a.is_finite() && b.is_finite()) {
+                        return Err(Error::NonFinite {
+                            context: format!(
+                                "lanczos: step {i} produced α = {a}, β = {b} (the operator \
+                                 returned NaN/∞)"
+                            ),
+                            index: i,
+                            value: format!("{}", if a.is_finite() { b } else { a }),
+                        });
+                    }
+                    let bprev = if i > 0 { self.beta[i - 1] } else { 0.0 };
+                    let scale = (a * a + bprev * bprev + b * b).sqrt();
+                    if b <= 10.0 * eps * scale {
+                        cut = Some(i);
+                        break;
+                    }
+                }
+                if let Some(i) = cut {
+                    // Step i broke down: T of order i + 1 is exact (see above).
+                    breakdown = true;
+                    k = i + 1;
+                    self.alpha.truncate(k);
+                    self.beta.truncate(k);
+                }
+                scanned = k;
+            }
+            if breakdown || due {
+                let last = k >= opts.max_dim;
                 // A check that cannot be the last skips what cannot make it pass.
                 let screen = (!last).then_some((&opts.tol, beta0));
                 let coeffs = self.coefficients(targets, k, breakdown, screen)?;
@@ -484,9 +620,13 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
                     }
                     return Ok((Tridiagonal { k }, coeffs));
                 }
-                next_check = (k + opts.check_every.max(k / 10)).min(opts.max_dim);
+                let miss = coeffs
+                    .iter()
+                    .map(|c| c.miss(&opts.tol, beta0))
+                    .fold(0.0, f64::max);
+                next_check = (k + check_interval(&opts, k, previous, miss)).min(opts.max_dim);
+                previous = Some((k, miss));
             }
-            be.scale(S::from_f64(1.0 / b), &mut self.basis[iu])?;
             j += 1;
         }
     }
@@ -558,9 +698,10 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
                 }
             }
         } else {
-            // Regenerate q_j with the stored α, β: the same operations in the same order as
-            // the first pass, so the vectors agree with it to rounding (bitwise on
-            // deterministic backends).
+            // Regenerate q_j by the same fused steps as the first pass (they recompute α, β
+            // into the coefficient array, where nothing reads them back), so the vectors
+            // agree with it to rounding (bitwise on deterministic backends) and the pass
+            // needs no host scalar.
             be.copy(v, &mut self.basis[0])?;
             be.scale(S::from_f64(1.0 / beta0), &mut self.basis[0])?;
             for j in 0..k {
@@ -577,11 +718,11 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
                 let (q_prev, q_cur, u) = three_slots(&mut self.basis, ip, ic, iu, j > 0);
                 op.apply(be, S::one(), q_cur, S::zero(), u)?;
                 report.matvecs += 1;
-                be.axpby(S::from_f64(-self.alpha[j]), q_cur, S::one(), u)?;
-                if let Some(qp) = q_prev {
-                    be.axpby(S::from_f64(-self.beta[j - 1]), qp, S::one(), u)?;
-                }
-                be.scale(S::from_f64(1.0 / self.beta[j]), u)?;
+                let c = self
+                    .coeffs
+                    .as_mut()
+                    .ok_or_else(|| Error::Device("lanczos: coefficient array missing".into()))?;
+                be.lanczos_step(j, q_prev, q_cur, u, c)?;
             }
         }
         for (i, o) in out.iter().enumerate() {

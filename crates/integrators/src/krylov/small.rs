@@ -39,6 +39,12 @@ impl Coefficients {
         self.err <= scaled_tolerance(tol, self.c, beta0, self.norm_y)
     }
 
+    /// Estimate / tolerance in the scaling of y (≤ 1: converged; ∞ for a zero tolerance).
+    pub(crate) fn miss(&self, tol: &Tolerance, beta0: f64) -> f64 {
+        let t = scaled_tolerance(tol, self.c, beta0, self.norm_y);
+        if self.err == 0.0 { 0.0 } else { self.err / t }
+    }
+
     /// The estimate as an absolute error of the result (∞ only if the result overflows).
     pub(crate) fn abs_error(&self, beta0: f64) -> f64 {
         if self.err == 0.0 {
