@@ -10,7 +10,16 @@
 //!
 //! ```text
 //! cargo bench -p matexp-benches --bench gpu_expmv -- [--out DIR] [--small] [--reps N] [--no-cpu]
+//!     [--tables] [--tables-only]
 //! ```
+//!
+//! `--tables` adds seed 000's Table 12 (3D Laplacian N = 256, e^{0.01A}u₀, u₀ = sin(2πx),
+//! tol 10⁻⁵, f64) and Table 10 (spin bath L = 21, e^{−10iH}ψ₀, tol 10⁻⁵, c64) on the GPU
+//! with Lanczos (which `Method::Auto` picks for these Hermitian operators: its rule is
+//! "Lanczos if `is_hermitian()`", on every backend), errors against Leja at rtol 10⁻¹⁰,
+//! and, on both operators, the time of one Lanczos step (product + `lanczos_step`)
+//! against one product in the same run (`…/lanczos_step` records, the ratio in `extra`);
+//! `--small` shrinks them to N = 64 and L = 14. `--tables-only` skips the other problems.
 //! Records (one JSON object per line) go to `DIR/expmv_gpu.jsonl` (default
 //! `target/bench-records`). Exit status 3 means no GPU.
 
@@ -41,6 +50,8 @@ struct Args {
     small: bool,
     reps: usize,
     cpu: bool,
+    tables: bool,
+    others: bool,
 }
 
 fn parse_args() -> Args {
@@ -51,6 +62,8 @@ fn parse_args() -> Args {
         small: false,
         reps: 3,
         cpu: true,
+        tables: false,
+        others: true,
     };
     let mut it = std::env::args().skip(1);
     while let Some(s) = it.next() {
@@ -58,6 +71,11 @@ fn parse_args() -> Args {
             "--out" => a.out = it.next().map(PathBuf::from).unwrap_or(a.out),
             "--small" => a.small = true,
             "--no-cpu" => a.cpu = false,
+            "--tables" => a.tables = true,
+            "--tables-only" => {
+                a.tables = true;
+                a.others = false;
+            }
             "--reps" => a.reps = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.reps),
             _ => {}
         }
@@ -291,6 +309,12 @@ fn run(gpu: &GpuBackend, args: &Args) -> Res<()> {
         tag,
         records: Vec::new(),
     };
+    if args.tables {
+        tables(&mut ctx)?;
+    }
+    if !args.others {
+        return write_records(&args.out, &ctx.records);
+    }
     let (grid, spins, n1) = if args.small {
         (32, 12, 100_000)
     } else {
@@ -327,6 +351,149 @@ fn run(gpu: &GpuBackend, args: &Args) -> Res<()> {
     let t = 500.0 / (4.0 * ((n1 + 1) * (n1 + 1)) as f64);
     problem(&mut ctx, &format!("convection_diffusion_n{n1}"), &cd, t, &v)?;
     write_records(&args.out, &ctx.records)
+}
+
+/// Median seconds per Lanczos step (product + fused `lanczos_step`) and per product alone,
+/// over `steps` steps each after as many warm-up steps; the backend is synchronized before
+/// each clock stops, and the step loop reads no coefficient (as `Lanczos` between checks).
+fn step_vs_spmv<S: Scalar>(
+    gpu: &GpuBackend,
+    op: &GpuCsr<S>,
+    v: &[S],
+    steps: usize,
+) -> Res<(f64, f64)> {
+    let n = v.len();
+    let mut prev = gpu.zeros::<S>(n).map_err(err)?;
+    let mut cur = gpu.zeros::<S>(n).map_err(err)?;
+    let mut next = gpu.zeros::<S>(n).map_err(err)?;
+    let v0 = gpu.upload(v).map_err(err)?;
+    let nv = gpu.nrm2(&v0).map_err(err)?.to_c64().re;
+    let mut c = gpu.zeros::<f64>(4 * steps + 2).map_err(err)?;
+    let mut run_steps = |fused: bool| -> Res<f64> {
+        gpu.axpby(S::from_f64(1.0 / nv), &v0, S::zero(), &mut cur)
+            .map_err(err)?;
+        let mut times = Vec::new();
+        for round in 0..2 {
+            gpu.synchronize().map_err(err)?;
+            let start = Instant::now();
+            for s in 0..steps {
+                let j = round * steps + s;
+                op.apply(gpu, S::one(), &cur, S::zero(), &mut next)
+                    .map_err(err)?;
+                if fused {
+                    let p = (j > 0).then_some(&prev);
+                    gpu.lanczos_step(j, p, &cur, &mut next, &mut c)
+                        .map_err(err)?;
+                    // (prev, cur, next) ← (cur, next, prev): q_{j+1} becomes current.
+                    std::mem::swap(&mut prev, &mut cur);
+                    std::mem::swap(&mut cur, &mut next);
+                }
+            }
+            gpu.synchronize().map_err(err)?;
+            times.push(start.elapsed().as_secs_f64() / steps as f64);
+        }
+        Ok(times[1])
+    };
+    let spmv = run_steps(false)?;
+    let step = run_steps(true)?;
+    Ok((step, spmv))
+}
+
+/// Seed 000's Tables 12 and 10 on the GPU by Lanczos (= `Method::Auto` here), and the time
+/// of a Lanczos step against one product on both operators.
+fn tables(ctx: &mut Ctx<'_>) -> Res<()> {
+    let (lap_n, spins) = if ctx.args.small { (64, 14) } else { (256, 21) };
+    let tol = 1e-5;
+    let reps = ctx.args.reps.max(1);
+    let a: CsrMatrix<f64> = laplacian_3d(lap_n).map_err(err)?;
+    let h = 1.0 / (lap_n + 1) as f64;
+    let u0: Vec<f64> = (0..a.nrows())
+        .map(|i| (2.0 * std::f64::consts::PI * ((i % lap_n) + 1) as f64 * h).sin())
+        .collect();
+    let ag = GpuCsr::from_csr(ctx.gpu, &a).map_err(err)?;
+    table_case(
+        ctx,
+        &format!("T12_laplace3d_N{lap_n}_t0.01"),
+        &ag,
+        0.01,
+        &u0,
+        tol,
+        reps,
+    )?;
+    drop(ag);
+    drop(a);
+    let bath = SpinBath::seed000(spins, 1).map_err(err)?;
+    let hm: CsrMatrix<c64> = bath.hamiltonian(StoredZeros::Keep).map_err(err)?;
+    let psi: Vec<c64> = bath.initial_state(1).map_err(err)?;
+    let hg = GpuCsr::from_csr(ctx.gpu, &hm).map_err(err)?;
+    let case = format!("T10_spin_bath_L{spins}_t10");
+    table_case(ctx, &case, &hg, c64::new(0.0, -10.0), &psi, tol, reps)
+}
+
+fn table_case<S: Scalar>(
+    ctx: &mut Ctx<'_>,
+    name: &str,
+    op: &GpuCsr<S>,
+    t: S,
+    v: &[S],
+    tol: f64,
+    reps: usize,
+) -> Res<()> {
+    let gpu = ctx.gpu;
+    let n = v.len();
+    let (step, spmv) = step_vs_spmv(gpu, op, v, 50)?;
+    let ratio = step / spmv;
+    println!(
+        "{name}: Lanczos step {:.3} ms, SpMV {:.3} ms: ratio {ratio:.2}",
+        step * 1e3,
+        spmv * 1e3
+    );
+    let mut r = Record::new(SUITE, &format!("{name}/lanczos_step"), "gpu", S::NAME)
+        .size("n", n)
+        .extra("spmv_s", spmv)
+        .extra("step_over_spmv", ratio)
+        .extra("steps", 50);
+    r.time_s = step;
+    r.reps = 1;
+    r.device = ctx.tag.clone();
+    ctx.records.push(r);
+    let vg = gpu.upload(v).map_err(err)?;
+    // The reference: Leja (no Krylov basis) at rtol 1e−10.
+    let (_, reference, _) = time_method::<Leja<'_, _, _>, _, _, _>(
+        gpu,
+        LejaOptions::default().with_rtol(1e-10),
+        op,
+        t,
+        &vg,
+        0,
+    )?;
+    for (label, two_pass) in [("lanczos", false), ("lanczos_two_pass", true)] {
+        let opts = LanczosOptions {
+            two_pass,
+            ..LanczosOptions::default().with_rtol(tol)
+        };
+        let (time, w, report) =
+            time_method::<Lanczos<'_, _, _>, _, _, _>(gpu, opts, op, t, &vg, reps)?;
+        let e = rel_diff(&w, &reference);
+        println!(
+            "  gpu {label} (= auto): {:.3} ms, error {e:.1e} (tol {tol:.0e}); {report}",
+            time * 1e3
+        );
+        let mut r = Record::new(SUITE, &format!("{name}/{label}"), "gpu", S::NAME)
+            .size("n", n)
+            .matvecs(report.matvecs as u64)
+            .tol(tol)
+            .error(e)
+            .extra("max_degree", report.max_degree)
+            .extra("auto_picks", "lanczos")
+            .extra("error_estimate", report.error_estimate)
+            .extra("host_wall", true);
+        r.time_s = time;
+        r.reps = reps as u64;
+        r.device = ctx.tag.clone();
+        ctx.records.push(r);
+    }
+    Ok(())
 }
 
 fn write_records(dir: &PathBuf, records: &[Record]) -> Res<()> {
