@@ -74,31 +74,32 @@ pub enum GpuLookup {
     /// while `D` plus the grid stride stays below 2³² (64-bit beyond, or when
     /// [`GpuLaunch::wide_index`] asks); the diagonal `Σ_k V_k n_k + U_k/2·n_k(n_k−1)` comes
     /// from a per-site table in shared memory. Same arithmetic, in the same order, as
-    /// `DeltaPacked`. Registers (sm_90): 96 (c64) and 64 (c32) at M = 8, up to ~200 at
-    /// M = 16; the grid is sized to the occupancy the driver reports.
+    /// `DeltaPacked` (the same bits). Registers (sm_90): 96 (c64) and 64 (c32) at M = 8, up
+    /// to ~200 at M ≥ 14; the grid is sized to the occupancy the driver reports.
+    ///
+    /// H200, M = 8, N = 30 / 40 (D = 1.0·10⁷ / 6.3·10⁷): c64 0.295 / 1.90 ms (DeltaPacked
+    /// 0.457 / 3.18 ms, cuSPARSE on the assembled CSR 1.10 / 7.05 ms), c32 0.205 / 1.22 ms
+    /// (DeltaPacked 0.391 / 2.65 ms); 1.5–1.6× DeltaPacked at M = 10 and 12 as well, but
+    /// 0.81× at M = 16 (N = 10), where ~180 registers leave too few warps: prefer
+    /// `DeltaPacked` for M ≥ 14.
     DeltaFixed,
 }
 
 /// Launch options of the products `H·x` (not of the RK stage or the densities): the knobs
-/// the benchmark sweeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// the benchmark sweeps. The default is the automatic block size and the narrowest indices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct GpuLaunch {
-    /// Threads per block: a multiple of 32 in 32..=256 (default 256). Smaller blocks let a
-    /// kernel with many registers keep more warps resident (96 registers: 16 warps per SM in
-    /// blocks of 256, 20 in blocks of 128).
+    /// Threads per block: a multiple of 32 in 32..=256, or 0 (the default) for automatic:
+    /// 256 for the generic kernels; for `DeltaFixed`, 128 or 256, whichever keeps more warps
+    /// resident (256 on a tie), as the driver computes from the kernel's registers. Smaller
+    /// blocks let a kernel with many registers keep more warps resident: at M = 8 the c64
+    /// kernel (96 registers) holds 16 warps per SM in blocks of 256 and 20 in blocks of 128,
+    /// and runs 1.14× faster in the latter on an H200; the c32 one (64 registers) holds 32
+    /// either way.
     pub block: u32,
     /// [`GpuLookup::DeltaFixed`] only: use the 64-bit-index kernels even where 32-bit indices
     /// fit (to measure what the narrow indices gain).
     pub wide_index: bool,
-}
-
-impl Default for GpuLaunch {
-    fn default() -> Self {
-        GpuLaunch {
-            block: BLOCK,
-            wide_index: false,
-        }
-    }
 }
 
 /// A resolved [`GpuLookup::DeltaFixed`] kernel for one scalar: the function, its grid (one
@@ -106,6 +107,7 @@ impl Default for GpuLaunch {
 #[derive(Debug, Clone, Copy)]
 struct FixedKernel {
     function: Function,
+    block: u32,
     grid: u32,
     shared: u32,
     wide: bool,
@@ -217,14 +219,15 @@ impl GpuBoseHubbard {
     /// The operator with launch options `launch` (block size, index width).
     ///
     /// # Errors
-    /// [`Error::InvalidArgument`] for a block size that is not a multiple of 32 in 32..=256;
-    /// for `DeltaFixed`, errors of the device while sizing the grid.
+    /// [`Error::InvalidArgument`] for a block size that is neither 0 (automatic) nor a
+    /// multiple of 32 in 32..=256; for `DeltaFixed`, errors of the device while sizing the
+    /// grid.
     pub fn with_launch(mut self, launch: GpuLaunch) -> Result<Self> {
-        if launch.block == 0 || launch.block > 256 || launch.block % 32 != 0 {
+        if launch.block > 256 || launch.block % 32 != 0 {
             return Err(Error::invalid(
                 "block",
                 launch.block,
-                "threads per block must be a multiple of 32 in 32..=256",
+                "threads per block must be 0 (automatic) or a multiple of 32 in 32..=256",
             ));
         }
         self.launch = launch;
@@ -246,12 +249,11 @@ impl GpuBoseHubbard {
         }
         let basis = self.model.basis();
         let (n, m) = (basis.particles() as usize, basis.sites() as usize);
-        let block = self.launch.block;
         let sms = self.device.info().multiprocessors;
         let resolve = |scalar: &str, real: usize| -> Result<FixedKernel> {
             // Rows fit 32-bit arithmetic when i + stride never wraps: D + grid·block ≤ 2³²
-            // (grid ≤ 64 blocks per SM bounds the stride).
-            let stride_max = u64::from(sms) * 64 * u64::from(block);
+            // (blocks of at most 256 threads, at most 64 of them per SM, bound the stride).
+            let stride_max = u64::from(sms) * 64 * 256;
             let wide = self.launch.wide_index || basis.dim() + stride_max > 1u64 << 32;
             let index = if wide { 8 } else { 4 };
             let shared = fixed_shared_bytes(n, m, real, index);
@@ -266,11 +268,23 @@ impl GpuBoseHubbard {
                 if wide { "u64" } else { "u32" }
             );
             let function = FOCK_PTX.function(&self.device, &name)?;
-            let per_sm = resident_blocks(&self.device, function, block, shared)?;
+            let (block, per_sm) = if self.launch.block == 0 {
+                let b256 = resident_blocks(&self.device, function, 256, shared)?;
+                let b128 = resident_blocks(&self.device, function, 128, shared)?;
+                if b128 > 2 * b256 {
+                    (128, b128)
+                } else {
+                    (256, b256)
+                }
+            } else {
+                let b = self.launch.block;
+                (b, resident_blocks(&self.device, function, b, shared)?)
+            };
             let want = basis.dim().div_ceil(u64::from(block)).max(1);
             let grid = (u64::from(sms) * u64::from(per_sm)).min(want) as u32;
             Ok(FixedKernel {
                 function,
+                block,
                 grid,
                 shared: shared as u32,
                 wide,
@@ -390,7 +404,11 @@ impl GpuBoseHubbard {
         let table = self.table.device_ptr();
         let keys = self.keys.as_ref().map_or(0u64, DeviceBuffer::device_ptr);
         let (xp, yp) = (x.device_ptr(), y.device_ptr());
-        let block = self.launch.block;
+        let block = if self.launch.block == 0 {
+            BLOCK
+        } else {
+            self.launch.block
+        };
         let mut cfg = self.config::<S>(true, block);
         if self.lookup == GpuLookup::DeltaStepped {
             let groups = d.div_ceil(STEP_ROWS);
@@ -443,7 +461,7 @@ impl GpuBoseHubbard {
         let table = self.table.device_ptr();
         let keys = self.keys.as_ref().map_or(0u64, DeviceBuffer::device_ptr);
         let (xp, yp) = (x.device_ptr(), y.device_ptr());
-        let mut cfg = LaunchConfig::linear(k.grid, self.launch.block);
+        let mut cfg = LaunchConfig::linear(k.grid, k.block);
         cfg.shared_mem_bytes = k.shared;
         let (a, b) = (alpha.to_c64(), beta.to_c64());
         let (a32, b32) = (narrow(a), narrow(b));
