@@ -1,7 +1,8 @@
 //! GPU benchmarks of the Bose–Hubbard operator (matexp-fock), seed 001's curves for M = 8:
-//! time per H·x against N (matrix-free with each lookup, the assembled CSR with cuSPARSE and
-//! with our CSR kernel where it fits, the CPU backend of the same host), memory of each, and
-//! the largest end-to-end run: Cash–Karp RK45 of a state with D ≥ 3·10⁸ (M = N = 16).
+//! time per H·x against N (matrix-free with each lookup and launch variant, the assembled CSR
+//! with cuSPARSE and with our CSR kernel where it fits, the CPU backend of the same host),
+//! memory of each, and the largest end-to-end run: Cash–Karp RK45 of a state with D ≥ 3·10⁸
+//! (M = N = 16).
 //!
 //! Not a criterion benchmark: CUDA events around each product after warm-up, median of many.
 //!
@@ -19,11 +20,17 @@
 //! run), the bytes being one read of x, one write of y and the packed table where one is
 //! read; `vendor_ratio` (on the matrix-free records) = cuSPARSE time on the assembled CSR /
 //! ours; `extra.mem_bytes` = device memory of the operator plus x and y;
-//! `extra.cpu_ratio` = CPU-backend time / ours. Exit status 3 means no GPU.
+//! `extra.cpu_ratio` = CPU-backend time / ours; `error` (matrix-free records) = max |y − y_cpu|
+//! / max |y_cpu| of that variant's product. The matrix-free variants: the lookups of
+//! `GpuLookup` with the default launch (the automatic block size), plus `DeltaPackedB128`,
+//! `DeltaFixedB128` and `DeltaFixedB256` (blocks of 128 or 256 threads) and `DeltaFixedU64`
+//! (the fixed-M kernels with 64-bit indices); the fastest is backend `gpu`, the others
+//! `gpu/<variant>`; `extra.block` is the requested block size (0: automatic). Exit status 3
+//! means no GPU.
 
 use matexp_benches::Record;
 use matexp_core::{Backend, CpuBackend, LinearOperator, Scalar, c32, c64};
-use matexp_fock::gpu::{GpuBoseHubbard, GpuLookup};
+use matexp_fock::gpu::{GpuBoseHubbard, GpuLaunch, GpuLookup};
 use matexp_fock::{BoseHubbard, Coupling, FockBasis, mean_field_state};
 use matexp_gpu::rt::DeviceElement;
 use matexp_gpu::{DeviceBuffer, GpuBackend, GpuCsr, GpuVector, SpmvKernel, median, time_runs};
@@ -256,8 +263,9 @@ fn copy_bandwidth(gpu: &GpuBackend, bytes: usize) -> Res<f64> {
     Ok(2.0 * bytes as f64 / median(&times))
 }
 
-/// One H·x at M = 8 and N particles: every matrix-free lookup, the CSR (cuSPARSE and our
-/// kernel) where the matrix fits on the host and the device, and the CPU backend.
+/// One H·x at M = 8 and N particles: every matrix-free variant (lookup and launch options),
+/// the CSR (cuSPARSE and our kernel) where the matrix fits on the host and the device, and
+/// the CPU backend.
 fn products<S: Scalar + DeviceElement>(ctx: &mut Ctx, n: u32) -> Res<()>
 where
     GpuBoseHubbard: matexp_core::TimeDependentOperator<GpuBackend, S>,
@@ -282,17 +290,73 @@ where
     let mut y: GpuVector<S> = ctx.gpu.upload(&inputs::<S>(d, 77)).map_err(err)?;
     let (one, zero) = (S::one(), S::zero());
 
+    // The CPU backend on the same host (rayon, all cores): its time, and the reference every
+    // GPU variant is checked against.
+    let cpu = CpuBackend;
+    let frozen = h.at(0.0).map_err(err)?;
+    let mut yc: Vec<S> = vec![S::zero(); d];
+    let cpu_reps = if d > 50_000_000 { 3 } else { 5 };
+    let mut ct = Vec::with_capacity(cpu_reps);
+    frozen
+        .apply(&cpu, one, &host_x, zero, &mut yc)
+        .map_err(err)?;
+    for _ in 0..cpu_reps {
+        let t = Instant::now();
+        frozen
+            .apply(&cpu, one, &host_x, zero, &mut yc)
+            .map_err(err)?;
+        ct.push(t.elapsed().as_secs_f64());
+    }
+    ct.sort_by(|a, b| a.total_cmp(b));
+    let cpu_t = median(&ct);
+    let scale = yc
+        .iter()
+        .map(|b| b.to_c64().norm())
+        .fold(0.0, f64::max)
+        .max(f64::MIN_POSITIVE);
+
+    // Every matrix-free variant: the lookups, and the launch options of the packed ones
+    // (blocks of 128 threads; 64-bit indices for the fixed-M kernels), each checked against
+    // the CPU product on this input (`error`: max |Δ| / max |y|).
+    let b128 = GpuLaunch {
+        block: 128,
+        ..GpuLaunch::default()
+    };
+    let b256 = GpuLaunch {
+        block: 256,
+        ..GpuLaunch::default()
+    };
+    let wide = GpuLaunch {
+        wide_index: true,
+        ..GpuLaunch::default()
+    };
+    let variants = [
+        (GpuLookup::DeltaUnrank, GpuLaunch::default(), "DeltaUnrank"),
+        (
+            GpuLookup::DeltaStepped,
+            GpuLaunch::default(),
+            "DeltaStepped",
+        ),
+        (GpuLookup::DeltaPacked, GpuLaunch::default(), "DeltaPacked"),
+        (GpuLookup::DeltaPacked, b128, "DeltaPackedB128"),
+        (
+            GpuLookup::SearchPacked,
+            GpuLaunch::default(),
+            "SearchPacked",
+        ),
+        (GpuLookup::DeltaFixed, GpuLaunch::default(), "DeltaFixed"),
+        (GpuLookup::DeltaFixed, b128, "DeltaFixedB128"),
+        (GpuLookup::DeltaFixed, b256, "DeltaFixedB256"),
+        (GpuLookup::DeltaFixed, wide, "DeltaFixedU64"),
+    ];
     let mut mf = Vec::new();
-    for lookup in [
-        GpuLookup::DeltaUnrank,
-        GpuLookup::DeltaStepped,
-        GpuLookup::DeltaPacked,
-        GpuLookup::SearchPacked,
-    ] {
-        let op = match GpuBoseHubbard::new(&ctx.gpu, &h, lookup) {
+    let mut worst = 0.0f64;
+    for (lookup, launch, name) in variants {
+        let op = match GpuBoseHubbard::new(&ctx.gpu, &h, lookup).and_then(|o| o.with_launch(launch))
+        {
             Ok(op) => op,
             Err(e) => {
-                println!("N = {n} {lookup:?}: {e}");
+                println!("N = {n} {name}: {e}");
                 continue;
             }
         };
@@ -301,12 +365,21 @@ where
             frozen.apply(&ctx.gpu, one, &x, zero, &mut y)
         })
         .map_err(err)?;
+        let got = ctx.gpu.to_host(&y).map_err(err)?;
+        let diff = got
+            .iter()
+            .zip(&yc)
+            .map(|(a, b)| (*a - *b).to_c64().norm())
+            .fold(0.0, f64::max)
+            / scale;
+        worst = worst.max(diff);
         let floor = op.bytes_floor::<S>(false) as f64;
-        let name = format!("{lookup:?}");
         let mut r = ctx.record(&case, "gpu", S::NAME, &h, &times);
         r.floor_ratio = Some(r.time_s / (floor / ctx.copy_bw));
         r = r
-            .extra("lookup", name.clone())
+            .error(diff)
+            .extra("lookup", name)
+            .extra("block", u64::from(launch.block))
             .extra("bytes_floor", floor)
             .extra("mem_bytes", (op.bytes() + 2 * vec_bytes) as f64)
             .extra("rows_per_s", d as f64 / median(&times));
@@ -355,43 +428,18 @@ where
         println!("N = {n}: the assembled CSR (≈{est_nnz} entries) does not fit, skipped");
     }
 
-    // The CPU backend on the same host (rayon, all cores).
-    let cpu = CpuBackend;
-    let frozen = h.at(0.0).map_err(err)?;
-    let mut yc: Vec<S> = vec![S::zero(); d];
-    let cpu_reps = if d > 50_000_000 { 3 } else { 5 };
-    let mut ct = Vec::with_capacity(cpu_reps);
-    frozen
-        .apply(&cpu, one, &host_x, zero, &mut yc)
-        .map_err(err)?;
-    for _ in 0..cpu_reps {
-        let t = Instant::now();
-        frozen
-            .apply(&cpu, one, &host_x, zero, &mut yc)
-            .map_err(err)?;
-        ct.push(t.elapsed().as_secs_f64());
-    }
-    ct.sort_by(|a, b| a.total_cmp(b));
-    let cpu_t = median(&ct);
-    // GPU ≡ CPU on this input: y holds the last GPU product run (every variant computes H·x).
-    let got = ctx.gpu.to_host(&y).map_err(err)?;
-    let diff = got
-        .iter()
-        .zip(&yc)
-        .map(|(a, b)| (*a - *b).to_c64().norm())
-        .fold(0.0, f64::max);
-    let scale = yc.iter().map(|b| b.to_c64().norm()).fold(0.0, f64::max);
+    // The CPU record's `error` is the largest of the matrix-free variants' (GPU ≡ CPU).
     let mut rc = ctx.record(&case, "cpu", S::NAME, &h, &ct);
     rc = rc
         .extra("threads", rayon::current_num_threads() as u64)
-        .error(diff / scale.max(f64::MIN_POSITIVE));
+        .error(worst);
     ctx.line(&rc, "cpu");
     ctx.records.push(rc);
 
-    // The lookup is the user's choice, so the fastest one is "ours" (backend `gpu`, its name
-    // in `extra.lookup`); the others stay as `gpu/<lookup>` rows beside it. One backend name
-    // for all four made them one measurement in bench-results/, where the last one written
-    // replaced the rest.
+    // The lookup is the user's choice, so the fastest variant is "ours" (backend `gpu`, its
+    // name in `extra.lookup`); the others stay as `gpu/<variant>` rows beside it. One backend
+    // name for all of them made them one measurement in bench-results/, where the last one
+    // written replaced the rest.
     let fastest = mf
         .iter()
         .enumerate()
