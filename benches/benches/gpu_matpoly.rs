@@ -27,6 +27,9 @@
 //!   `floor_ratio` = time / (products × DGEMM time), `vendor_ratio` = its inverse, and the
 //!   seed's K20 / i7-3820 figures `extra.seed_time_s`, `extra.seed_gflops`
 //!   (`extra.seed_2gpu_time_s` for the two-GPU column).
+//! * `stress d=6 simple|ps` (backend `cublas`, f64, n = 11000; `--no-stress` skips it): the
+//!   seed's stress test by the simple algorithm (the powers one after another) and by
+//!   Paterson–Stockmeyer, with the lone-DGEMM rate of the same n (`extra.dgemm_ratio`).
 //! * `expm n=..` (backend `cublas`, f64): time, degree, squarings, products, GFlop/s,
 //!   `error` = relative 1-norm error against the analytic exponential of the test matrix
 //!   `A = S·D·S⁻¹`, `S = I + u vᵀ` (reference `S·e^D·S⁻¹`, formed in `O(n²)`), and
@@ -167,6 +170,7 @@ struct Args {
     cpu_reps: usize,
     cpu: bool,
     expm: bool,
+    stress: bool,
 }
 
 fn parse_args() -> Args {
@@ -179,6 +183,7 @@ fn parse_args() -> Args {
         cpu_reps: 2,
         cpu: true,
         expm: true,
+        stress: true,
     };
     let mut it = std::env::args().skip(1);
     while let Some(s) = it.next() {
@@ -187,6 +192,7 @@ fn parse_args() -> Args {
             "--small" => a.small = true,
             "--no-cpu" => a.cpu = false,
             "--no-expm" => a.expm = false,
+            "--no-stress" => a.stress = false,
             "--reps" => a.reps = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.reps),
             "--cpu-reps" => {
                 a.cpu_reps = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.cpu_reps)
@@ -405,9 +411,77 @@ fn run(gpu: CublasDense, args: &Args, out: &mut Out) -> Res<()> {
     for &n in &sizes {
         table1_at(&mut ev, args, out, n)?;
     }
+    if args.stress {
+        stress_at(&mut ev, args, out, if args.small { 1024 } else { 11000 })?;
+    }
     if args.expm {
         let n = if args.small { 1024 } else { 6144 };
         expm_at(&mut ev, args, out, n)?;
+    }
+    Ok(())
+}
+
+/// Seed 004's stress test: degree 6 at n = 11000 (13.5 s on one K20, 8.43 s on two), by
+/// the simple algorithm (Alg. 1, the powers one after another: d − 1 products) and by
+/// Paterson–Stockmeyer with the optimal block, beside one lone DGEMM of the same n.
+fn stress_at(ev: &mut Gpu, args: &Args, out: &mut Out, n: usize) -> Res<()> {
+    let stream = ev.backend().stream().clone();
+    let x = random_matrix(n, 0x5EED_0006 + n as u64);
+    let flops1 = 2.0 * (n as f64).powi(3);
+    let xd: GpuMatrix<f64> = ev.backend_mut().upload(&x).map_err(err)?;
+    let mut c: GpuMatrix<f64> = ev.backend_mut().zeros(n, n).map_err(err)?;
+    let reps = args.reps.min(5);
+    let t_gemm = time_gpu(&stream, reps, || {
+        ev.backend_mut()
+            .gemm(1.0, &xd, &xd, 0.0, &mut c)
+            .map_err(err)
+    })?;
+    drop(c);
+    let dgemm = flops1 / t_gemm;
+    let d = 6;
+    // Small coefficients keep X^6 of a matrix with entries in [−1, 1] finite at n = 11000.
+    let alpha: Vec<f64> = (0..=d).map(|i| 1.0 / (1.0 + i as f64)).collect();
+    let mut p: GpuMatrix<f64> = ev.backend_mut().zeros(n, n).map_err(err)?;
+    for (name, scheme) in [
+        ("simple", Scheme::Powers),
+        ("ps", Scheme::paterson_stockmeyer(d)),
+    ] {
+        let products = scheme.products(d);
+        let flops = products as f64 * flops1;
+        let t = time_gpu(&stream, reps, || {
+            ev.evaluate_into(&xd, &alpha, scheme, &mut p).map_err(err)
+        })?;
+        let gf = flops / t;
+        let case = format!("stress d={d} {name}");
+        let mut r = out
+            .record(&case, "cublas")
+            .size("n", n)
+            .size("d", d)
+            .extra("products", products)
+            .extra("gflops", gf / 1e9)
+            .extra("dgemm_gflops", dgemm / 1e9)
+            .extra("dgemm_ratio", gf / dgemm)
+            .extra("seed_time_s", 13.5)
+            .extra("seed_2gpu_time_s", 8.43)
+            .extra("seed_device", "NVIDIA K20 (2014)");
+        if let Scheme::PatersonStockmeyer { block } = scheme {
+            r = r.size("b", block);
+        }
+        r.time_s = t;
+        r.reps = reps as u64;
+        r.floor_ratio = Some(t / (products as f64 * t_gemm));
+        r.vendor_ratio = Some(products as f64 * t_gemm / t);
+        out.summary.push(format!(
+            "{:<22} {:<7} {:>6} {:>9.2}ms {:>9.0} {:>8.2} {:>9.2}s",
+            case,
+            "cublas",
+            n,
+            t * 1e3,
+            gf / 1e9,
+            gf / dgemm,
+            13.5
+        ));
+        out.records.push(r);
     }
     Ok(())
 }
