@@ -1,23 +1,34 @@
 //! GPU benchmarks of the matrix-free stencils (matexp-stencil): seed 003's Tables I (one
-//! (αA+βI)x product with every boundary treatment, naive and optimized kernels), II (the
-//! position-dependent coefficient) and III (the combustion source, full and fast, also on
-//! the host CPU), the fused shifted step, against a device-to-device copy measured in the
-//! same run.
+//! (αA+βI)x product with every boundary treatment; naive, optimized and streaming kernels),
+//! II (the position-dependent coefficient) and III (the combustion source, full and fast,
+//! also on the host CPU), the fused shifted step, against a device-to-device copy measured
+//! in the same run.
 //!
 //! Not a criterion benchmark: CUDA events around each run after warm-up, median of many.
 //!
 //! ```text
 //! cargo bench -p matexp-benches --bench gpu_stencil -- [--out DIR] [--small] [--reps N]
+//!     [--no-e2e] [--only SUBSTR,SUBSTR,...]
 //! ```
+//!
+//! `--only` keeps the cases whose name contains one of the substrings (e.g.
+//! `--only table1_dirichlet_,fused_step,copy_dtod --no-e2e`: Table I's homogeneous Dirichlet
+//! rows, the fused step and the copies that define their floors).
 //!
 //! Figures per record: `time_s`; `floor_ratio` = time / (bytes that must move / copy
 //! bandwidth), the bytes being one read of x and one write of y (plus a coefficient field
-//! where there is one, and x, p read and y, p written for the fused step); `extra.gflops`
-//! = 10·n/t as the seed defines it; `extra.seed_ms` = the seed's C2075 figure for the
-//! same case. Also seed 000's Tables 11 and 12 (the heat equation u' = Δu on the unit cube,
+//! where there is one, and x, p read and y, p written for the fused step), the bandwidth
+//! that of a 2 GiB device-to-device copy of the same run (the issue's floor);
+//! `extra.same_size_ratio` = time / (bytes / bandwidth of a device-to-device copy of one
+//! n³ vector of the same precision, same run): launch, ramp-up and tail at this size count
+//! in that floor, so it is the fairer one for a single product, and both are recorded
+//! (`copy_dtod_n<N>` records give the copy itself); `extra.gflops` = 10·n/t as the seed
+//! defines it; `extra.seed_ms` = the seed's C2075 figure for the same case. Also seed 000's Tables 11 and 12 (the heat equation u' = Δu on the unit cube,
 //! u₀ = sin(2πx), e^{tA}u₀ by Leja interpolation at tol 1e−5) with the stencil and, in the
 //! same binary, the assembled CSR matrix, against the exact separable solution (skip with
-//! `--no-e2e`). Exit status 3 means no GPU.
+//! `--no-e2e`); their records differ in backend (`gpu` for the stencil, `gpu/csr` for the
+//! matrix), records being keyed by suite, case, backend, precision and device. Exit
+//! status 3 means no GPU.
 
 use matexp_benches::Record;
 use matexp_core::{Backend, RealScalar, ShiftedStep};
@@ -42,6 +53,7 @@ struct Args {
     small: bool,
     reps: usize,
     e2e: bool,
+    only: Vec<String>,
 }
 
 fn parse_args() -> Args {
@@ -52,6 +64,7 @@ fn parse_args() -> Args {
         small: false,
         reps: 30,
         e2e: true,
+        only: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(s) = it.next() {
@@ -60,6 +73,15 @@ fn parse_args() -> Args {
             "--small" => a.small = true,
             "--no-e2e" => a.e2e = false,
             "--reps" => a.reps = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.reps),
+            "--only" => {
+                a.only.extend(
+                    it.next()
+                        .unwrap_or_default()
+                        .split(',')
+                        .filter(|f| !f.is_empty())
+                        .map(String::from),
+                );
+            }
             _ => {}
         }
     }
@@ -85,12 +107,21 @@ struct Ctx {
     gpu: GpuBackend,
     tag: String,
     copy_bw: f64,
+    /// Bandwidth of a device-to-device copy of one n³ vector of the precision being timed
+    /// (bytes read + written per second), 0 until measured.
+    same_bw: f64,
     reps: usize,
+    only: Vec<String>,
     records: Vec<Record>,
     summary: Vec<String>,
 }
 
 impl Ctx {
+    /// Whether `--only` keeps `case`.
+    fn wants(&self, case: &str) -> bool {
+        self.only.is_empty() || self.only.iter().any(|f| case.contains(f.as_str()))
+    }
+
     /// Stores a timed record with the seed's figures and ratios.
     fn push(
         &mut self,
@@ -111,8 +142,15 @@ impl Ctx {
         r = r
             .size("n", points)
             .size("axis", (points as f64).cbrt().round() as u64);
+        let same = (backend == "gpu" && self.same_bw > 0.0 && bytes > 0.0)
+            .then(|| t / (bytes / self.same_bw));
         if backend == "gpu" {
             r.floor_ratio = Some(t / (bytes / self.copy_bw));
+        }
+        if let Some(q) = same {
+            r = r
+                .extra("same_size_ratio", q)
+                .extra("same_size_copy_gbps", self.same_bw / 1e9);
         }
         r = r
             .extra("bytes", bytes)
@@ -127,13 +165,14 @@ impl Ctx {
             r = r.extra(k, v.clone());
         }
         self.summary.push(format!(
-            "{:<44} {:<4} {:<4} {:>10.3} {:>8.1} {:>7} {:>8}",
+            "{:<44} {:<7} {:<4} {:>10.3} {:>8.1} {:>7} {:>7} {:>8}",
             case,
             backend,
             precision,
             t * 1e3,
             10.0 * points as f64 / t / 1e9,
             r.floor_ratio.map_or("-".into(), |f| format!("{f:.2}")),
+            same.map_or("-".into(), |f| format!("{f:.2}")),
             seed_ms.map_or("-".into(), |s| format!("{s}")),
         ));
         self.records.push(r);
@@ -168,24 +207,31 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
         gpu,
         tag,
         copy_bw,
+        same_bw: 0.0,
         reps: args.reps,
+        only: args.only.clone(),
         records: Vec::new(),
         summary: Vec::new(),
     };
     let (n, n_big) = if args.small { (64, 96) } else { (256, 512) };
+    same_size_copy::<f64>(&mut ctx, n)?;
     table_1::<f64>(&mut ctx, n)?;
-    table_1::<f32>(&mut ctx, n)?;
     table_2::<f64>(&mut ctx, n)?;
-    table_2::<f32>(&mut ctx, n)?;
     fused_step::<f64>(&mut ctx, n)?;
+    same_size_copy::<f32>(&mut ctx, n)?;
+    table_1::<f32>(&mut ctx, n)?;
+    table_2::<f32>(&mut ctx, n)?;
     fused_step::<f32>(&mut ctx, n)?;
     for m in [n, n_big] {
+        same_size_copy::<f64>(&mut ctx, m)?;
         table_3::<f64>(&mut ctx, m)?;
+        same_size_copy::<f32>(&mut ctx, m)?;
         table_3::<f32>(&mut ctx, m)?;
     }
+    ctx.same_bw = 0.0;
     write_records(&args.out, &ctx.records)?;
     ctx.records.clear();
-    if args.e2e {
+    if args.e2e && ctx.wants("laplace_N") {
         let cases: [(usize, f64, &str); 2] = if args.small {
             [(32, 0.1, "T11"), (48, 0.01, "T12")]
         } else {
@@ -199,8 +245,13 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
         }
     }
     println!(
-        "\n{:<44} {:<4} {:<4} {:>10} {:>8} {:>7} {:>8}",
-        "case", "bk", "prec", "ms", "GFlop/s", "floor×", "seed ms"
+        "\n{:<44} {:<7} {:<4} {:>10} {:>8} {:>7} {:>7} {:>8}",
+        "case", "bk", "prec", "ms", "GFlop/s", "floor×", "same×", "seed ms"
+    );
+    println!(
+        "floor×: to the 2 GiB copy's bandwidth ({:.0} GB/s, the issue's floor); same×: to a copy \
+         of one vector of the row's size and precision, same run",
+        ctx.copy_bw / 1e9
     );
     for l in &ctx.summary {
         println!("{l}");
@@ -216,6 +267,42 @@ fn copy_bandwidth(gpu: &GpuBackend, bytes: usize) -> Res<f64> {
     let times = time_runs(dev, 3, 20, || dst.copy_from(&src)).map_err(err)?;
     Ok(2.0 * bytes as f64 / median(&times))
 }
+
+/// Device-to-device copy (cuMemcpyDtoD) of one n³ vector of `S`, timed as the kernels are:
+/// sets the same-size floor of the records that follow and records the copy itself (its
+/// `floor_ratio` is its time over the 2 GiB copy's).
+fn same_size_copy<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()> {
+    let points = n * n * n;
+    let bytes = points * std::mem::size_of::<S>();
+    let dev = ctx.gpu.device();
+    let src = DeviceBuffer::<u8>::zeros(dev, bytes).map_err(err)?;
+    let mut dst = DeviceBuffer::<u8>::zeros(dev, bytes).map_err(err)?;
+    let times = time_runs(dev, 3, ctx.reps, || dst.copy_from(&src)).map_err(err)?;
+    let moved = 2.0 * bytes as f64;
+    let case = format!("copy_dtod_n{n}");
+    ctx.same_bw = 0.0;
+    if ctx.wants(&case) {
+        ctx.push(
+            &case,
+            "gpu",
+            S::NAME,
+            points,
+            &times,
+            moved,
+            None,
+            &[("what", "cuMemcpyDtoD of one vector".into())],
+        );
+    }
+    ctx.same_bw = moved / median(&times);
+    Ok(())
+}
+
+/// Kernels timed in Tables I and II, with their record names.
+const KERNELS: [(StencilKernel, &str); 3] = [
+    (StencilKernel::Naive, "naive"),
+    (StencilKernel::Optimized, "opt"),
+    (StencilKernel::Marching, "march"),
+];
 
 /// Seed 003 Table I, C2075 column (ms): (naive, optimized) for double and single.
 fn seed_table_1(case: &str, naive: bool, double: bool) -> Option<f64> {
@@ -290,12 +377,21 @@ fn table_1<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()> {
         ),
     ];
     for (name, bc, f, eval) in cases {
+        if !KERNELS
+            .iter()
+            .any(|(_, k)| ctx.wants(&format!("table1_{name}_{k}")))
+        {
+            continue;
+        }
         let op = Stencil::<S>::builder(Dim::Three, n)
             .boundary(bc)
             .boundary_values(f)
             .build()
             .map_err(err)?;
-        for kernel in [StencilKernel::Naive, StencilKernel::Optimized] {
+        for (kernel, kname) in KERNELS {
+            if !ctx.wants(&format!("table1_{name}_{kname}")) {
+                continue;
+            }
             let dev = GpuStencil::new(&ctx.gpu, &op)
                 .map_err(err)?
                 .with_kernel(kernel)
@@ -304,11 +400,6 @@ fn table_1<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()> {
                 dev.apply_shifted_affine(S::from_f64(1e-6), S::one(), &x, &mut y)
             })
             .map_err(err)?;
-            let kname = if kernel == StencilKernel::Naive {
-                "naive"
-            } else {
-                "opt"
-            };
             let seed = seed_table_1(name, kernel == StencilKernel::Naive, S::NAME == "f64");
             ctx.push(
                 &format!("table1_{name}_{kname}"),
@@ -328,6 +419,9 @@ fn table_1<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()> {
 /// Table II: D·Δu with the seed's D = 1/√(1+x²+y²) evaluated in the kernel, and with D
 /// read from a field (one more stream of n values).
 fn table_2<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()> {
+    if !ctx.wants("table2_") {
+        return Ok(());
+    }
     let points = n * n * n;
     let x: GpuVector<S> = ctx.gpu.upload(&inputs::<S>(points, 3)).map_err(err)?;
     let mut y: GpuVector<S> = ctx.gpu.upload(&inputs::<S>(points, 4)).map_err(err)?;
@@ -350,7 +444,10 @@ fn table_2<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()> {
         ("seed_d", &seed, 2.0 * size),
         ("field_d", &field, 3.0 * size),
     ] {
-        for kernel in [StencilKernel::Naive, StencilKernel::Optimized] {
+        for (kernel, kname) in KERNELS {
+            if !ctx.wants(&format!("table2_{name}_{kname}")) {
+                continue;
+            }
             let dev = GpuStencil::new(&ctx.gpu, op)
                 .map_err(err)?
                 .with_kernel(kernel);
@@ -359,7 +456,6 @@ fn table_2<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()> {
             })
             .map_err(err)?;
             let naive = kernel == StencilKernel::Naive;
-            let kname = if naive { "naive" } else { "opt" };
             ctx.push(
                 &format!("table2_{name}_{kname}"),
                 "gpu",
@@ -376,11 +472,14 @@ fn table_2<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()> {
 }
 
 /// The fused step (product + update + norm) of the f(tA)v solvers, homogeneous Dirichlet:
-/// x and p read, y and p written; with and without waiting for the norm.
+/// x and p read, y and p written, with the optimized and the streaming kernel; with and
+/// without waiting for the norm (the default kernel).
 fn fused_step<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()> {
+    if !ctx.wants("fused_step_dirichlet") {
+        return Ok(());
+    }
     let points = n * n * n;
     let op = Stencil::<S>::laplacian(Dim::Three, n, Boundary::Dirichlet).map_err(err)?;
-    let dev = GpuStencil::new(&ctx.gpu, &op).map_err(err)?;
     let x: GpuVector<S> = ctx.gpu.upload(&inputs::<S>(points, 5)).map_err(err)?;
     let mut y: GpuVector<S> = ctx.gpu.upload(&inputs::<S>(points, 6)).map_err(err)?;
     let mut p: GpuVector<S> = ctx.gpu.upload(&inputs::<S>(points, 7)).map_err(err)?;
@@ -390,20 +489,39 @@ fn fused_step<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()>
         coeff: S::from_f64(1e-3),
     };
     let bytes = 4.0 * (points * std::mem::size_of::<S>()) as f64;
-    let times = time_runs(ctx.gpu.device(), 3, ctx.reps, || {
-        dev.queue_step(&step, &x, &mut y, &mut p)
-    })
-    .map_err(err)?;
-    ctx.push(
-        "fused_step_dirichlet",
-        "gpu",
-        S::NAME,
-        points,
-        &times,
-        bytes,
-        None,
-        &[("norm", "left on the device".into())],
-    );
+    for (kernel, kname) in [
+        (StencilKernel::Optimized, "opt"),
+        (StencilKernel::Marching, "march"),
+    ] {
+        let case = format!("fused_step_dirichlet_{kname}");
+        if !ctx.wants(&case) {
+            continue;
+        }
+        let dev = GpuStencil::new(&ctx.gpu, &op)
+            .map_err(err)?
+            .with_kernel(kernel);
+        let times = time_runs(ctx.gpu.device(), 3, ctx.reps, || {
+            dev.queue_step(&step, &x, &mut y, &mut p)
+        })
+        .map_err(err)?;
+        ctx.push(
+            &case,
+            "gpu",
+            S::NAME,
+            points,
+            &times,
+            bytes,
+            None,
+            &[
+                ("norm", "left on the device".into()),
+                ("kernel", kname.into()),
+            ],
+        );
+    }
+    if !ctx.wants("fused_step_dirichlet_norm_read") {
+        return Ok(());
+    }
+    let dev = GpuStencil::new(&ctx.gpu, &op).map_err(err)?;
     let times = time_runs(ctx.gpu.device(), 3, ctx.reps, || {
         use matexp_core::LinearOperator;
         dev.shifted_step(&ctx.gpu, &step, &x, &mut y, &mut p)
@@ -418,13 +536,21 @@ fn fused_step<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()>
         &times,
         bytes,
         None,
-        &[("norm", "copied to the host".into())],
+        &[
+            ("norm", "copied to the host".into()),
+            ("kernel", format!("{:?}", dev.kernel())),
+        ],
     );
     Ok(())
 }
 
 /// Table III: the combustion source at n³, full and fast, on the GPU and on the host CPU.
 fn table_3<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()> {
+    if !ctx.wants(&format!("table3_combustion_full_{n}"))
+        && !ctx.wants(&format!("table3_combustion_fast_{n}"))
+    {
+        return Ok(());
+    }
     let points = n * n * n;
     let host = inputs::<S>(points, 8);
     let x: GpuVector<S> = ctx.gpu.upload(&host).map_err(err)?;
@@ -446,6 +572,9 @@ fn table_3<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()> {
     for f in [Pointwise::Combustion, Pointwise::CombustionFast] {
         let fast = f == Pointwise::CombustionFast;
         let name = if fast { "fast" } else { "full" };
+        if !ctx.wants(&format!("table3_combustion_{name}_{n}")) {
+            continue;
+        }
         let mut flag =
             DeviceBuffer::<u64>::from_host(ctx.gpu.device(), &[u64::MAX]).map_err(err)?;
         // Checked once, timed without the check's copy.
@@ -558,9 +687,12 @@ fn seed000<S: RealScalar + DeviceElement>(ctx: &mut Ctx, m: usize, t: f64, table
             .sqrt();
         let error = diff / exact_norm;
         let case = format!("{table}_laplace_N{m}_t{t}");
+        // The backend tells the two operators apart: records merge by suite, case,
+        // backend, precision and device, and `extra` does not count.
+        let backend = if name == "csr" { "gpu/csr" } else { "gpu" };
         ctx.push(
             &case,
-            "gpu",
+            backend,
             S::NAME,
             points,
             &times,

@@ -36,6 +36,11 @@ extern "C" {
 #define MX_STENCIL_BX 32
 #define MX_STENCIL_BY 8
 
+/** Streaming (marching) kernel: the largest block it may be launched with, and the blocks
+ *  per SM its registers must allow (512 x 2: at most 64 registers, 1024 threads per SM). */
+#define MX_MARCH_MAX_THREADS 512
+#define MX_MARCH_MIN_BLOCKS 2
+
 /**
  * One stencil launch over planes [z0, z0 + nz) of an n^dim grid (dim 2: one plane).
  *   apply (step == 0): y <- alpha * (D * h^-2 * L x + b) + beta * y   (y not read if beta == 0)

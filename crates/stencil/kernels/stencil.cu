@@ -2,13 +2,17 @@
 // a position-dependent coefficient and affine boundary terms (seed 003), and the fused
 // shifted step of the polynomial f(tA)v methods. See stencil_params.h for the operations.
 //
-// Two kernels per boundary kind and precision:
+// Three kernels per boundary kind and precision:
 // * naive: one thread per point, every neighbour loaded from global memory (7 loads + 1
 //   store per point; the caches absorb most of the re-reads). The seed's "naive" kernel.
 // * opt (2.5D blocking): a 32 x 8 tile of threads marches along z through `zchunk` planes;
 //   the values at z-1, z, z+1 of a thread's column stay in registers and the tile of plane z
 //   with its one-point rim sits in shared memory, so each value is read from global memory
-//   about once (plus the rim and 2 planes per chunk). The seed's "optimized" kernel.
+//   about once (plus the rim and 2 planes per chunk). The seed's "optimized" kernel. Its
+//   two barriers per plane and one load in flight per thread leave it latency-bound.
+// * march (streaming): the same z-march without shared memory or barriers, the column's
+//   ring of registers running several planes ahead so that enough bytes are in flight to
+//   stream at DRAM speed; the in-plane neighbours come through L1. See `march` below.
 // Neighbours outside the grid are resolved by the boundary kind, a template argument, so
 // the inner loop has no boundary branches: Dirichlet reads 0 (its data is the affine term),
 // Neumann reads the point itself (zero face flux), periodic wraps; frame rows are zero.
@@ -262,6 +266,173 @@ __device__ void opt(MxStencilParams p, const T *__restrict__ x, const T *__restr
 }
 
 // ---------------------------------------------------------------------------------------
+// The streaming (register-marching) kernel.
+//
+// A thread owns one column (ix, iy) of a block's z-chunk and walks it plane by plane. The
+// column's values stay in a register ring `r`, r[k] = x(lz - 1 + k), so u(z-1), u(z), u(z+1)
+// never come from memory twice; the ring runs kAhead planes beyond z + 1, so every thread has
+// kAhead loads of the stream in flight (a streaming kernel is bound by bytes in flight per SM:
+// about 4.8 TB/s x 0.7 us / 132 SMs = 25 KB, and 1024 threads x 32 B = 32 KB).
+// The x +- 1, y +- 1 neighbours of plane z are read straight from global memory through the
+// read-only path, one plane ahead: the block's own threads loaded those lines as ring values
+// a few planes earlier, so they hit L1, and only the tile's rim comes from L2 (its owner block
+// marches the same planes at about the same time). No shared memory, no barriers: each
+// value crosses DRAM once (plus the rim's L2 reads and two ring planes per chunk).
+// Boundaries cost nothing in the loop: the four in-plane neighbour offsets (and whether they
+// exist, for Dirichlet and frame) are resolved once per column, and planes outside the slab
+// are resolved only when the ring fetches them (a uniform branch). Offsets are 32-bit; the
+// column pointer carries the 64-bit base.
+// Loads in flight per thread: the product keeps its ring A planes ahead of z + 1, 24 bytes
+// (3 doubles, 6 floats; 1024 threads x 24 B = 24 KB per SM, about what DRAM latency times
+// bandwidth asks for, and the most the 64-register budget holds without spilling). The
+// fused step streams two vectors (x and acc) at 2 + 1 doubles or 3 + 1 floats (its
+// reduction leaves fewer registers); the kernel with the seed's boundary functions keeps
+// fewer too (its sin/exp registers).
+template <typename T> constexpr int kMarchAhead = 24 / (int)sizeof(T);
+template <typename T> constexpr int kMarchStepAhead = sizeof(T) == 8 ? 2 : 3;
+
+// The block's sums of squares into *out, for any block of whole warps (at most 1024 threads).
+__device__ __forceinline__ void store_ssq_any(MxSsqPartial s, MxSsqPartial *out) {
+    __shared__ double buf[3][32];
+    const int tid = threadIdx.x + blockDim.x * threadIdx.y;
+    const int warps = (int)(blockDim.x * blockDim.y) >> 5;
+    const int warp = tid >> 5, lane = tid & 31;
+    double v[3] = {s.small, s.medium, s.big};
+#pragma unroll
+    for (int k = 0; k < 3; ++k) v[k] = mx::warp_sum(v[k]);
+    if (lane == 0) {
+#pragma unroll
+        for (int k = 0; k < 3; ++k) buf[k][warp] = v[k];
+    }
+    __syncthreads();
+    if (warp == 0) {
+#pragma unroll
+        for (int k = 0; k < 3; ++k) v[k] = mx::warp_sum(lane < warps ? buf[k][lane] : 0.0);
+        if (lane == 0) {
+            out->small = v[0];
+            out->medium = v[1];
+            out->big = v[2];
+        }
+    }
+}
+
+// Offset of the in-plane neighbour j of index i along an axis of n points (stride `stride`),
+// and whether it exists (false: a Dirichlet or frame boundary, value 0).
+template <int BC>
+__device__ __forceinline__ bool neighbour(int i, int j, int n, int stride, int &off) {
+    const int r = resolve<BC>(j, n);
+    off = (r - i) * stride;
+    return r >= 0;
+}
+
+// ACC: the fused step (acc <- acc + coeff * y and the block's sums of squares); the product
+// otherwise (p.step selects y <- alpha (Ax + b) + beta y or alpha A x + beta x).
+template <typename T, int BC, bool FN, bool ACC, int A>
+__device__ void march(const MxStencilParams &p, const T *__restrict__ x,
+                      const T *__restrict__ lo, const T *__restrict__ hi,
+                      const T *__restrict__ coef, const T *__restrict__ b, T *__restrict__ y,
+                      T *__restrict__ acc, MxSsqPartial *__restrict__ partials) {
+    constexpr int R = A + 3; // ring: planes lz - 1 .. lz + 1 + A
+    const int n = (int)p.n, nz = (int)p.nz;
+    const int ix = blockIdx.x * blockDim.x + threadIdx.x;
+    const int iy = blockIdx.y * blockDim.y + threadIdx.y;
+    const bool three = p.dim == 3;
+    const int zs = blockIdx.z * (int)p.zchunk;
+    const int ze = min(zs + (int)p.zchunk, nz);
+    MxSsqPartial ssq = mx::ssq_zero();
+    if (ix < n && iy < n && zs < ze) {
+        const uint32_t pl = (uint32_t)n * (uint32_t)n;
+        const uint32_t col = (uint32_t)iy * (uint32_t)n + (uint32_t)ix;
+        const T *__restrict__ xc = x + col;
+        int ow, oe, os, on;
+        const bool hw = neighbour<BC>(ix, ix - 1, n, 1, ow);
+        const bool he = neighbour<BC>(ix, ix + 1, n, 1, oe);
+        const bool hs = neighbour<BC>(iy, iy - 1, n, n, os);
+        const bool hn = neighbour<BC>(iy, iy + 1, n, n, on);
+        const bool xy_edge = ix == 0 || iy == 0 || ix == n - 1 || iy == n - 1;
+        const T alpha = (T)p.alpha, beta = (T)p.beta, coeff = (T)p.coeff, diag = T(2 * p.dim);
+        // D h^-2 of the column when it does not vary along z (unit or the seed's D(x, y)).
+        const T scale = p.coef == MX_COEF_FIELD ? T(0) : scale_at<T, BC>(p, coef, 0, ix, iy);
+        // x of the column at local plane q: the slab, else resolved (outside the grid, or a
+        // halo plane of a partitioned grid); 0 past the last plane the chunk needs (ze).
+        auto fetch = [&](int q) -> T {
+            if (q > ze) return T(0);
+            if (q >= 0 && q < nz) return __ldg(xc + (size_t)q * pl);
+            if (!three) return T(0);
+            return load_z<T, BC>(p, x, lo, hi, ix, iy, (int)p.z0 + q);
+        };
+        // The ring: slot k % R holds plane lz - 1 + k at step lz. The loop is unrolled by R
+        // so that slots rotate by renaming: shifting values with moves would stall each
+        // step on the load issued the step before, leaving one load in flight, not A.
+        T r[R];
+#pragma unroll
+        for (int k = 0; k < R; ++k) r[k] = (three || k == 1) ? fetch(zs - 1 + k) : T(0);
+        // acc of the column, kAccAhead planes ahead (ACC only), in slots of the same period.
+        constexpr int kAccAhead = A / 2 > 0 ? A / 2 : 1;
+        T a[R];
+        if (ACC) {
+#pragma unroll
+            for (int k = 0; k < kAccAhead; ++k)
+                a[k] = zs + k < ze ? __ldcs(acc + col + (size_t)(zs + k) * pl) : T(0);
+        }
+        // In-plane neighbours of plane q (L1 hits but for the tile's rim). The product loads
+        // them one plane ahead and sums them at the plane (so their latency hides behind a
+        // plane of work); the fused step, short of registers, loads them at the plane itself.
+        constexpr bool kNbAhead = !ACC;
+        T nb[4];
+        auto load_nb = [&](int q) {
+            const T *xq = xc + (size_t)q * pl;
+            nb[0] = hw ? __ldg(xq + ow) : T(0);
+            nb[1] = he ? __ldg(xq + oe) : T(0);
+            nb[2] = hs ? __ldg(xq + os) : T(0);
+            nb[3] = hn ? __ldg(xq + on) : T(0);
+        };
+        if (kNbAhead) load_nb(zs);
+        for (int l0 = zs; l0 < ze; l0 += R) {
+#pragma unroll
+            for (int u = 0; u < R; ++u) {
+                const int lz = l0 + u;
+                if (lz >= ze) break;
+                if (!kNbAhead) load_nb(lz);
+                T lap = (nb[0] + nb[1]) + (nb[2] + nb[3]);
+                if (kNbAhead && lz + 1 < ze) load_nb(lz + 1);
+                const T cur = r[(u + 1) % R];
+                if (three) lap += r[u % R] + r[(u + 2) % R];
+                lap -= diag * cur;
+                const int iz = (int)p.z0 + lz;
+                const bool edge = xy_edge || (three && (iz == 0 || iz == n - 1));
+                const size_t o = (size_t)lz * pl + col;
+                T ax;
+                if (BC == MX_BC_FRAME && edge) {
+                    ax = T(0);
+                } else {
+                    if (FN && edge) lap += boundary_sum<T>(p, ix, iy, iz);
+                    ax = (p.coef == MX_COEF_FIELD ? (T)p.inv_h2 * coef[o] : scale) * lap;
+                    if (!ACC && BC == MX_BC_DIRICHLET && edge && p.bfun == MX_BFUN_VECTOR)
+                        ax += b[o];
+                }
+                if (ACC) {
+                    const T yn = alpha * ax + beta * cur;
+                    __stcs(y + o, yn);
+                    __stcs(acc + o, coeff * yn + a[u % R]);
+                    mx::ssq_add(ssq, yn);
+                    const int qa = lz + kAccAhead;
+                    a[(u + kAccAhead) % R] = qa < ze ? __ldcs(acc + col + (size_t)qa * pl) : T(0);
+                } else if (p.step) {
+                    __stcs(y + o, alpha * ax + beta * cur);
+                } else {
+                    __stcs(y + o, p.beta == 0.0 ? alpha * ax : alpha * ax + beta * y[o]);
+                }
+                // Slot u % R (plane lz - 1) is free: it takes plane lz - 1 + R.
+                if (three) r[u % R] = fetch(lz - 1 + R);
+            }
+        }
+    }
+    if (ACC)
+        store_ssq_any(ssq, partials + blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
+}
+
+// ---------------------------------------------------------------------------------------
 // The combustion source g(u) = (2 - u) exp(20 (1 - 1/u)) / 4, full and fast.
 
 // e^z as 2^k e^r, |r| <= ln2/2, degree-6 Taylor polynomial: the CPU's `fast_exp`.
@@ -305,9 +476,10 @@ __device__ void pointwise(uint64_t n, const T *__restrict__ x, T *__restrict__ y
 } // namespace mxs
 
 // ---------------------------------------------------------------------------------------
-// Unmangled entry points: stencil_{naive,opt}_<bc>_<scalar> with bc in dirichlet (b = 0 or
-// the precomputed vector), dirichletfn (the seed's functions in the kernel), neumann,
-// periodic, frame; combustion_{full,fast}_<scalar>; stencil_ssq_finish.
+// Unmangled entry points: stencil_{naive,opt,march}_<bc>_<scalar> with bc in dirichlet (b = 0
+// or the precomputed vector), dirichletfn (the seed's functions in the kernel), neumann,
+// periodic, frame; stencil_marchstep_<bc>_<scalar> (the fused step, bc without dirichletfn);
+// combustion_{full,fast}_<scalar>; stencil_ssq_finish.
 
 #define MX_STENCIL_BC(name, T, bcname, BC, FN)                                                     \
     extern "C" __global__ void stencil_naive_##bcname##_##name(                                  \
@@ -320,6 +492,23 @@ __device__ void pointwise(uint64_t n, const T *__restrict__ x, T *__restrict__ y
                                       const T *coef, const T *b, T *y, T *acc,                   \
                                       MxSsqPartial *partials) {                                  \
         mxs::opt<T, BC, FN>(p, x, lo, hi, coef, b, y, acc, partials);                            \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(MX_MARCH_MAX_THREADS,                           \
+                                                 (FN) ? 1 : MX_MARCH_MIN_BLOCKS)                 \
+        stencil_march_##bcname##_##name(MxStencilParams p, const T *x, const T *lo,              \
+                                        const T *hi, const T *coef, const T *b, T *y) {          \
+        mxs::march<T, BC, FN, false, FN ? mxs::kMarchAhead<T> / 2 : mxs::kMarchAhead<T>>(         \
+            p, x, lo, hi, coef, b, y, nullptr, nullptr);                                         \
+    }
+
+// The fused step of the streaming kernel (no in-kernel boundary functions: the step is linear).
+#define MX_MARCH_STEP(name, T, bcname, BC)                                                       \
+    extern "C" __global__ void __launch_bounds__(MX_MARCH_MAX_THREADS, MX_MARCH_MIN_BLOCKS)      \
+        stencil_marchstep_##bcname##_##name(MxStencilParams p, const T *x, const T *lo,          \
+                                            const T *hi, const T *coef, T *y, T *acc,            \
+                                            MxSsqPartial *partials) {                            \
+        mxs::march<T, BC, false, true, mxs::kMarchStepAhead<T>>(p, x, lo, hi, coef, nullptr, y,   \
+                                                                acc, partials);                  \
     }
 
 #define MX_STENCIL(name, T)                                                                      \
@@ -328,6 +517,10 @@ __device__ void pointwise(uint64_t n, const T *__restrict__ x, T *__restrict__ y
     MX_STENCIL_BC(name, T, neumann, MX_BC_NEUMANN, false)                                        \
     MX_STENCIL_BC(name, T, periodic, MX_BC_PERIODIC, false)                                      \
     MX_STENCIL_BC(name, T, frame, MX_BC_FRAME, false)                                            \
+    MX_MARCH_STEP(name, T, dirichlet, MX_BC_DIRICHLET)                                           \
+    MX_MARCH_STEP(name, T, neumann, MX_BC_NEUMANN)                                               \
+    MX_MARCH_STEP(name, T, periodic, MX_BC_PERIODIC)                                             \
+    MX_MARCH_STEP(name, T, frame, MX_BC_FRAME)                                                   \
     extern "C" __global__ void combustion_full_##name(uint64_t n, const T *x, T *y,              \
                                                       unsigned long long *first_bad) {           \
         mxs::pointwise<T, false>(n, x, y, first_bad);                                            \

@@ -32,18 +32,22 @@ fn compare<S: RealScalar + DeviceElement>(
     zchunk: Option<u32>,
     seed: u64,
 ) {
-    let len = op.grid().len();
     let mut dev = GpuStencil::new(g, op).unwrap().with_kernel(kernel);
     if let Some(z) = zchunk {
         dev = dev.with_zchunk(z);
     }
-    let ctx = format!(
-        "{} {:?} {:?} {:?} zchunk {zchunk:?}",
-        S::NAME,
-        op.grid(),
-        op.coefficient(),
-        kernel
-    );
+    compare_dev(g, op, &dev, seed);
+}
+
+/// Every product of `dev` (the GPU operator of `op`, configured) against the CPU.
+fn compare_dev<S: RealScalar + DeviceElement>(
+    g: &GpuBackend,
+    op: &Stencil<S>,
+    dev: &GpuStencil<S>,
+    seed: u64,
+) {
+    let len = op.grid().len();
+    let ctx = format!("{} {dev:?} {:?}", S::NAME, op.coefficient());
     // The error scale of a product is the size of its terms, h⁻²·|x|, not ‖A‖: on a grid of
     // one Neumann cell A = 0 exactly, yet each point still sums six terms that cancel, and the
     // GPU and the CPU round that cancellation differently.
@@ -118,10 +122,15 @@ fn every_kind<S: RealScalar + DeviceElement>() {
                     .coefficient(coefficient(coef, len, 5))
                     .build()
                     .unwrap();
-                for kernel in [StencilKernel::Naive, StencilKernel::Optimized] {
+                for kernel in [
+                    StencilKernel::Naive,
+                    StencilKernel::Optimized,
+                    StencilKernel::Marching,
+                ] {
                     compare(&g, &op, kernel, None, 11);
                 }
                 compare(&g, &op, StencilKernel::Optimized, Some(3), 12);
+                compare(&g, &op, StencilKernel::Marching, Some(3), 13);
             }
         }
     }
@@ -137,6 +146,66 @@ fn gpu_equals_cpu_for_every_boundary_kind_f64() {
 #[ignore = "needs an NVIDIA GPU; run by the GPU bundle"]
 fn gpu_equals_cpu_for_every_boundary_kind_f32() {
     every_kind::<f32>();
+}
+
+/// The streaming kernel on grids that are not multiples of its block (37, 65) and one that
+/// is (64), at several chunk lengths (1 plane, odd, longer than the grid, the default) and
+/// block shapes, every boundary kind and coefficient, 2D and 3D: products and fused step.
+fn marching<S: RealScalar + DeviceElement>() {
+    let g = gpu();
+    let sizes = [pick(37, 13), pick(64, 16), pick(65, 17)];
+    for kind in KINDS {
+        for coef in 0..3 {
+            for (three, n) in sizes
+                .iter()
+                .map(|&n| (true, n))
+                .chain([(false, pick(65, 33))])
+            {
+                let len = if three { n * n * n } else { n * n };
+                let op = Stencil::<S>::builder(dim(three), n)
+                    .boundary(kind)
+                    .coefficient(coefficient(coef, len, 6))
+                    .build()
+                    .unwrap();
+                let base = || {
+                    GpuStencil::new(&g, &op)
+                        .unwrap()
+                        .with_kernel(StencilKernel::Marching)
+                };
+                compare_dev(&g, &op, &base(), 51);
+                for z in [1, 5, 2 * n as u32] {
+                    compare_dev(&g, &op, &base().with_zchunk(z), 52);
+                }
+                for (bx, by) in [(64, 4), (32, 16), (32, 1), (128, 2)] {
+                    let dev = base().with_march_block(bx, by).unwrap().with_zchunk(7);
+                    compare_dev(&g, &op, &dev, 53);
+                }
+            }
+        }
+    }
+    // Blocks that are not whole warps, or too large for the kernel's register budget.
+    let op = Stencil::<S>::laplacian(Dim::Three, 8, Boundary::Dirichlet).unwrap();
+    for (bx, by) in [(16, 1), (0, 32), (32, 32), (33, 4)] {
+        assert!(
+            GpuStencil::new(&g, &op)
+                .unwrap()
+                .with_march_block(bx, by)
+                .is_err(),
+            "{bx}×{by}"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU; run by the GPU bundle"]
+fn marching_kernel_equals_the_cpu_f64() {
+    marching::<f64>();
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU; run by the GPU bundle"]
+fn marching_kernel_equals_the_cpu_f32() {
+    marching::<f32>();
 }
 
 fn affine<S: RealScalar + DeviceElement>() {
@@ -161,7 +230,11 @@ fn affine<S: RealScalar + DeviceElement>() {
                 op.apply_affine(S::from_f64(0.5), &x, S::from_f64(2.0), &mut y)
                     .unwrap();
                 let xg = g.upload(&x).unwrap();
-                for kernel in [StencilKernel::Naive, StencilKernel::Optimized] {
+                for kernel in [
+                    StencilKernel::Naive,
+                    StencilKernel::Optimized,
+                    StencilKernel::Marching,
+                ] {
                     for eval in [BoundaryEval::InKernel, BoundaryEval::Precomputed] {
                         let dev = GpuStencil::new(&g, &op)
                             .unwrap()

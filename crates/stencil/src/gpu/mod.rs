@@ -5,9 +5,12 @@
 //! * [`GpuStencil`] implements [`LinearOperator`] on [`GpuBackend`]: `y ← αAx + βy`, and
 //!   the fused step (product, update and norm in one pass over memory, the norm finished
 //!   by a one-block kernel and a 24-byte copy).
-//! * Two kernels ([`StencilKernel`]): seed 003's naive kernel (a thread per point, seven
-//!   loads) and the optimized one (2.5D blocking: a 32×8 tile marches along z, the column's
-//!   three planes in registers, the tile's plane in shared memory).
+//! * Three kernels ([`StencilKernel`]): seed 003's naive kernel (a thread per point, seven
+//!   loads), the optimized one (2.5D blocking: a 32×8 tile marches along z, the column's
+//!   three planes in registers, the tile's plane in shared memory), and the streaming one
+//!   (the same march without shared memory or barriers, each column's ring of registers
+//!   running several planes ahead so that enough bytes are in flight to stream at DRAM
+//!   speed; the in-plane neighbours come through L1).
 //! * Inhomogeneous Dirichlet data ([`BoundaryEval`]): the seed's two functions evaluated in
 //!   the kernel, or the precomputed `b` read at the points next to the boundary only.
 //! * [`pointwise`]: the combustion source, full or fast.
@@ -55,20 +58,46 @@ pub(crate) static OPT: [Kernel; 5] = [
     Kernel::new(&STENCIL_PTX, "stencil_opt_periodic"),
     Kernel::new(&STENCIL_PTX, "stencil_opt_frame"),
 ];
+pub(crate) static MARCH: [Kernel; 5] = [
+    Kernel::new(&STENCIL_PTX, "stencil_march_dirichlet"),
+    Kernel::new(&STENCIL_PTX, "stencil_march_dirichletfn"),
+    Kernel::new(&STENCIL_PTX, "stencil_march_neumann"),
+    Kernel::new(&STENCIL_PTX, "stencil_march_periodic"),
+    Kernel::new(&STENCIL_PTX, "stencil_march_frame"),
+];
+/// The fused step of the streaming kernel, by linear variant (Dirichlet, Neumann, periodic,
+/// frame; the step is linear, so no in-kernel boundary functions).
+pub(crate) static MARCH_STEP: [Kernel; 4] = [
+    Kernel::new(&STENCIL_PTX, "stencil_marchstep_dirichlet"),
+    Kernel::new(&STENCIL_PTX, "stencil_marchstep_neumann"),
+    Kernel::new(&STENCIL_PTX, "stencil_marchstep_periodic"),
+    Kernel::new(&STENCIL_PTX, "stencil_marchstep_frame"),
+];
 static COMBUSTION: [Kernel; 2] = [
     Kernel::new(&STENCIL_PTX, "combustion_full"),
     Kernel::new(&STENCIL_PTX, "combustion_fast"),
 ];
 pub(crate) static SSQ_FINISH: Kernel = Kernel::new(&STENCIL_PTX, "stencil_ssq_finish");
 
-/// Which product kernel runs.
+/// Which kernel runs the products (and, for `Optimized` and `Marching`, the fused step).
+///
+/// Cost model at 256³ `f64` (one `(αA + βI)x`: 134 MB read, 134 MB written): all three move
+/// about the same DRAM bytes; what differs is how many bytes each SM keeps in flight, which
+/// bounds a streaming kernel (Little's law: about 25 KB per SM on an H100/H200).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum StencilKernel {
-    /// One thread per point, all seven values loaded from global memory.
+    /// One thread per point, all seven values loaded from global memory (the z neighbours
+    /// from L2: three L2 reads per point). The seed's naive kernel.
     Naive,
-    /// 2.5D blocking (the default): 32×8 tiles marching along z.
-    #[default]
+    /// 2.5D blocking: 32×8 tiles marching along z through shared memory, two barriers and
+    /// one load in flight per thread and plane (latency-bound). The seed's optimized kernel.
     Optimized,
+    /// Streaming march (the default): a 2D block over (x, y) marches along z with each
+    /// column's values in a ring of registers that runs 32 bytes ahead per thread, the
+    /// in-plane neighbours read through L1, no shared memory and no barriers. One DRAM read
+    /// and one write per point, plus the tile rims from L2.
+    #[default]
+    Marching,
 }
 
 /// How the product with Dirichlet data obtains the boundary term `b`.
@@ -96,19 +125,26 @@ pub struct GpuStencil<S: DeviceElement> {
     b: Option<DeviceBuffer<S>>,
     kernel: StencilKernel,
     eval: BoundaryEval,
-    zchunk: u32,
+    /// Planes per block, when set by [`GpuStencil::with_zchunk`]; else each kernel's default.
+    zchunk: Option<u32>,
+    /// Block of the streaming kernel (x, y).
+    march_block: (u32, u32),
     scratch: Mutex<Option<Scratch>>,
 }
+
+/// Block of the streaming kernel: 32 wide (a warp reads whole 128-byte lines), 8 high.
+pub const MARCH_BLOCK: (u32, u32) = (32, 8);
 
 impl<S: RealScalar + DeviceElement> std::fmt::Debug for GpuStencil<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "GpuStencil({:?}, {:?}, {:?}, zchunk {}, gpu:{})",
+            "GpuStencil({:?}, {:?}, {:?}, zchunk {:?}, block {:?}, gpu:{})",
             self.op.grid(),
             self.kernel,
             self.eval,
             self.zchunk,
+            self.march_block,
             self.device.ordinal()
         )
     }
@@ -137,7 +173,6 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
             Some(b) => Some(DeviceBuffer::from_host(&device, b)?),
             None => None,
         };
-        let zchunk = default_zchunk(op.grid().n(), op.grid().planes());
         Ok(GpuStencil {
             device,
             op: op.clone(),
@@ -145,16 +180,42 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
             b,
             kernel: StencilKernel::default(),
             eval: BoundaryEval::default(),
-            zchunk,
+            zchunk: None,
+            march_block: MARCH_BLOCK,
             scratch: Mutex::new(None),
         })
     }
 
-    /// Selects the product kernel (the fused step always uses the optimized one, which alone
-    /// accumulates and reduces).
+    /// Selects the product kernel. The fused step runs the streaming kernel when it is
+    /// selected and the optimized one otherwise (the naive kernel neither accumulates nor
+    /// reduces).
     pub fn with_kernel(mut self, kernel: StencilKernel) -> Self {
         self.kernel = kernel;
         self
+    }
+
+    /// The selected kernel.
+    pub fn kernel(&self) -> StencilKernel {
+        self.kernel
+    }
+
+    /// The block of the streaming kernel, `(x, y)` threads (default [`MARCH_BLOCK`]). Wider
+    /// blocks read longer contiguous runs and fewer rim lines; taller ones fewer rim rows.
+    ///
+    /// # Errors
+    /// An argument error unless `x·y` is a multiple of 32 (whole warps: the fused step
+    /// reduces by warps) and at most 512 (the kernel's register budget is set for 512).
+    pub fn with_march_block(mut self, x: u32, y: u32) -> Result<Self> {
+        let threads = x as u64 * y as u64;
+        if x == 0 || y == 0 || threads % 32 != 0 || threads > MX_MARCH_MAX_THREADS as u64 {
+            return Err(Error::invalid(
+                "march block",
+                format!("{x}×{y}"),
+                format!("x·y a multiple of 32, at most {MX_MARCH_MAX_THREADS}"),
+            ));
+        }
+        self.march_block = (x, y);
+        Ok(self)
     }
 
     /// Selects how Dirichlet data reaches [`GpuStencil::apply_affine`].
@@ -163,10 +224,11 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
         self
     }
 
-    /// Planes one block of the optimized kernel marches through (default: enough blocks
-    /// for about 2048 in all, at least 8 planes each).
+    /// Planes one block of the optimized or streaming kernel marches through. Defaults: the
+    /// optimized kernel takes about 2048 blocks in all, at least 8 planes each; the streaming
+    /// kernel takes as few chunks as fill every SM once ([`march_zchunk`]).
     pub fn with_zchunk(mut self, zchunk: u32) -> Self {
-        self.zchunk = zchunk.max(1);
+        self.zchunk = Some(zchunk.max(1));
         self
     }
 
@@ -215,25 +277,45 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
         }
     }
 
-    pub(crate) fn params(
-        &self,
-        bfun: u32,
-        step: bool,
-        alpha: S,
-        beta: S,
-        coeff: S,
-    ) -> MxStencilParams {
-        params_for(&self.op, self.zchunk, bfun, step, alpha, beta, coeff)
+    /// Planes per block of `kernel`.
+    fn zchunk_for(&self, kernel: StencilKernel) -> u32 {
+        let g = self.op.grid();
+        self.zchunk.unwrap_or_else(|| match kernel {
+            StencilKernel::Marching => march_zchunk(
+                g.n(),
+                g.planes(),
+                self.march_block,
+                self.device.info().multiprocessors,
+            ),
+            _ => default_zchunk(g.n(), g.planes()),
+        })
     }
 
-    fn opt_grid(&self) -> (u32, u32, u32) {
+    /// Grid and block of a marching kernel.
+    fn march_config(&self, kernel: StencilKernel) -> LaunchConfig {
         let g = self.op.grid();
         let n = g.n() as u32;
-        (
-            n.div_ceil(MX_STENCIL_BX),
-            n.div_ceil(MX_STENCIL_BY),
-            (g.planes() as u32).div_ceil(self.zchunk),
-        )
+        let block = match kernel {
+            StencilKernel::Marching => self.march_block,
+            _ => (MX_STENCIL_BX, MX_STENCIL_BY),
+        };
+        LaunchConfig {
+            grid: (
+                n.div_ceil(block.0),
+                n.div_ceil(block.1),
+                (g.planes() as u32).div_ceil(self.zchunk_for(kernel)),
+            ),
+            block: (block.0, block.1, 1),
+            shared_mem_bytes: 0,
+        }
+    }
+
+    /// The kernel of the fused step.
+    fn step_kernel(&self) -> StencilKernel {
+        match self.kernel {
+            StencilKernel::Marching => StencilKernel::Marching,
+            _ => StencilKernel::Optimized,
+        }
     }
 
     /// Queues one product launch: `y ← α(Ax + b) + βy`, or with `shifted`
@@ -249,7 +331,15 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
         y: u64,
     ) -> Result<()> {
         let (v, bfun) = self.variant(affine);
-        let p = self.params(bfun, shifted, alpha, beta, S::zero());
+        let p = params_for(
+            &self.op,
+            self.zchunk_for(kernel),
+            bfun,
+            shifted,
+            alpha,
+            beta,
+            S::zero(),
+        );
         let coef = self.coef.as_ref().map_or(NULL, |c| c.device_ptr());
         let b = self.b.as_ref().map_or(NULL, |b| b.device_ptr());
         let n = self.op.grid().n() as u32;
@@ -281,13 +371,26 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
                         .launch(cfg)
                 }
             }
+            StencilKernel::Marching => {
+                let f = MARCH[v].for_scalar::<S>(&self.device)?;
+                let cfg = self.march_config(kernel);
+                // SAFETY: stencil_march_<bc>_<S>(params, x, lo, hi, coef, b, y): as above.
+                unsafe {
+                    self.device
+                        .launch_builder(f)
+                        .arg(&p)
+                        .arg(&x)
+                        .arg(&NULL)
+                        .arg(&NULL)
+                        .arg(&coef)
+                        .arg(&b)
+                        .arg(&y)
+                        .launch(cfg)
+                }
+            }
             StencilKernel::Optimized => {
                 let f = OPT[v].for_scalar::<S>(&self.device)?;
-                let cfg = LaunchConfig {
-                    grid: self.opt_grid(),
-                    block: (MX_STENCIL_BX, MX_STENCIL_BY, 1),
-                    shared_mem_bytes: 0,
-                };
+                let cfg = self.march_config(kernel);
                 // SAFETY: as above; with acc = partials = NULL the kernel writes y only.
                 unsafe {
                     self.device
@@ -395,13 +498,14 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
         )
     }
 
+    /// The step's scratch: one partial sum of squares per block of the step kernel's grid.
     fn scratch(&self) -> Result<std::sync::MutexGuard<'_, Option<Scratch>>> {
         let mut guard = self
             .scratch
             .lock()
             .map_err(|_| Error::Device("stencil scratch poisoned".into()))?;
         if guard.is_none() {
-            let (gx, gy, gz) = self.opt_grid();
+            let (gx, gy, gz) = self.march_config(self.step_kernel()).grid;
             let blocks = (gx * gy * gz) as usize;
             *guard = Some(Scratch {
                 partials: DeviceBuffer::zeros(&self.device, 3 * blocks)?,
@@ -432,15 +536,25 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
         self.check("GpuStencil::shifted_step: y_next", y_next)?;
         self.check("GpuStencil::shifted_step: p", p)?;
         let (v, _) = self.variant(false);
-        let prm = self.params(MX_BFUN_NONE, true, step.alpha, step.shift, step.coeff);
+        let kernel = self.step_kernel();
+        let zchunk = self.zchunk_for(kernel);
+        let prm = params_for(
+            &self.op,
+            zchunk,
+            MX_BFUN_NONE,
+            true,
+            step.alpha,
+            step.shift,
+            step.coeff,
+        );
         let coef = self.coef.as_ref().map_or(NULL, |c| c.device_ptr());
-        let f = OPT[v].for_scalar::<S>(&self.device)?;
         let fin = SSQ_FINISH.get(&self.device)?;
         let guard = self.scratch()?;
         let s = guard
             .as_ref()
             .ok_or_else(|| Error::Device("stencil scratch missing".into()))?;
-        let (gx, gy, gz) = self.opt_grid();
+        let cfg = self.march_config(kernel);
+        let (gx, gy, gz) = cfg.grid;
         let blocks = gx * gy * gz;
         let (xp, yp, pp, partials, total) = (
             y_prev.device_ptr(),
@@ -449,26 +563,45 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
             s.partials.device_ptr(),
             s.total.device_ptr(),
         );
-        // SAFETY: stencil_opt_<bc>_<S>(params, x, lo, hi, coef, b, y, acc, partials) with
-        // vectors of N^d elements (checked), partials of one MxSsqPartial per block; then
-        // stencil_ssq_finish(count, partials, out) over those blocks into 3 doubles.
+        if kernel == StencilKernel::Marching {
+            let f = MARCH_STEP[step_variant(v)].for_scalar::<S>(&self.device)?;
+            // SAFETY: stencil_marchstep_<bc>_<S>(params, x, lo, hi, coef, y, acc, partials)
+            // with vectors of N^d elements (checked), partials of one MxSsqPartial per block
+            // of this grid (the scratch is sized by the same grid).
+            unsafe {
+                self.device
+                    .launch_builder(f)
+                    .arg(&prm)
+                    .arg(&xp)
+                    .arg(&NULL)
+                    .arg(&NULL)
+                    .arg(&coef)
+                    .arg(&yp)
+                    .arg(&pp)
+                    .arg(&partials)
+                    .launch(cfg)?;
+            }
+        } else {
+            let f = OPT[v].for_scalar::<S>(&self.device)?;
+            // SAFETY: stencil_opt_<bc>_<S>(params, x, lo, hi, coef, b, y, acc, partials)
+            // with vectors of N^d elements (checked), partials of one MxSsqPartial per block.
+            unsafe {
+                self.device
+                    .launch_builder(f)
+                    .arg(&prm)
+                    .arg(&xp)
+                    .arg(&NULL)
+                    .arg(&NULL)
+                    .arg(&coef)
+                    .arg(&NULL)
+                    .arg(&yp)
+                    .arg(&pp)
+                    .arg(&partials)
+                    .launch(cfg)?;
+            }
+        }
+        // SAFETY: stencil_ssq_finish(count, partials, out) over those blocks into 3 doubles.
         unsafe {
-            self.device
-                .launch_builder(f)
-                .arg(&prm)
-                .arg(&xp)
-                .arg(&NULL)
-                .arg(&NULL)
-                .arg(&coef)
-                .arg(&NULL)
-                .arg(&yp)
-                .arg(&pp)
-                .arg(&partials)
-                .launch(LaunchConfig {
-                    grid: (gx, gy, gz),
-                    block: (MX_STENCIL_BX, MX_STENCIL_BY, 1),
-                    shared_mem_bytes: 0,
-                })?;
             self.device
                 .launch_builder(fin)
                 .arg(&blocks)
@@ -621,6 +754,29 @@ pub(crate) fn linear_variant<S: RealScalar>(op: &Stencil<S>) -> usize {
         Boundary::Periodic => 3,
         Boundary::Frame => 4,
     }
+}
+
+/// Index into [`MARCH_STEP`] of a linear variant of [`linear_variant`] (0, 2, 3, 4).
+pub(crate) fn step_variant(v: usize) -> usize {
+    v.saturating_sub(1)
+}
+
+/// Planes per block of the streaming kernel with `block` threads on `sms` SMs: the fewest
+/// z-chunks whose blocks still fit on the device at once (1024 threads per SM, the kernel's
+/// register budget), so the grid runs in one wave. One wave matters twice: no tail of a
+/// partial wave, and every block's neighbours march beside it, so the tile rims it reads
+/// are still in L2 (a later wave would re-read them from DRAM). Long chunks also amortize
+/// the two extra planes and the ring's start of each chunk. Grids with more tiles than the
+/// device holds take whole columns (several waves, the last nearly full at large N).
+///
+/// 256³ with 32×8 blocks on 132 SMs: 256 tiles, 528 resident blocks, 2 chunks of 128 planes.
+pub fn march_zchunk(n: usize, planes: usize, block: (u32, u32), sms: u32) -> u32 {
+    let threads = (block.0 * block.1).max(32) as usize;
+    let per_sm = (MX_MARCH_MAX_THREADS * MX_MARCH_MIN_BLOCKS) as usize;
+    let resident = sms.max(1) as usize * (per_sm / threads).max(1);
+    let tiles = n.div_ceil(block.0.max(1) as usize) * n.div_ceil(block.1.max(1) as usize);
+    let chunks = (resident / tiles.max(1)).clamp(1, planes.max(1));
+    planes.div_ceil(chunks).max(1) as u32
 }
 
 /// Planes per block of the optimized kernel: about 2048 blocks in all, at least 8 planes.

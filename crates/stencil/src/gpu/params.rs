@@ -47,6 +47,8 @@ pub(crate) const MX_COEF_SEED: u32 = 1;
 pub(crate) const MX_COEF_FIELD: u32 = 2;
 pub(crate) const MX_STENCIL_BX: u32 = 32;
 pub(crate) const MX_STENCIL_BY: u32 = 8;
+pub(crate) const MX_MARCH_MAX_THREADS: u32 = 512;
+pub(crate) const MX_MARCH_MIN_BLOCKS: u32 = 2;
 
 #[cfg(test)]
 mod tests {
@@ -103,5 +105,7 @@ mod tests {
         assert_eq!(define("MX_COEF_FIELD"), super::MX_COEF_FIELD);
         assert_eq!(define("MX_STENCIL_BX"), super::MX_STENCIL_BX);
         assert_eq!(define("MX_STENCIL_BY"), super::MX_STENCIL_BY);
+        assert_eq!(define("MX_MARCH_MAX_THREADS"), super::MX_MARCH_MAX_THREADS);
+        assert_eq!(define("MX_MARCH_MIN_BLOCKS"), super::MX_MARCH_MIN_BLOCKS);
     }
 }
