@@ -13,12 +13,22 @@
 //!   10⁻¹² (`extra.reference_s`, `extra.reference_products`). The example `spin_bath_fig2`
 //!   draws the same curves.
 //!
+//! **Peers** (SciPy, `benches/peers/scipy_cpu_peers.py`, backend `scipy`): for
+//! `cnot_gate_gauss4` the same pulse sequence without a bath, each segment by `solve_ivp`
+//! (DOP853, rtol 10⁻¹⁰, atol 10⁻¹²), `error` = |1 − F| as ours; for
+//! `spin_bath_fig2_L15_t100` `expm_multiply(−iH, ψ₀, start = 0, stop = 100, num = 1001)` on
+//! the same H and ψ₀, `error` = max |Δ⟨S_z⟩| against our rtol 10⁻¹² curve, timed once. Our
+//! records carry `peer_ratio` = SciPy time / ours (for Figure 2 also
+//! `extra.peer_ratio_vs_reference` = SciPy time / our rtol 10⁻¹² curve's time).
+//!
 //! Sizes: N = 32 points per axis by default, N = 64 with `MATEXP_BENCH_FULL=1`.
 
 #[path = "../../crates/integrators/examples/support/combustion.rs"]
 mod combustion;
 #[path = "../../crates/integrators/examples/support/nmr.rs"]
 mod nmr;
+#[path = "common/scipy_peer.rs"]
+mod scipy_peer;
 #[path = "../../crates/integrators/examples/support/spin_bath.rs"]
 mod spin_bath;
 
@@ -190,26 +200,46 @@ fn bench(c: &mut Criterion) {
     g.bench_function("cnot_gate_gauss4", |b| {
         b.iter(|| nmr::gate_fidelity(&no_bath, MagnusScheme::Gauss4, 1e-10).unwrap())
     });
-    rec.add(
-        "expint",
-        "cnot_gate_gauss4",
-        record("cnot_gate_gauss4", "c64", 4)
-            .matvecs(cost.matvecs as u64)
-            .tol(1e-10)
-            // A fidelity above 1 (a propagator that gained norm) is as far from the gate as
-            // one below it.
-            .error((1.0 - f).abs())
-            .extra("worst_infidelity", 1.0 - f_min),
-        None,
-    );
     g.finish();
-    spin_bath_fig2(&mut rec);
+    let mut cnot = record("cnot_gate_gauss4", "c64", 4)
+        .matvecs(cost.matvecs as u64)
+        .tol(1e-10)
+        // A fidelity above 1 (a propagator that gained norm) is as far from the gate as
+        // one below it.
+        .error((1.0 - f).abs())
+        .extra("worst_infidelity", 1.0 - f_min);
+    let scipy = scipy_peer::available("expint");
+    if scipy {
+        let args = [
+            "--rtol", "1e-10", "--atol", "1e-12", "--reps", "5", "--max-s", "20",
+        ]
+        .map(String::from);
+        let dir = scipy_peer::scratch("cnot");
+        let v = scipy_peer::run("cnot", &dir, &args);
+        let _ = std::fs::remove_dir_all(&dir);
+        if let Some(peer) = v.as_ref().and_then(|v| scipy_peer::peer_record(&cnot, v)) {
+            let v = v.as_ref().unwrap();
+            let peer = peer
+                .tol(1e-10)
+                .extra("method", "solve_ivp DOP853 per segment")
+                .extra("atol", 1e-12)
+                .extra(
+                    "worst_infidelity",
+                    v["worst_infidelity"].as_f64().unwrap_or(f64::NAN),
+                );
+            cnot.peer_ratio =
+                scipy_peer::criterion_median("expint", "cnot_gate_gauss4").map(|t| peer.time_s / t);
+            rec.add_timed(peer);
+        }
+    }
+    rec.add("expint", "cnot_gate_gauss4", cnot, None);
+    spin_bath_fig2(&mut rec, scipy);
     rec.finish().unwrap();
 }
 
 /// Seed 000 Figure 2: the ⟨S_z⟩ curve of spin 1 at L = 15 to t = 100, timed once at the
 /// working tolerance, its error against the same curve at rtol 10⁻¹².
-fn spin_bath_fig2(rec: &mut Recorder) {
+fn spin_bath_fig2(rec: &mut Recorder, scipy: bool) {
     let (spins, t_end, dt, rtol): (usize, f64, f64, f64) = (15, 100.0, 0.1, 1e-6);
     let steps = (t_end / dt).round() as usize;
     let (h, psi0) = spin_bath::model(spins).unwrap();
@@ -241,6 +271,36 @@ fn spin_bath_fig2(rec: &mut Recorder) {
         .extra("reference_products", products_ref as u64);
     r.time_s = time;
     r.reps = 1;
+    if scipy {
+        let dir = scipy_peer::scratch("fig2");
+        scipy_peer::write_csr(&dir, "H", &h);
+        scipy_peer::write_vec(&dir.join("psi0"), &psi0);
+        scipy_peer::write_f64(&dir.join("ref"), &sz_ref);
+        let args = [
+            "--spins".to_string(),
+            spins.to_string(),
+            "--start".into(),
+            "0".into(),
+            "--stop".into(),
+            format!("{t_end}"),
+            "--num".into(),
+            (steps + 1).to_string(),
+        ];
+        let v = scipy_peer::run("expm_times", &dir, &args);
+        let _ = std::fs::remove_dir_all(&dir);
+        if let Some(peer) = v.as_ref().and_then(|v| scipy_peer::peer_record(&r, v)) {
+            let peer = peer
+                .extra("outputs", (steps + 1) as u64)
+                .extra(
+                    "call",
+                    "expm_multiply(-1j*H, psi0, start=0, stop=100, num=1001)",
+                )
+                .extra("tolerance", "fixed 2^-53 (expm_multiply takes none)");
+            r.peer_ratio = Some(peer.time_s / time);
+            r = r.extra("peer_ratio_vs_reference", peer.time_s / time_ref);
+            rec.add_timed(peer);
+        }
+    }
     rec.add_timed(r);
 }
 

@@ -16,11 +16,17 @@
 //! * `read_two_pass_<graph>` / `read_one_pass_<graph>`: the MatrixMarket readers on a
 //!   generated file.
 //!
+//! `accuracy_tree_expm_multiply` (backend `scipy`): SciPy's `expm_multiply(A, 1)` on the
+//! same 700-node tree (`benches/peers/scipy_cpu_peers.py expmv`), error against the same
+//! dense reference, timed right after our k sweep; the report sets it beside every k.
+//!
 //! The networkx peer (`benches/peers/networkx_centrality.py`) reads the MatrixMarket files
 //! this suite writes to `target/graph-bench/` (set `MATEXP_GRAPH_DIR` to change).
 
 #[path = "common/graph_catalog.rs"]
 mod graph_catalog;
+#[path = "common/scipy_peer.rs"]
+mod scipy_peer;
 
 use criterion::Criterion;
 use graph_catalog::{SEED_GRAPHS, SeedGraph};
@@ -213,6 +219,28 @@ fn accuracy_by_k(c: &mut Criterion, rec: &mut Recorder) {
         rec.add(SUITE, &id, r, None);
     }
     group.finish();
+    if scipy_peer::available(SUITE) {
+        let dir = scipy_peer::scratch("graph");
+        let u32s = |v: &[u32]| -> Vec<u8> { v.iter().flat_map(|i| i.to_le_bytes()).collect() };
+        std::fs::write(dir.join("A.indptr"), u32s(g.row_ptr())).expect("peer input");
+        std::fs::write(dir.join("A.indices"), u32s(g.col_idx())).expect("peer input");
+        scipy_peer::write_f64(&dir.join("A.data"), &vec![1.0; g.nnz()]);
+        scipy_peer::write_f64(&dir.join("v"), &vec![1.0; g.nrows()]);
+        scipy_peer::write_f64(&dir.join("ref"), &dense.total_communicability);
+        let args = ["--dtype", "f64", "--reps", "10", "--max-s", "10"].map(String::from);
+        let v = scipy_peer::run("expmv", &dir, &args);
+        let _ = std::fs::remove_dir_all(&dir);
+        let base = Record::new(SUITE, "accuracy_tree_expm_multiply", "scipy", "f64")
+            .size("n", g.nrows())
+            .size("nnz", g.nnz());
+        if let Some(r) = v.as_ref().and_then(|v| scipy_peer::peer_record(&base, v)) {
+            rec.add_timed(
+                r.extra("reference", "dense eigendecomposition (dsyevd)")
+                    .extra("call", "expm_multiply(A, ones)")
+                    .extra("tolerance", "fixed 2^-53 (expm_multiply takes none)"),
+            );
+        }
+    }
 }
 
 fn new_measures(c: &mut Criterion, rec: &mut Recorder) {

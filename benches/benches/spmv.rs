@@ -14,6 +14,15 @@
 //! reads of `p` and writes of `p` and `y_next`. The bandwidth is that of a parallel copy of
 //! 256 MiB (`matexp_benches::copy_bandwidth`), so `floor_ratio` = time / (bytes / copy
 //! bandwidth) ≥ 1 and `extra.gbps` is the achieved rate under the model.
+//!
+//! **Peer** (the Laplacian cases): SciPy's `A @ x` on the same CSR (written here as raw
+//! arrays, `benches/peers/scipy_cpu_peers.py spmv`), timed right after ours in the same
+//! process run, as backend `scipy` with `error` = its largest deviation from our `y` and
+//! `extra.mem_bytes` = data + indices + indptr as SciPy holds them; ours carries
+//! `peer_ratio` = SciPy time / ours. SciPy's product is single-threaded.
+
+#[path = "common/scipy_peer.rs"]
+mod scipy_peer;
 
 use criterion::Criterion;
 use matexp_benches::{Floor, Record, Recorder, copy_bandwidth};
@@ -51,6 +60,7 @@ fn bench_csr<S: Scalar, I: CsrIndex>(
     bandwidth: f64,
     case: &str,
     a: &CsrMatrix<S, I>,
+    scipy: bool,
 ) {
     let n = a.nrows();
     let x: Vec<S> = (0..n)
@@ -64,12 +74,38 @@ fn bench_csr<S: Scalar, I: CsrIndex>(
                 .unwrap()
         })
     });
-    rec.add(
-        GROUP,
-        case,
-        record::<S>(case, n, a.nnz(), I::NAME, bytes),
-        Some(Floor { bytes, bandwidth }),
-    );
+    let mut ours = record::<S>(case, n, a.nnz(), I::NAME, bytes);
+    if scipy {
+        if let Some(peer) = scipy_spmv(&ours, a, &x, &y) {
+            ours.peer_ratio = scipy_peer::criterion_median(GROUP, case).map(|t| peer.time_s / t);
+            rec.add_timed(peer);
+        }
+    }
+    rec.add(GROUP, case, ours, Some(Floor { bytes, bandwidth }));
+}
+
+/// SciPy's `A @ x` on the same matrix and vector (`y`: our product, to check it against).
+fn scipy_spmv<S: Scalar, I: CsrIndex>(
+    ours: &Record,
+    a: &CsrMatrix<S, I>,
+    x: &[S],
+    y: &[S],
+) -> Option<Record> {
+    let dir = scipy_peer::scratch("spmv");
+    scipy_peer::write_csr(&dir, "A", a);
+    scipy_peer::write_vec(&dir.join("x"), x);
+    scipy_peer::write_vec(&dir.join("y"), y);
+    let args = ["--dtype", S::NAME, "--reps", "50", "--max-s", "5"].map(String::from);
+    let v = scipy_peer::run("spmv", &dir, &args);
+    let _ = std::fs::remove_dir_all(&dir);
+    let v = v?;
+    let r = scipy_peer::peer_record(ours, &v)?;
+    Some(
+        r.extra("mem_bytes", v["bytes"].as_f64()?)
+            .extra("index", v["index_dtype"].as_str().unwrap_or("?"))
+            .extra("threads", 1)
+            .extra("call", "A @ x (scipy.sparse.csr_array)"),
+    )
 }
 
 fn bench_pattern<I: CsrIndex>(
@@ -145,13 +181,28 @@ fn main() {
         let h = SpinBath::seed000(l, 2011)
             .and_then(|m| m.hamiltonian::<c64, u32>(StoredZeros::Keep))
             .expect("spin-bath Hamiltonian");
-        bench_csr(&mut c, &mut rec, bandwidth, &format!("spinbath_L{l}"), &h);
+        bench_csr(
+            &mut c,
+            &mut rec,
+            bandwidth,
+            &format!("spinbath_L{l}"),
+            &h,
+            false,
+        );
     }
 
     let laplace_n: &[usize] = if full { &[128] } else { &[64] };
+    let scipy = scipy_peer::available(GROUP);
     for &n in laplace_n {
         let a = laplacian_3d::<f64, u32>(n).expect("Laplacian");
-        bench_csr(&mut c, &mut rec, bandwidth, &format!("laplace3d_N{n}"), &a);
+        bench_csr(
+            &mut c,
+            &mut rec,
+            bandwidth,
+            &format!("laplace3d_N{n}"),
+            &a,
+            scipy,
+        );
         let a32 = a.cast::<f32>().expect("f32 Laplacian");
         bench_csr(
             &mut c,
@@ -159,6 +210,7 @@ fn main() {
             bandwidth,
             &format!("laplace3d_N{n}_f32"),
             &a32,
+            scipy,
         );
         bench_leja(
             &mut c,
