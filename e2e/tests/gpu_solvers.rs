@@ -295,8 +295,10 @@ fn fused_lanczos_steps_match_the_cpu_coefficients() {
     let h: CsrMatrix<c64, u32> = bath.hamiltonian(StoredZeros::Keep).unwrap();
     let psi: Vec<c64> = bath.initial_state(3).unwrap();
     let hg = GpuCsr::from_csr(&g, &h).unwrap();
-    // Eight steps: this state loses orthogonality from step ~9 (⟨q₀, q₁₀⟩ ≈ 7e−3), after
-    // which the coefficients amplify rounding and two correct backends part ways at O(1).
+    // Eight steps: this state loses orthogonality from the first steps on (⟨q₀, q_j⟩ grows
+    // ~30× per step, 1e−14 at j = 1 to 7e−3 at j = 10, measured on the CPU), and the
+    // coefficients amplify rounding alike: two correct backends differ by ~3e−12 at step 8
+    // (H200) and part ways at O(1) past step 10. The bound follows that growth.
     let bath_steps = 8;
     let bath_check = |got: &[f64], want: &[f64]| {
         let scale = want.iter().fold(0.0f64, |m, x| m.max(x.abs()));
@@ -310,7 +312,7 @@ fn fused_lanczos_steps_match_the_cpu_coefficients() {
             "spin bath c64: {bath_steps} fused steps, max |Δ coefficient| / ‖T‖ = {worst:.2e}"
         );
         assert!(
-            worst <= 1e-13,
+            worst <= 1e-11,
             "spin bath c64: coefficients differ by {worst:e}"
         );
     };
