@@ -19,7 +19,10 @@
 //! `spin_bath_fig2_L15_t100` `expm_multiply(−iH, ψ₀, start = 0, stop = 100, num = 1001)` on
 //! the same H and ψ₀, `error` = max |Δ⟨S_z⟩| against our rtol 10⁻¹² curve, timed once. Our
 //! records carry `peer_ratio` = SciPy time / ours (for Figure 2 also
-//! `extra.peer_ratio_vs_reference` = SciPy time / our rtol 10⁻¹² curve's time).
+//! `extra.peer_ratio_vs_reference` = SciPy time / our rtol 10⁻¹² curve's time); for
+//! `table4_exp_euler` (f64) the same step by `expm_multiply` of the augmented matrix
+//! h·[[A, g(u)], [0, 0]] on [u; 1] (A: the same Laplacian as CSR), error against our step at
+//! 10⁻¹² as ours (`extra.peer_ratio_vs_reference`: SciPy time / that step's time).
 //!
 //! Sizes: N = 32 points per axis by default, N = 64 with `MATEXP_BENCH_FULL=1`.
 
@@ -102,11 +105,53 @@ fn bench_table4<S: RealScalar>(c: &mut Criterion, rec: &mut Recorder, n: usize, 
     rec.add("expint", &id, r, None);
 }
 
+/// SciPy's exponential-Euler step (f64) beside ours: the same Laplacian (as CSR), u and g(u).
+fn scipy_euler(rec: &mut Recorder, n: usize, reference: &[f64], reference_s: f64) {
+    use matexp_core::LinearOperator;
+    let cpu = CpuBackend::new();
+    let a = matexp_sparse::generators::laplacian_3d::<f64, u32>(n).unwrap();
+    let st = Stencil::<f64>::laplacian(Dim::Three, n, Boundary::Dirichlet).unwrap();
+    let u = initial::<f64>(n);
+    let (mut y1, mut y2) = (vec![0.0; u.len()], vec![0.0; u.len()]);
+    a.apply(&cpu, 1.0, &u, 0.0, &mut y1).unwrap();
+    st.apply(&cpu, 1.0, &u, 0.0, &mut y2).unwrap();
+    let same = rel_diff(&y1, &y2);
+    if same > 1e-12 {
+        eprintln!("expint: the CSR Laplacian differs from the stencil ({same:.1e}); no SciPy step");
+        return;
+    }
+    let mut g = vec![0.0; u.len()];
+    matexp_integrators::expint::Nonlinearity::eval(&Combustion, &cpu, 0.0, &u, &mut g).unwrap();
+    let dir = scipy_peer::scratch("euler");
+    scipy_peer::write_csr(&dir, "A", &a);
+    scipy_peer::write_f64(&dir.join("u"), &u);
+    scipy_peer::write_f64(&dir.join("g"), &g);
+    scipy_peer::write_f64(&dir.join("ref"), reference);
+    let args = ["--h", "1e-4", "--reps", "5", "--max-s", "20"].map(String::from);
+    let v = scipy_peer::run("exp_euler", &dir, &args);
+    let _ = std::fs::remove_dir_all(&dir);
+    let base = record("table4_exp_euler", "f64", n * n * n).size("points_per_axis", n);
+    if let Some(peer) = v.as_ref().and_then(|v| scipy_peer::peer_record(&base, v)) {
+        let ratio = peer.time_s / reference_s;
+        rec.add_timed(
+            peer.extra("call", "expm_multiply(h*[[A, g], [0, 0]], [u; 1])")
+                .extra("tolerance", "fixed 2^-53 (expm_multiply takes none)")
+                .extra("peer_ratio_vs_reference", ratio)
+                .extra("reference_s", reference_s),
+        );
+    }
+}
+
 fn bench(c: &mut Criterion) {
     let n = size();
     let mut rec = Recorder::new("expint");
+    let clock = std::time::Instant::now();
     let (reference, _) = euler::<f64>(n, 1e-12);
+    let reference_s = clock.elapsed().as_secs_f64();
     bench_table4::<f64>(c, &mut rec, n, &reference);
+    if scipy_peer::available("expint") {
+        scipy_euler(&mut rec, n, &reference, reference_s);
+    }
     bench_table4::<f32>(c, &mut rec, n, &reference);
 
     // Adaptive runs to t = 1e-3.

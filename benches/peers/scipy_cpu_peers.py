@@ -18,6 +18,10 @@ peer_env.py with numpy and scipy); not meant to be run by hand, but it can be:
         solve_ivp(DOP853) of i ψ' = f(t) H ψ (f = e^{−a t} with --decay a, else 1) from
         DIR/psi0; the states at --times are written to DIR/out (complex f64) for the bench
         to score as it scores ours.
+    scipy_cpu_peers.py exp_euler DIR --h 1e-4
+        one exponential-Euler step e^{hA}u + hφ₁(hA)g from DIR/A (the Laplacian), DIR/u and
+        DIR/g = g(u): expm_multiply of h·[[A, g], [0, 0]] on [u; 1] (the augmented matrix),
+        written to DIR/out; error ‖out − ref‖₂ / ‖ref‖₂ against DIR/ref.
     scipy_cpu_peers.py cnot --rtol 1e-10 --atol 1e-12
         the CNOT pulse sequence of crates/integrators/examples/support/nmr.rs without a bath
         (pulses in the laboratory frame, the free evolution in the rotating frame), each
@@ -94,6 +98,24 @@ def cmd_expmv(a):
     A = read_csr(a.dir, "A", dtype, len(v))
     ref = vec(a.dir, "ref", dtype)
     t, reps, w = timed(lambda: expm_multiply(A, v), a.reps, a.max_s)
+    err = float(np.linalg.norm(w - ref) / np.linalg.norm(ref))
+    emit({"time_s": t, "reps": reps, "error": err})
+
+
+def cmd_exp_euler(a):
+    u = vec(a.dir, "u", np.float64)
+    n = len(u)
+    A = read_csr(a.dir, "A", np.float64, n)
+    g = vec(a.dir, "g", np.float64)
+    ref = vec(a.dir, "ref", np.float64)
+
+    def step():
+        aug = sp.bmat([[A, sp.csr_array(g.reshape(-1, 1))], [None, None]], format="csr")
+        aug.resize((n + 1, n + 1))
+        return expm_multiply(a.h * aug, np.append(u, 1.0))[:n]
+
+    t, reps, w = timed(step, a.reps, a.max_s)
+    w.tofile(os.path.join(a.dir, "out"))
     err = float(np.linalg.norm(w - ref) / np.linalg.norm(ref))
     emit({"time_s": t, "reps": reps, "error": err})
 
@@ -241,7 +263,7 @@ def cmd_cnot(a):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
-    for name in ["spmv", "expmv", "expm_times", "ode"]:
+    for name in ["spmv", "expmv", "expm_times", "ode", "exp_euler"]:
         s = sub.add_parser(name)
         s.add_argument("dir")
     c = sub.add_parser("cnot")
@@ -258,9 +280,10 @@ def main():
     sub.choices["expm_times"].add_argument("--num", type=int, required=True)
     sub.choices["ode"].add_argument("--times", required=True)
     sub.choices["ode"].add_argument("--decay", type=float, default=0.0)
+    sub.choices["exp_euler"].add_argument("--h", type=float, required=True)
     a = ap.parse_args()
     {"spmv": cmd_spmv, "expmv": cmd_expmv, "expm_times": cmd_expm_times, "ode": cmd_ode,
-     "cnot": cmd_cnot}[a.cmd](a)
+     "exp_euler": cmd_exp_euler, "cnot": cmd_cnot}[a.cmd](a)
 
 
 if __name__ == "__main__":
