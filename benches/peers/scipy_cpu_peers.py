@@ -110,8 +110,8 @@ def cmd_exp_euler(a):
     ref = vec(a.dir, "ref", np.float64)
 
     def step():
-        aug = sp.bmat([[A, sp.csr_array(g.reshape(-1, 1))], [None, None]], format="csr")
-        aug.resize((n + 1, n + 1))
+        top = sp.hstack([A, sp.csr_array(g.reshape(-1, 1))])
+        aug = sp.vstack([top, sp.csr_array((1, n + 1))], format="csr")
         return expm_multiply(a.h * aug, np.append(u, 1.0))[:n]
 
     t, reps, w = timed(step, a.reps, a.max_s)
