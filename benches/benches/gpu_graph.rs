@@ -18,13 +18,24 @@
 //!
 //! ```text
 //! cargo bench -p matexp-benches --bench gpu_graph -- [--out DIR] [--small] [--reps N] [--only NAME]
+//!     [--no-peers] [--peer-time-limit S]
 //! ```
+//!
+//! Peers of `tc/<graph>_k50` (on by default, each bounded by `--peer-time-limit` seconds,
+//! default 120; `--no-peers` skips them; a peer that cannot run records nothing and says why
+//! on stderr): SciPy's expm_multiply(A, 1) on the host CPU (backend `scipy`) and its
+//! algorithm over CuPy's CSR on the GPU (backend `cupy`), `benches/peers/expm_multiply_peers.py`,
+//! at SciPy's accuracy (2⁻⁵³); `error` = their relative 2-norm difference from our CPU
+//! backend's result, `peer_ratio` = their time / ours on the GPU (SciPy: / ours on the CPU
+//! backend of the same host).
 //!
 //! `--small` scales every graph by 1/100. Records go to `DIR/gpu_graph.jsonl` (default
 //! `target/bench-records`); graphs with at most 2·10⁶ edges are written as MatrixMarket files
 //! with this run's values to `DIR/graphs/` for `benches/peers/networkx_centrality.py`.
 //! Exit status 3 means no GPU.
 
+#[path = "common/gpu_peer.rs"]
+mod gpu_peer;
 #[path = "common/graph_catalog.rs"]
 mod graph_catalog;
 
@@ -54,6 +65,8 @@ struct Args {
     reps: usize,
     only: Option<String>,
     probe: bool,
+    peers: bool,
+    peer_limit: f64,
 }
 
 fn parse_args() -> Args {
@@ -65,6 +78,8 @@ fn parse_args() -> Args {
         reps: 20,
         only: None,
         probe: false,
+        peers: true,
+        peer_limit: 120.0,
     };
     let mut it = std::env::args().skip(1);
     while let Some(s) = it.next() {
@@ -74,6 +89,13 @@ fn parse_args() -> Args {
             "--reps" => a.reps = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.reps),
             "--only" => a.only = it.next(),
             "--cusparse-probe" => a.probe = true,
+            "--no-peers" => a.peers = false,
+            "--peer-time-limit" => {
+                a.peer_limit = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(a.peer_limit)
+            }
             _ => {} // cargo bench passes --bench
         }
     }
@@ -210,6 +232,9 @@ fn run(gpu: &GpuBackend, args: &Args) -> Res<()> {
         let label = s.label(sc);
         spmv_case(&mut ctx, s, &label, &p)?;
         let tc = tc_case(&mut ctx, s, &label, &p)?;
+        if args.peers {
+            tc_peers(&mut ctx, s, &label, &p, &tc, args.peer_limit)?;
+        }
         if matches!(s.shape, graph_catalog::Shape::PowerLaw { m: 10 }) {
             new_measures(&mut ctx, s, &label, &p)?;
         }
@@ -351,6 +376,107 @@ fn tc_case(ctx: &mut Ctx<'_>, s: &SeedGraph, label: &str, p: &PatternCsr<u32>) -
         s.seed_serial_s
     ));
     Ok(wc)
+}
+
+/// SciPy's expm_multiply(A, 1) on the host CPU and its algorithm over CuPy on the GPU, at
+/// SciPy's accuracy, beside `tc/<graph>_k<k>` (`wc`: our CPU backend's result).
+fn tc_peers(
+    ctx: &mut Ctx<'_>,
+    s: &SeedGraph,
+    label: &str,
+    p: &PatternCsr<u32>,
+    wc: &[f64],
+    limit: f64,
+) -> Res<()> {
+    let case = format!("tc/{label}_k{}", s.k);
+    let scratch = gpu_peer::Scratch::new("graph")?;
+    gpu_peer::write_u32(&scratch.path("a.indptr"), p.row_ptr().iter().copied())?;
+    gpu_peer::write_u32(&scratch.path("a.indices"), p.col_idx().iter().copied())?;
+    gpu_peer::write_f64(&scratch.path("v.bin"), &vec![1.0; p.nrows()])?;
+    let args = vec![
+        scratch.0.display().to_string(),
+        "--t=1".into(),
+        "--pattern".into(),
+        "--reps".into(),
+        "3".into(),
+        "--time-limit".into(),
+        format!("{limit}"),
+    ];
+    let answer = match gpu_peer::run(
+        &scratch,
+        gpu_peer::EXPM_MULTIPLY,
+        &args,
+        std::time::Duration::from_secs_f64(2.0 * limit + 300.0),
+    ) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("gpu_graph: expm_multiply peers of {case} not recorded: {e}");
+            return Ok(());
+        }
+    };
+    gpu_peer::report_skipped("gpu_graph", &case, &answer);
+    for r in answer["results"].as_array().into_iter().flatten() {
+        let (Some(backend), Some(pt)) = (r["backend"].as_str(), r["time_s"].as_f64()) else {
+            continue;
+        };
+        let w = match gpu_peer::read_f64(&scratch.path(&format!("w_{backend}.bin"))) {
+            Ok(w) if w.len() == wc.len() => w,
+            Ok(w) => {
+                eprintln!(
+                    "gpu_graph: peer {backend} of {case} returned {} values, not {}; not recorded",
+                    w.len(),
+                    wc.len()
+                );
+                continue;
+            }
+            Err(e) => {
+                eprintln!("gpu_graph: peer {backend} of {case} not recorded: {e}");
+                continue;
+            }
+        };
+        let ours_backend = if backend == "scipy" { "cpu" } else { "gpu" };
+        let ours_t = ctx
+            .records
+            .iter()
+            .find(|o| o.case == case && o.backend == ours_backend)
+            .map(|o| o.time_s);
+        let mut rec = ctx
+            .record(&case, backend, s, p)
+            .error(rel_diff(&w, wc))
+            .extra("error_vs", "ours, CPU backend (Lanczos k as in the thesis)")
+            .extra(
+                "peer_accuracy",
+                "SciPy's unit roundoff 2^-53 (no tolerance to set)",
+            )
+            .extra("host_wall", true);
+        rec.time_s = pt;
+        rec.reps = r["reps"].as_u64().unwrap_or(1);
+        rec.matvecs = r["products"].as_u64();
+        rec.peer_ratio = ours_t.map(|o| pt / o);
+        if ours_t.is_some() {
+            rec = rec.extra("peer_ratio_vs", format!("ours ({ours_backend}), same run"));
+        }
+        for key in [
+            "library",
+            "what",
+            "one_product_s",
+            "host_cores",
+            "m_star",
+            "s",
+            "norm_estimate_products",
+        ] {
+            if !r[key].is_null() {
+                rec = rec.extra(key, r[key].clone());
+            }
+        }
+        ctx.summary.push(format!(
+            "  {label:<22} e^A·1 peer {backend}: {pt:.3} s, rel. diff {:.1e}, peer/ours({ours_backend}) {}",
+            rec.error.unwrap_or(f64::NAN),
+            rec.peer_ratio.map_or("-".into(), |q| format!("{q:.2}"))
+        ));
+        ctx.records.push(rec);
+    }
+    Ok(())
 }
 
 fn new_measures(ctx: &mut Ctx<'_>, s: &SeedGraph, label: &str, p: &PatternCsr<u32>) -> Res<()> {

@@ -8,7 +8,7 @@
 //!
 //! ```text
 //! cargo bench -p matexp-benches --bench gpu_stencil -- [--out DIR] [--small] [--reps N]
-//!     [--no-e2e] [--only SUBSTR,SUBSTR,...]
+//!     [--no-e2e] [--only SUBSTR,SUBSTR,...] [--no-peers] [--peer-time-limit S]
 //! ```
 //!
 //! `--only` keeps the cases whose name contains one of the substrings (e.g.
@@ -29,6 +29,23 @@
 //! `--no-e2e`); their records differ in backend (`gpu` for the stencil, `gpu/csr` for the
 //! matrix), records being keyed by suite, case, backend, precision and device. Exit
 //! status 3 means no GPU.
+//!
+//! Peers (on by default, each bounded by `--peer-time-limit` seconds, default 120; skipped
+//! with `--no-peers`; a peer that cannot run records nothing and says why on stderr):
+//! * Table III: g(u) as a torch and a CuPy elementwise expression on the GPU and a NumPy one
+//!   on the host CPU, f64 and f32, same input (`benches/peers/pointwise_peers.py`), backends
+//!   `torch`, `cupy`, `numpy` in the `table3_combustion_full_<n>` cases (the peers have no
+//!   fast-math variant), `error` = max |Δ| / max |ours| against our f64 result,
+//!   `peer_ratio` = peer time / ours (GPU peers: ours on the GPU; NumPy: ours on the CPU);
+//! * Tables 11 and 12 (f64): SciPy's expm_multiply on the host CPU (backend `scipy`) and its
+//!   algorithm over CuPy's CSR on the GPU (backend `cupy`) for the same matrix and vector
+//!   (`benches/peers/expm_multiply_peers.py`), both at SciPy's accuracy (2⁻⁵³), `error`
+//!   against the exact solution; ours is run once more at tol 1e−12 (case
+//!   `<case>_tol1e-12`) so that `peer_ratio` compares equal accuracy (`extra.ratio_tol1e-5`:
+//!   against the tol 1e−5 run).
+
+#[path = "common/gpu_peer.rs"]
+mod gpu_peer;
 
 use matexp_benches::Record;
 use matexp_core::{Backend, RealScalar, ShiftedStep};
@@ -54,6 +71,8 @@ struct Args {
     reps: usize,
     e2e: bool,
     only: Vec<String>,
+    peers: bool,
+    peer_limit: f64,
 }
 
 fn parse_args() -> Args {
@@ -65,6 +84,8 @@ fn parse_args() -> Args {
         reps: 30,
         e2e: true,
         only: Vec::new(),
+        peers: true,
+        peer_limit: 120.0,
     };
     let mut it = std::env::args().skip(1);
     while let Some(s) = it.next() {
@@ -72,6 +93,13 @@ fn parse_args() -> Args {
             "--out" => a.out = it.next().map(PathBuf::from).unwrap_or(a.out),
             "--small" => a.small = true,
             "--no-e2e" => a.e2e = false,
+            "--no-peers" => a.peers = false,
+            "--peer-time-limit" => {
+                a.peer_limit = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(a.peer_limit)
+            }
             "--reps" => a.reps = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.reps),
             "--only" => {
                 a.only.extend(
@@ -112,6 +140,8 @@ struct Ctx {
     same_bw: f64,
     reps: usize,
     only: Vec<String>,
+    peers: bool,
+    peer_limit: f64,
     records: Vec<Record>,
     summary: Vec<String>,
 }
@@ -210,6 +240,8 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
         same_bw: 0.0,
         reps: args.reps,
         only: args.only.clone(),
+        peers: args.peers,
+        peer_limit: args.peer_limit,
         records: Vec::new(),
         summary: Vec::new(),
     };
@@ -227,6 +259,9 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
         table_3::<f64>(&mut ctx, m)?;
         same_size_copy::<f32>(&mut ctx, m)?;
         table_3::<f32>(&mut ctx, m)?;
+        if ctx.peers {
+            table_3_peers(&mut ctx, m)?;
+        }
     }
     ctx.same_bw = 0.0;
     write_records(&args.out, &ctx.records)?;
@@ -617,6 +652,114 @@ fn table_3<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()> {
     Ok(())
 }
 
+/// Table III's peers (torch, CuPy, NumPy; `benches/peers/pointwise_peers.py`) on the input
+/// of `table_3`, both precisions, against our f64 full-precision result; recorded in the
+/// `table3_combustion_full_<n>` case beside ours.
+fn table_3_peers(ctx: &mut Ctx, n: usize) -> Res<()> {
+    let case = format!("table3_combustion_full_{n}");
+    if !ctx.wants(&case) {
+        return Ok(());
+    }
+    let points = n * n * n;
+    let host = inputs::<f64>(points, 8);
+    let x: GpuVector<f64> = ctx.gpu.upload(&host).map_err(err)?;
+    let mut y: GpuVector<f64> = ctx.gpu.zeros::<f64>(points).map_err(err)?;
+    pointwise(&ctx.gpu, Pointwise::Combustion, &x, &mut y).map_err(err)?;
+    let ours = ctx.gpu.to_host(&y).map_err(err)?;
+    drop((x, y));
+    let scratch = gpu_peer::Scratch::new("table3")?;
+    let (u_path, g_path) = (scratch.path("u.bin"), scratch.path("g.bin"));
+    gpu_peer::write_f64(&u_path, &host)?;
+    gpu_peer::write_f64(&g_path, &ours)?;
+    drop((host, ours));
+    let limit = ctx.peer_limit.min(60.0);
+    let args = vec![
+        "--u".into(),
+        u_path.display().to_string(),
+        "--ours".into(),
+        g_path.display().to_string(),
+        "--reps".into(),
+        ctx.reps.to_string(),
+        "--time-limit".into(),
+        format!("{limit}"),
+    ];
+    // Three peers in two precisions, each bounded by `limit`, plus loading the input.
+    let answer = match gpu_peer::run(
+        &scratch,
+        gpu_peer::POINTWISE,
+        &args,
+        std::time::Duration::from_secs_f64(6.0 * limit + 120.0),
+    ) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("{SUITE}: Table III peers of {case} not recorded: {e}");
+            return Ok(());
+        }
+    };
+    gpu_peer::report_skipped(SUITE, &case, &answer);
+    let bytes = 2.0 * points as f64;
+    for r in answer["results"].as_array().into_iter().flatten() {
+        let (Some(backend), Some(precision), Some(t)) = (
+            r["backend"].as_str(),
+            r["precision"].as_str(),
+            r["time_s"].as_f64(),
+        ) else {
+            continue;
+        };
+        let size = if precision == "f64" { 8.0 } else { 4.0 };
+        let ours_backend = if backend == "numpy" { "cpu" } else { "gpu" };
+        let ours_t = ctx
+            .records
+            .iter()
+            .find(|o| o.case == case && o.backend == ours_backend && o.precision == precision)
+            .map(|o| o.time_s);
+        let mut rec = Record::new(SUITE, &case, backend, precision)
+            .size("n", points)
+            .size("axis", n as u64)
+            .extra("bytes", bytes * size)
+            .extra("gbps", bytes * size / t / 1e9)
+            .extra(
+                "error_vs",
+                "ours, f64 full precision on the GPU (max |Δ| / max |ours|)",
+            );
+        rec.device = ctx.tag.clone();
+        rec.time_s = t;
+        rec.reps = r["reps"].as_u64().unwrap_or(1);
+        rec.error = r["error"].as_f64();
+        rec.peer_ratio = ours_t.map(|o| t / o);
+        for key in [
+            "library",
+            "gpu",
+            "what",
+            "fused",
+            "unfused_time_s",
+            "threads",
+        ] {
+            if !r[key].is_null() {
+                rec = rec.extra(key, r[key].clone());
+            }
+        }
+        if ours_t.is_some() {
+            rec = rec.extra("peer_ratio_vs", format!("ours ({ours_backend}), same run"));
+        }
+        ctx.summary.push(format!(
+            "{:<44} {:<7} {:<4} {:>10.3} {:>8.1} {:>7} {:>7} {:>8}   peer/ours {}, err {:.1e}",
+            case,
+            backend,
+            precision,
+            t * 1e3,
+            10.0 * points as f64 / t / 1e9,
+            "-",
+            "-",
+            "-",
+            rec.peer_ratio.map_or("-".into(), |q| format!("{q:.2}")),
+            rec.error.unwrap_or(f64::NAN),
+        ));
+        ctx.records.push(rec);
+    }
+    Ok(())
+}
+
 /// e^{tA₁}w for the 1D Dirichlet second difference A₁ on `w.len()` interior points
 /// (scaled by (N+1)²), exactly through its sine eigenbasis: O(N²).
 fn expm_1d(t: f64, w: &[f64]) -> Vec<f64> {
@@ -665,6 +808,8 @@ fn seed000<S: RealScalar + DeviceElement>(ctx: &mut Ctx, m: usize, t: f64, table
         ("T12", true, false) => 27.0,
         _ => 31.0,
     };
+    // SciPy's accuracy is fixed (2⁻⁵³): its peers run in f64 only.
+    let peers = ctx.peers && S::NAME == "f64";
     let mut run = |name: &str, op: &dyn LinearOperator<GpuBackend, S>| -> Res<()> {
         let mut times = Vec::new();
         let mut last = None;
@@ -724,11 +869,201 @@ fn seed000<S: RealScalar + DeviceElement>(ctx: &mut Ctx, m: usize, t: f64, table
     // The same matrix as `stencil.to_csr()`, from the parallel generator (N = 256 has 117 M
     // entries).
     let a = matexp_sparse::generators::laplacian_3d::<S, u32>(m).map_err(err)?;
+    // The peers' inputs: this matrix and u₀.
+    let scratch = if peers {
+        let s = gpu_peer::Scratch::new(table)?;
+        gpu_peer::write_u32(&s.path("a.indptr"), a.row_ptr().iter().copied())?;
+        gpu_peer::write_u32(&s.path("a.indices"), a.col_idx().iter().copied())?;
+        let vals: Vec<f64> = a.values().iter().map(|x| x.as_f64()).collect();
+        gpu_peer::write_f64(&s.path("a.data"), &vals)?;
+        drop(vals);
+        let u: Vec<f64> = u0.iter().map(|x| x.as_f64()).collect();
+        gpu_peer::write_f64(&s.path("v.bin"), &u)?;
+        Some(s)
+    } else {
+        None
+    };
     let csr = matexp_gpu::GpuCsr::from_csr(&g, &a)
         .map_err(err)?
         .assume_hermitian(true);
     drop(a);
     run("csr", &csr)?;
+    drop(csr);
+    let Some(scratch) = scratch else {
+        return Ok(());
+    };
+    let case = format!("{table}_laplace_N{m}_t{t}");
+    let ours_loose = ctx
+        .records
+        .iter()
+        .find(|r| r.case == case && r.backend == "gpu" && r.precision == S::NAME)
+        .map(|r| r.time_s);
+    // Ours at the peers' accuracy: the stencil at tol 1e−12 (one untimed run, two timed).
+    let tight_tol = 1e-12;
+    let tight_opts = LejaOptions {
+        tol: Tolerance::relative(tight_tol),
+        ..opts
+    };
+    let dev = GpuStencil::new(&g, &stencil).map_err(err)?;
+    let mut tight = None;
+    let mut tight_times = Vec::new();
+    for i in 0..3 {
+        let start = Instant::now();
+        match leja_expmv(&g, &dev, S::from_f64(t), &v, &tight_opts)
+            .and_then(|r| g.synchronize().map(|_| r))
+        {
+            Ok(r) => {
+                if i > 0 {
+                    tight_times.push(start.elapsed().as_secs_f64());
+                }
+                tight = Some(r);
+            }
+            Err(e) => {
+                eprintln!("{SUITE}: ours at tol {tight_tol:e} on {case} failed: {e}");
+                tight = None;
+                break;
+            }
+        }
+    }
+    drop(dev);
+    let error_of = |w: &[f64]| {
+        let d = w
+            .iter()
+            .enumerate()
+            .map(|(i, x)| (x - exact(i)).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        d / exact_norm
+    };
+    let tight = match tight {
+        Some((w, rep)) => {
+            let w: Vec<f64> = g
+                .to_host(&w)
+                .map_err(err)?
+                .iter()
+                .map(|x| x.as_f64())
+                .collect();
+            tight_times.sort_by(|a, b| a.total_cmp(b));
+            let e = error_of(&w);
+            let tight_case = format!("{case}_tol1e-12");
+            ctx.push(
+                &tight_case,
+                "gpu",
+                S::NAME,
+                points,
+                &tight_times,
+                0.0,
+                None,
+                &[
+                    ("operator", "stencil".into()),
+                    (
+                        "why",
+                        "ours at the SciPy peers' accuracy, for their peer_ratio".into(),
+                    ),
+                ],
+            );
+            if let Some(r) = ctx.records.last_mut() {
+                r.floor_ratio = None;
+                r.matvecs = Some(rep.matvecs as u64);
+                r.tol = Some(tight_tol);
+                r.error = Some(e);
+            }
+            println!(
+                "{tight_case} {}: {:.3} s, {} matvecs, error {e:.1e}",
+                S::NAME,
+                median(&tight_times),
+                rep.matvecs
+            );
+            Some((median(&tight_times), e, rep.matvecs))
+        }
+        None => None,
+    };
+    let args = vec![
+        scratch.0.display().to_string(),
+        format!("--t={t}"),
+        "--reps".into(),
+        "3".into(),
+        "--time-limit".into(),
+        format!("{}", ctx.peer_limit),
+    ];
+    let answer = match gpu_peer::run(
+        &scratch,
+        gpu_peer::EXPM_MULTIPLY,
+        &args,
+        std::time::Duration::from_secs_f64(2.0 * ctx.peer_limit + 300.0),
+    ) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("{SUITE}: expm_multiply peers of {case} not recorded: {e}");
+            return Ok(());
+        }
+    };
+    gpu_peer::report_skipped(SUITE, &case, &answer);
+    for r in answer["results"].as_array().into_iter().flatten() {
+        let (Some(backend), Some(pt)) = (r["backend"].as_str(), r["time_s"].as_f64()) else {
+            continue;
+        };
+        let w = match gpu_peer::read_f64(&scratch.path(&format!("w_{backend}.bin"))) {
+            Ok(w) if w.len() == points => w,
+            Ok(w) => {
+                eprintln!(
+                    "{SUITE}: peer {backend} of {case} returned {} values, not {points}; not recorded",
+                    w.len()
+                );
+                continue;
+            }
+            Err(e) => {
+                eprintln!("{SUITE}: peer {backend} of {case} not recorded: {e}");
+                continue;
+            }
+        };
+        let e = error_of(&w);
+        let mut rec = Record::new(SUITE, &case, backend, "f64")
+            .size("n", points)
+            .size("axis", m as u64)
+            .extra("error_vs", "exact separable solution")
+            .extra(
+                "peer_accuracy",
+                "SciPy's unit roundoff 2^-53 (no tolerance to set)",
+            );
+        rec.device = ctx.tag.clone();
+        rec.time_s = pt;
+        rec.reps = r["reps"].as_u64().unwrap_or(1);
+        rec.error = Some(e);
+        rec.matvecs = r["products"].as_u64();
+        for key in [
+            "library",
+            "what",
+            "one_product_s",
+            "host_cores",
+            "m_star",
+            "s",
+            "norm_estimate_products",
+        ] {
+            if !r[key].is_null() {
+                rec = rec.extra(key, r[key].clone());
+            }
+        }
+        if let Some((tt, te, tm)) = tight {
+            rec.peer_ratio = Some(pt / tt);
+            rec = rec
+                .extra(
+                    "peer_ratio_vs",
+                    format!("ours at tol {tight_tol:e} on one GPU (stencil), same run"),
+                )
+                .extra("ours_tight_time_s", tt)
+                .extra("ours_tight_error", te)
+                .extra("ours_tight_matvecs", tm as u64);
+        }
+        if let Some(o) = ours_loose {
+            rec = rec.extra("ratio_tol1e-5", pt / o);
+        }
+        println!(
+            "{case} peer {backend}: {pt:.3} s, error {e:.1e}, peer/ours(tol 1e-12) {}",
+            rec.peer_ratio.map_or("-".into(), |q| format!("{q:.2}"))
+        );
+        ctx.records.push(rec);
+    }
     Ok(())
 }
 
