@@ -171,12 +171,17 @@ fn times(recs: &[&Record], role: Role) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("; "))
 }
 
-/// Ours to compare a peer with: on one GPU for GPU peers, else on the CPU.
+/// Ours to compare a peer with: on one GPU for GPU peers, else on the CPU; on the peer's
+/// own device where the line has a record of ours there (a CPU peer timed beside ours on
+/// one machine is not compared with another machine's record of ours).
 fn reference<'a>(line: &Line<'a>, peer: &Record) -> Option<&'a Record> {
     let backend = peer.text("backend");
     let gpu_side = GPU_PEERS.contains(&backend) || backend.starts_with("gpu");
     let pick = if gpu_side { &line.gpu } else { &line.cpu };
-    pick.first().copied()
+    pick.iter()
+        .find(|r| r.text("device") == peer.text("device"))
+        .or_else(|| pick.first())
+        .copied()
 }
 
 /// Peer time divided by ours (above 1: ours faster), as recorded in the run, or computed
