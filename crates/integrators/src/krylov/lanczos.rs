@@ -29,11 +29,19 @@ pub(crate) enum Func {
 ///
 /// **Stopping rule.** At check points (every [`LanczosOptions::check_every`] steps, the
 /// interval growing to ~k/10, shortened to the dimension where the log-linear extrapolation
-/// of the last two checks' estimates meets the tolerance, see `check_interval`), the error of y_k = f(tT_k)e₁ is estimated as
-/// ‖v‖·max(‖y_k − [y_{k−1}; 0]‖₂, β_{k+1}·|e_kᵀ f(tT_k)e₁|): the difference of two
-/// successive iterates (an estimate of the error of y_{k−1}, hence pessimistic for y_k
-/// once convergence is superlinear) and Saad's estimate, whose "safety factor" is the
-/// maximum with the first. (Saad's sharper first-term estimate |t|β_{k+1}|e_kᵀφ₁(tT_k)e₁|
+/// of the last two checks' estimates meets the tolerance, see `check_interval`), the error of
+/// y_k = f(tT_k)e₁ is estimated by the smaller of two estimates (details in `small.rs`):
+/// the one-step estimate ‖v‖·max(‖y_k − [y_{k−1}; 0]‖₂, β_{k+1}·|e_kᵀ f(tT_k)e₁|), the
+/// difference of two successive iterates and Saad's estimate (sharp for oscillatory and
+/// growing f(tA)v; for stiff decay 10³–10⁴× above the error, as it leaves out the damping
+/// of q_{k+1} by e^{(1−s)tA} in the error integral), and the lagged estimate
+/// ‖v‖·‖y_k − [y_{k−m}; 0]‖₂ with m ≈ k/10, used only where that difference is at most a
+/// quarter of the one m steps before (the iterates are seen to contract): it is then a
+/// sharp estimate of the error of y_{k−m}, and a bound for y_k's since the error falls at
+/// least as fast over the next m steps (Lanczos convergence for exp is superlinear).
+/// Measured on the 3D Laplacian at t‖A‖ ≈ 8·10³ (seed 000's Table 12 at N = 64 and 128):
+/// about 20 % fewer products at rtol 10⁻⁵ and 10⁻⁸, the estimate 8–14× the error instead
+/// of ~2500×. (Saad's sharper first-term estimate |t|β_{k+1}|e_kᵀφ₁(tT_k)e₁|
 /// is not used: for stiff decay, where f(tA)v ≪ ‖v‖, φ₁ decays only like 1/|tλ| and the
 /// estimate exceeds the true error by many orders of magnitude.) Iteration stops when the
 /// estimate is below `atol + rtol·‖w‖` for every requested time. These are estimates, not
@@ -60,8 +68,9 @@ pub(crate) enum Func {
 ///
 /// **Cost.** k products with A, O(n·k) vector work, O(n·k) memory for the basis (O(n)
 /// and 2k products in [`LanczosOptions::two_pass`] mode), plus O(k²) per check: one k×k
-/// tridiagonal eigensolve, and one of order k − 1 for the difference term when the other
-/// term meets the tolerance or the check is the last. For A with spectrum in an interval of
+/// tridiagonal eigensolve and one of order k − m for the lagged difference, and two more
+/// (orders k − 1 and k − 2m) when Saad's term or the lagged difference meets the tolerance
+/// or the check is the last. For A with spectrum in an interval of
 /// width ρ, k grows like √(ρ|t|) (Hochbruck–Lubich), so Lanczos is the method of choice for
 /// Hermitian problems.
 ///
