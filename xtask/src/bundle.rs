@@ -519,6 +519,9 @@ fn readme(commit: &str) -> String {
          \x20 COMPUTE_SANITIZER           its path (default /usr/local/cuda/bin/compute-sanitizer)\n\
          \x20 MATEXP_SANITIZE_TIMEOUT     seconds per binary (default 3600)\n\
          \x20 MATEXP_SANITIZE_JOBS        sanitized binaries at once, over all tools (default 1)\n\
+         \x20 MATEXP_SANITIZE_TEST_THREADS  test threads per sanitized binary (default 1:\n\
+         \x20                             concurrent launches from several threads break\n\
+         \x20                             racecheck's launch tracking)\n\
          \x20 MATEXP_SANITIZE_ALONE       binaries that run first, one at a time, with nothing\n\
          \x20                             else on the GPU (default *failure_paths*: they read\n\
          \x20                             the free device memory)\n\
@@ -637,14 +640,18 @@ if [ -n "${MATEXP_SANITIZE:-}" ]; then
     done
   done
   # sanitize_part TOOL PART SECONDS: one binary under one tool; PART.log and PART.rc.
+  # One test thread per binary (MATEXP_SANITIZE_TEST_THREADS): launches from several host
+  # threads at once made racecheck report "failure to track a kernel launch" and slowed every
+  # tool; the binaries run side by side instead (MATEXP_SANITIZE_JOBS).
+  s_threads="--test-threads=${MATEXP_SANITIZE_TEST_THREADS:-1}"
   sanitize_part() {
     s_exe=$(cat "$2.exe")
     s_api=""
     case "${s_exe##*/}" in ${MATEXP_SANITIZE_NO_API:-*failure_paths*}) s_api="--report-api-errors no" ;; esac
     if [ "$(kernels_of "$1")" = ours ]; then
-      limit "$3" "$CS" --tool "$1" $s_api --kernel-name "regex=$ours" --error-exitcode 99 "$s_exe" --include-ignored ${MATEXP_TEST_ARGS:-} > "$2.log" 2>&1
+      limit "$3" "$CS" --tool "$1" $s_api --kernel-name "regex=$ours" --error-exitcode 99 "$s_exe" --include-ignored $s_threads ${MATEXP_TEST_ARGS:-} > "$2.log" 2>&1
     else
-      limit "$3" "$CS" --tool "$1" $s_api --error-exitcode 99 "$s_exe" --include-ignored ${MATEXP_TEST_ARGS:-} > "$2.log" 2>&1
+      limit "$3" "$CS" --tool "$1" $s_api --error-exitcode 99 "$s_exe" --include-ignored $s_threads ${MATEXP_TEST_ARGS:-} > "$2.log" 2>&1
     fi
     echo $? > "$2.rc"
   }
