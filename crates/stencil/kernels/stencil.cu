@@ -282,13 +282,20 @@ __device__ void opt(MxStencilParams p, const T *__restrict__ x, const T *__restr
 // exist, for Dirichlet and frame) are resolved once per column, and planes outside the slab
 // are resolved only when the ring fetches them (a uniform branch). Offsets are 32-bit; the
 // column pointer carries the 64-bit base.
-// Loads in flight per thread: the product keeps its ring A planes ahead of z + 1, 24 bytes
-// (3 doubles, 6 floats; 1024 threads x 24 B = 24 KB per SM, about what DRAM latency times
-// bandwidth asks for, and the most the 64-register budget holds without spilling). The
-// fused step streams two vectors (x and acc) at 2 + 1 doubles or 3 + 1 floats (its
+// Loads in flight per thread: the f32 product keeps its ring A = 6 planes ahead of z + 1
+// (24 bytes) and loads the in-plane neighbours one plane ahead (NBA). The f64 product takes
+// the fused step's layout, A = 2 and the neighbours loaded at their plane: measured on an
+// H200 at 256^3, 108 us against 116 us for A = 3 with the neighbours a plane ahead (the
+// larger ring and the early neighbours fill the 64 registers). f32, the frame kernel (its
+// zero boundary rows) and the kernel with the seed's boundary functions spill in that
+// layout and keep the other one.
+// The fused step streams two vectors (x and acc) at 2 + 1 doubles or 3 + 1 floats (its
 // reduction leaves fewer registers); the kernel with the seed's boundary functions keeps
 // fewer too (its sin/exp registers).
-template <typename T> constexpr int kMarchAhead = 24 / (int)sizeof(T);
+template <typename T, int BC, bool FN>
+constexpr bool kMarchNbAhead = !(sizeof(T) == 8 && BC != MX_BC_FRAME && !FN);
+template <typename T, int BC, bool FN>
+constexpr int kMarchAhead = FN ? 12 / (int)sizeof(T) : kMarchNbAhead<T, BC, FN> ? 24 / (int)sizeof(T) : 2;
 template <typename T> constexpr int kMarchStepAhead = sizeof(T) == 8 ? 2 : 3;
 
 // The block's sums of squares into *out, for any block of whole warps (at most 1024 threads).
@@ -327,7 +334,7 @@ __device__ __forceinline__ bool neighbour(int i, int j, int n, int stride, int &
 
 // ACC: the fused step (acc <- acc + coeff * y and the block's sums of squares); the product
 // otherwise (p.step selects y <- alpha (Ax + b) + beta y or alpha A x + beta x).
-template <typename T, int BC, bool FN, bool ACC, int A>
+template <typename T, int BC, bool FN, bool ACC, int A, bool NBA>
 __device__ void march(const MxStencilParams &p, const T *__restrict__ x,
                       const T *__restrict__ lo, const T *__restrict__ hi,
                       const T *__restrict__ coef, const T *__restrict__ b, T *__restrict__ y,
@@ -375,10 +382,10 @@ __device__ void march(const MxStencilParams &p, const T *__restrict__ x,
             for (int k = 0; k < kAccAhead; ++k)
                 a[k] = zs + k < ze ? __ldcs(acc + col + (size_t)(zs + k) * pl) : T(0);
         }
-        // In-plane neighbours of plane q (L1 hits but for the tile's rim). The product loads
-        // them one plane ahead and sums them at the plane (so their latency hides behind a
-        // plane of work); the fused step, short of registers, loads them at the plane itself.
-        constexpr bool kNbAhead = !ACC;
+        // In-plane neighbours of plane q (L1 hits but for the tile's rim). NBA: loaded one
+        // plane ahead and summed at the plane (so their latency hides behind a plane of
+        // work); otherwise loaded at the plane itself (fewer registers, a deeper ring).
+        constexpr bool kNbAhead = NBA;
         T nb[4];
         auto load_nb = [&](int q) {
             const T *xq = xc + (size_t)q * pl;
@@ -497,7 +504,7 @@ __device__ void pointwise(uint64_t n, const T *__restrict__ x, T *__restrict__ y
                                                  (FN) ? 1 : MX_MARCH_MIN_BLOCKS)                 \
         stencil_march_##bcname##_##name(MxStencilParams p, const T *x, const T *lo,              \
                                         const T *hi, const T *coef, const T *b, T *y) {          \
-        mxs::march<T, BC, FN, false, FN ? mxs::kMarchAhead<T> / 2 : mxs::kMarchAhead<T>>(         \
+        mxs::march<T, BC, FN, false, mxs::kMarchAhead<T, BC, FN>, mxs::kMarchNbAhead<T, BC, FN>>( \
             p, x, lo, hi, coef, b, y, nullptr, nullptr);                                         \
     }
 
@@ -507,8 +514,9 @@ __device__ void pointwise(uint64_t n, const T *__restrict__ x, T *__restrict__ y
         stencil_marchstep_##bcname##_##name(MxStencilParams p, const T *x, const T *lo,          \
                                             const T *hi, const T *coef, T *y, T *acc,            \
                                             MxSsqPartial *partials) {                            \
-        mxs::march<T, BC, false, true, mxs::kMarchStepAhead<T>>(p, x, lo, hi, coef, nullptr, y,   \
-                                                                acc, partials);                  \
+        mxs::march<T, BC, false, true, mxs::kMarchStepAhead<T>, false>(p, x, lo, hi, coef,        \
+                                                                       nullptr, y, acc,          \
+                                                                       partials);                \
     }
 
 #define MX_STENCIL(name, T)                                                                      \

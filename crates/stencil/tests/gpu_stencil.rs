@@ -149,8 +149,8 @@ fn gpu_equals_cpu_for_every_boundary_kind_f32() {
 }
 
 /// The streaming kernel on grids that are not multiples of its block (37, 65) and one that
-/// is (64), at several chunk lengths (1 plane, odd, longer than the grid, the default) and
-/// block shapes, every boundary kind and coefficient, 2D and 3D: products and fused step.
+/// is (64), at several chunk lengths (1 plane, around the ring's period, longer than the
+/// grid, the default) and block shapes, every boundary kind and coefficient, 2D and 3D: products and fused step.
 fn marching<S: RealScalar + DeviceElement>() {
     let g = gpu();
     let sizes = [pick(37, 13), pick(64, 16), pick(65, 17)];
@@ -173,7 +173,11 @@ fn marching<S: RealScalar + DeviceElement>() {
                         .with_kernel(StencilKernel::Marching)
                 };
                 compare_dev(&g, &op, &base(), 51);
-                for z in [1, 5, 2 * n as u32] {
+                // Chunks shorter than, equal to and longer than the register ring's period
+                // (5 planes for the f64 product and fused step, 6 for the f64 frame product, 9 and 6
+                // for the f32 product and step) and not a
+                // multiple of it: the unrolled march leaves its window part-way.
+                for z in [1, 4, 5, 6, 9, 11, 2 * n as u32] {
                     compare_dev(&g, &op, &base().with_zchunk(z), 52);
                 }
                 for (bx, by) in [(64, 4), (32, 16), (32, 1), (128, 2)] {

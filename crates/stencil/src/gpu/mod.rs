@@ -93,9 +93,9 @@ pub enum StencilKernel {
     /// one load in flight per thread and plane (latency-bound). The seed's optimized kernel.
     Optimized,
     /// Streaming march (the default): a 2D block over (x, y) marches along z with each
-    /// column's values in a ring of registers that runs 32 bytes ahead per thread, the
-    /// in-plane neighbours read through L1, no shared memory and no barriers. One DRAM read
-    /// and one write per point, plus the tile rims from L2.
+    /// column's values in a ring of registers that runs 2 (f64) or 6 (f32) planes ahead per
+    /// thread, the in-plane neighbours read through L1, no shared memory and no barriers.
+    /// One DRAM read and one write per point, plus the tile rims from L2.
     #[default]
     Marching,
 }
