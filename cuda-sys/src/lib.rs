@@ -88,7 +88,11 @@ mod tests {
     const INDICES: [&str; 2] = ["u32", "u64"];
 
     fn expected_kernels() -> Vec<String> {
-        let mut v = vec!["finish_sum".to_string(), "finish_max".to_string()];
+        let mut v = vec![
+            "finish_sum".to_string(),
+            "finish_max".to_string(),
+            "lanczos_beta".to_string(),
+        ];
         for s in SCALARS {
             for k in [
                 "fill",
@@ -98,6 +102,8 @@ mod tests {
                 "nrm2_partial",
                 "amax_partial",
                 "sum_partial",
+                "lanczos_update",
+                "lanczos_scale",
             ] {
                 v.push(format!("{k}_{s}"));
             }
