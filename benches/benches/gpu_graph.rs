@@ -402,19 +402,17 @@ fn tc_peers(
         "--time-limit".into(),
         format!("{limit}"),
     ];
-    let answer = match gpu_peer::run(
+    let Some(answer) = gpu_peer::run_or_report(
+        "gpu_graph",
+        "expm_multiply",
+        &case,
         &scratch,
         gpu_peer::EXPM_MULTIPLY,
         &args,
         std::time::Duration::from_secs_f64(2.0 * limit + 300.0),
-    ) {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("gpu_graph: expm_multiply peers of {case} not recorded: {e}");
-            return Ok(());
-        }
+    ) else {
+        return Ok(());
     };
-    gpu_peer::report_skipped("gpu_graph", &case, &answer);
     for r in answer["results"].as_array().into_iter().flatten() {
         let (Some(backend), Some(pt)) = (r["backend"].as_str(), r["time_s"].as_f64()) else {
             continue;

@@ -684,19 +684,17 @@ fn table_3_peers(ctx: &mut Ctx, n: usize) -> Res<()> {
         format!("{limit}"),
     ];
     // Three peers in two precisions, each bounded by `limit`, plus loading the input.
-    let answer = match gpu_peer::run(
+    let Some(answer) = gpu_peer::run_or_report(
+        SUITE,
+        "Table III",
+        &case,
         &scratch,
         gpu_peer::POINTWISE,
         &args,
         std::time::Duration::from_secs_f64(6.0 * limit + 120.0),
-    ) {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("{SUITE}: Table III peers of {case} not recorded: {e}");
-            return Ok(());
-        }
+    ) else {
+        return Ok(());
     };
-    gpu_peer::report_skipped(SUITE, &case, &answer);
     let bytes = 2.0 * points as f64;
     for r in answer["results"].as_array().into_iter().flatten() {
         let (Some(backend), Some(precision), Some(t)) = (
@@ -986,19 +984,17 @@ fn seed000<S: RealScalar + DeviceElement>(ctx: &mut Ctx, m: usize, t: f64, table
         "--time-limit".into(),
         format!("{}", ctx.peer_limit),
     ];
-    let answer = match gpu_peer::run(
+    let Some(answer) = gpu_peer::run_or_report(
+        SUITE,
+        "expm_multiply",
+        &case,
         &scratch,
         gpu_peer::EXPM_MULTIPLY,
         &args,
         std::time::Duration::from_secs_f64(2.0 * ctx.peer_limit + 300.0),
-    ) {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("{SUITE}: expm_multiply peers of {case} not recorded: {e}");
-            return Ok(());
-        }
+    ) else {
+        return Ok(());
     };
-    gpu_peer::report_skipped(SUITE, &case, &answer);
     for r in answer["results"].as_array().into_iter().flatten() {
         let (Some(backend), Some(pt)) = (r["backend"].as_str(), r["time_s"].as_f64()) else {
             continue;

@@ -130,8 +130,31 @@ pub fn run(
     serde_json::from_str(last).map_err(|e| format!("{}: bad JSON ({e}): {last}", script.0))
 }
 
+/// [`run`] for the peers `what` of `case` in `suite`: the answer, or `None` after saying on
+/// stderr why nothing is recorded; the answer's `skipped` entries are reported as well.
+pub fn run_or_report(
+    suite: &str,
+    what: &str,
+    case: &str,
+    scratch: &Scratch,
+    script: (&str, &str),
+    args: &[String],
+    limit: Duration,
+) -> Option<Value> {
+    match run(scratch, script, args, limit) {
+        Ok(v) => {
+            report_skipped(suite, case, &v);
+            Some(v)
+        }
+        Err(e) => {
+            eprintln!("{suite}: {what} peers of {case} not recorded: {e}");
+            None
+        }
+    }
+}
+
 /// Prints every `skipped` entry of a peer script's answer (`{backend, why, ...}`).
-pub fn report_skipped(suite: &str, case: &str, v: &Value) {
+fn report_skipped(suite: &str, case: &str, v: &Value) {
     for s in v["skipped"].as_array().into_iter().flatten() {
         eprintln!(
             "{suite}: peer {} {} of {case} not recorded: {}",

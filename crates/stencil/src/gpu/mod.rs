@@ -343,10 +343,12 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
         let coef = self.coef.as_ref().map_or(NULL, |c| c.device_ptr());
         let b = self.b.as_ref().map_or(NULL, |b| b.device_ptr());
         let n = self.op.grid().n() as u32;
-        match kernel {
-            StencilKernel::Naive => {
-                let f = NAIVE[v].for_scalar::<S>(&self.device)?;
-                let cfg = LaunchConfig {
+        // The naive and the marching kernels take the same arguments; the optimized one adds
+        // the fused step's accumulator and partials (NULL here).
+        let (f, cfg) = match kernel {
+            StencilKernel::Naive => (
+                NAIVE[v].for_scalar::<S>(&self.device)?,
+                LaunchConfig {
                     grid: (
                         n.div_ceil(32),
                         n.div_ceil(8),
@@ -354,59 +356,48 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
                     ),
                     block: (32, 8, 1),
                     shared_mem_bytes: 0,
-                };
-                // SAFETY: stencil_naive_<bc>_<S>(params, x, lo, hi, coef, b, y): x and y hold
-                // N^d elements of S (checked by the callers), coef and b N^d or NULL as
-                // the params say, no halos (lo = hi = NULL) for a whole grid.
-                unsafe {
-                    self.device
-                        .launch_builder(f)
-                        .arg(&p)
-                        .arg(&x)
-                        .arg(&NULL)
-                        .arg(&NULL)
-                        .arg(&coef)
-                        .arg(&b)
-                        .arg(&y)
-                        .launch(cfg)
-                }
-            }
-            StencilKernel::Marching => {
-                let f = MARCH[v].for_scalar::<S>(&self.device)?;
-                let cfg = self.march_config(kernel);
-                // SAFETY: stencil_march_<bc>_<S>(params, x, lo, hi, coef, b, y): as above.
-                unsafe {
-                    self.device
-                        .launch_builder(f)
-                        .arg(&p)
-                        .arg(&x)
-                        .arg(&NULL)
-                        .arg(&NULL)
-                        .arg(&coef)
-                        .arg(&b)
-                        .arg(&y)
-                        .launch(cfg)
-                }
-            }
-            StencilKernel::Optimized => {
-                let f = OPT[v].for_scalar::<S>(&self.device)?;
-                let cfg = self.march_config(kernel);
-                // SAFETY: as above; with acc = partials = NULL the kernel writes y only.
-                unsafe {
-                    self.device
-                        .launch_builder(f)
-                        .arg(&p)
-                        .arg(&x)
-                        .arg(&NULL)
-                        .arg(&NULL)
-                        .arg(&coef)
-                        .arg(&b)
-                        .arg(&y)
-                        .arg(&NULL)
-                        .arg(&NULL)
-                        .launch(cfg)
-                }
-            }
+                },
+            ),
+            StencilKernel::Marching => (
+                MARCH[v].for_scalar::<S>(&self.device)?,
+                self.march_config(kernel),
+            ),
+            StencilKernel::Optimized => (
+                OPT[v].for_scalar::<S>(&self.device)?,
+                self.march_config(kernel),
+            ),
+        };
+        if kernel != StencilKernel::Optimized {
+            // SAFETY: stencil_{naive,march}_<bc>_<S>(params, x, lo, hi, coef, b, y): x and y
+            // hold N^d elements of S (checked by the callers), coef and b N^d or NULL as the
+            // params say, no halos (lo = hi = NULL) for a whole grid.
+            return unsafe {
+                self.device
+                    .launch_builder(f)
+                    .arg(&p)
+                    .arg(&x)
+                    .arg(&NULL)
+                    .arg(&NULL)
+                    .arg(&coef)
+                    .arg(&b)
+                    .arg(&y)
+                    .launch(cfg)
+            };
+        }
+        // SAFETY: as above; with acc = partials = NULL the optimized kernel writes y only.
+        unsafe {
+            self.device
+                .launch_builder(f)
+                .arg(&p)
+                .arg(&x)
+                .arg(&NULL)
+                .arg(&NULL)
+                .arg(&coef)
+                .arg(&b)
+                .arg(&y)
+                .arg(&NULL)
+                .arg(&NULL)
+                .launch(cfg)
         }
     }
 
