@@ -47,6 +47,41 @@ pub trait Backend: Send + Sync + Debug {
     /// max |xᵢ|.
     fn amax<S: Scalar>(&self, x: &Self::Vector<S>) -> Result<S::Real>;
 
+    /// Whether operations are queued and run asynchronously to the host (GPUs). Algorithms
+    /// that must read a result back (a convergence check) then queue further work before
+    /// the host computation, so that the device stays busy while the host decides; on
+    /// synchronous backends (the CPU) that work would only be spent sooner.
+    fn is_asynchronous(&self) -> bool {
+        false
+    }
+
+    /// y ← Σᵢ cᵢ·xᵢ (y is not read; y ← 0 for no terms), as the final combination of a
+    /// Krylov basis y = Q·c.
+    ///
+    /// **Cost.** The default runs one [`Backend::fill`] and one [`Backend::axpby`] per term
+    /// (reading y and xᵢ, writing y: 3n per term); backends override it to read each xᵢ once
+    /// (n per term plus a few passes over y).
+    ///
+    /// # Errors
+    ///
+    /// [`crate::Error::DimensionMismatch`] when `coeffs` and `xs` differ in length or a
+    /// vector's length differs from y's; the backend's errors.
+    fn linear_combination<S: Scalar>(
+        &self,
+        coeffs: &[S],
+        xs: &[&Self::Vector<S>],
+        y: &mut Self::Vector<S>,
+    ) -> Result<()> {
+        check_combination(self, coeffs, xs, y)?;
+        self.fill(y, S::zero())?;
+        for (&c, x) in coeffs.iter().zip(xs) {
+            if c != S::zero() {
+                self.axpby(c, x, S::one(), y)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Waits for all queued work (no-op on synchronous backends).
     fn synchronize(&self) -> Result<()> {
         Ok(())
@@ -161,6 +196,38 @@ pub trait Backend: Send + Sync + Debug {
         self.write_coeffs(c, 2 * j, &[alpha, beta])?;
         self.scale(S::from_f64(inverse_or_zero(beta)), w)
     }
+}
+
+/// The argument checks of [`Backend::linear_combination`]: as many coefficients as vectors,
+/// every vector as long as the output.
+///
+/// # Errors
+///
+/// [`crate::Error::DimensionMismatch`] naming the count or the first vector that differs.
+pub fn check_combination<B: Backend + ?Sized, S: Scalar>(
+    backend: &B,
+    coeffs: &[S],
+    xs: &[&B::Vector<S>],
+    y: &B::Vector<S>,
+) -> Result<()> {
+    if coeffs.len() != xs.len() {
+        return Err(crate::Error::dim(
+            "linear_combination: coefficients for the vectors",
+            xs.len(),
+            coeffs.len(),
+        ));
+    }
+    let n = backend.len(y);
+    for (i, x) in xs.iter().enumerate() {
+        if backend.len(*x) != n {
+            return Err(crate::Error::dim(
+                format!("linear_combination: length of vector {i}"),
+                n,
+                backend.len(*x),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// 1/β, or 0 for β = 0 (the scaling that turns an exactly vanished Lanczos residual into a

@@ -1,14 +1,61 @@
 //! The Lanczos method for f(tA)v with Hermitian A.
 
+use super::orthogonality::OmegaMonitor;
 use super::small::{Coefficients, Screen, exp_coefficients, phi_coefficients};
 use crate::method::check_phi_order;
-use crate::{ExpmvMethod, LanczosOptions, MethodOptions, Progress, Report, checks};
+use crate::{ExpmvMethod, LanczosOptions, MethodOptions, Progress, Report, Reorthogonalize, checks};
 use matexp_core::{Backend, Error, LinearOperator, RealScalar, Result, Scalar, c64};
+use std::time::Instant;
 
 /// 1/β, or 0 for β = 0 (as [`Backend::lanczos_step`] scales an exactly vanished residual).
 fn inverse_or_zero(beta: f64) -> f64 {
     if beta == 0.0 { 0.0 } else { 1.0 / beta }
 }
+
+/// How many steps to queue ahead of a convergence check on an asynchronous backend.
+///
+/// At a check the host reads α, β (waiting for the device) and then spends H seconds on
+/// small eigenproblems (O(k²), 1–3 ms at k ≈ 250), during which a device with nothing
+/// queued would idle: on seed 000's Table 12 (k = 267, ~20 checks) that idle time was a
+/// third of the call. So `L` steps are queued before the host computation, with
+/// L = ⌈1.25·H_prev/s⌉ (H_prev the previous check's host time, growing slowly with k;
+/// s the device time of a step, from the first read, where the device had run `k` queued
+/// steps while the host did nothing), clamped to [`check_every`, max(`check_every`, k/10)].
+/// If the check converges, those L steps (≈ H of device time, the idle time of one check)
+/// are spent for nothing and counted; every check that does not converge saves H.
+#[derive(Debug, Default)]
+struct Lookahead {
+    /// Device seconds per step, from the first read.
+    step_secs: Option<f64>,
+    /// Host seconds of the last check.
+    host_secs: f64,
+}
+
+impl Lookahead {
+    fn read_done(&mut self, k: usize, waited: f64) {
+        if self.step_secs.is_none() && k > 0 && waited > 0.0 {
+            self.step_secs = Some(waited / k as f64);
+        }
+    }
+
+    fn host_done(&mut self, secs: f64) {
+        self.host_secs = secs;
+    }
+
+    fn steps(&self, k: usize, check_every: usize) -> usize {
+        let hi = check_every.max(k / 10);
+        match self.step_secs {
+            Some(s) if s > 0.0 => {
+                let want = (1.25 * self.host_secs / s).ceil();
+                (want.min(hi as f64) as usize).max(check_every)
+            }
+            _ => check_every,
+        }
+    }
+}
+
+#[path = "substeps.rs"]
+mod substeps;
 
 /// Which function of the tridiagonal matrix is taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,6 +175,9 @@ pub struct Lanczos<'a, B: Backend, S: Scalar> {
     beta: Vec<f64>,
     /// α_j, β_{j+1} where the vectors live ([`Backend::lanczos_step`]), allocated on first use.
     coeffs: Option<B::Vector<f64>>,
+    /// `build` returns the unconverged T at `max_dim` instead of failing (a substep is then
+    /// cut to what it can take, see `substeps.rs`).
+    partial_at_max_dim: bool,
 }
 
 /// Steps to the next convergence check after a failed one at dimension `k` whose worst
@@ -214,6 +264,7 @@ impl<'a, B: Backend + 'a, S: Scalar> ExpmvMethod<'a, B, S> for Lanczos<'a, B, S>
             alpha: Vec::new(),
             beta: Vec::new(),
             coeffs: None,
+            partial_at_max_dim: false,
         })
     }
 
@@ -412,6 +463,27 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
         Ok(())
     }
 
+    /// Step j of the fused path: u = A·q_j, then [`Backend::lanczos_step`] (α_j, β_{j+1}
+    /// into the coefficient array, u ← q_{j+1}). One-pass: q_j = basis[j], u = basis[j+1];
+    /// two-pass: three rotating slots.
+    fn fused_step<O: LinearOperator<B, S> + ?Sized>(&mut self, op: &O, j: usize) -> Result<()> {
+        let be = self.backend;
+        self.ensure_coeffs(j)?;
+        let (ip, ic, iu) = if self.opts.two_pass {
+            ((j + 2) % 3, j % 3, (j + 1) % 3)
+        } else {
+            self.ensure_basis(j + 2)?;
+            (j.wrapping_sub(1), j, j + 1)
+        };
+        let (q_prev, q_cur, u) = three_slots(&mut self.basis, ip, ic, iu, j > 0);
+        op.apply(be, S::one(), q_cur, S::zero(), u)?;
+        let c = self
+            .coeffs
+            .as_mut()
+            .ok_or_else(|| Error::Device("lanczos: coefficient array missing".into()))?;
+        be.lanczos_step(j, q_prev, q_cur, u, c)
+    }
+
     fn ensure_basis(&mut self, count: usize) -> Result<()> {
         while self.basis.len() < count {
             self.basis.push(self.backend.zeros(self.n)?);
@@ -471,19 +543,26 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
         let be = self.backend;
         let opts = self.opts;
         let two_pass = opts.two_pass;
-        let fused = !opts.reorthogonalize;
+        let mode = opts.effective_reorthogonalization();
+        let mut fused = mode != Reorthogonalize::Always;
         self.alpha.clear();
         self.beta.clear();
         self.ensure_basis(if two_pass { 3 } else { 2 })?;
         be.copy(v, &mut self.basis[0])?;
         be.scale(S::from_f64(1.0 / beta0), &mut self.basis[0])?;
         let eps = S::Real::EPS.as_f64();
+        // Auto: the ω-recurrence runs on the coefficients as they reach the host.
+        let mut monitor = (mode == Reorthogonalize::Auto).then(|| OmegaMonitor::new(eps));
+        if mode == Reorthogonalize::Always {
+            report.reorthogonalized_from = Some(0);
+        }
         let mut next_check = opts.check_every.min(opts.max_dim);
         // The worst estimate / tolerance ratio at the previous check, for the schedule.
         let mut previous: Option<(usize, f64)> = None;
         let mut scanned = 0;
         let mut j = 0;
         let mult = if two_pass { 2 } else { 1 };
+        let mut look = Lookahead::default();
         loop {
             if (j + 1) * mult > opts.max_products.saturating_add(usize::from(two_pass)) {
                 return Err(Error::NoConvergence {
@@ -496,21 +575,15 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
                 });
             }
             if fused {
-                self.ensure_coeffs(j)?;
-            }
-            // Slots: one-pass q_j = basis[j], u = basis[j+1]; two-pass rotates three.
-            let (ip, ic, iu) = if two_pass {
-                ((j + 2) % 3, j % 3, (j + 1) % 3)
+                self.fused_step(op, j)?;
+                report.matvecs += 1;
             } else {
+                // Host scalars (reorthogonalization; one-pass only, checked by the options).
                 self.ensure_basis(j + 2)?;
-                (j.wrapping_sub(1), j, j + 1)
-            };
-            let (q_prev, q_cur, u) = three_slots(&mut self.basis, ip, ic, iu, j > 0);
-            op.apply(be, S::one(), q_cur, S::zero(), u)?;
-            report.matvecs += 1;
-            if let (true, Some(c)) = (fused, self.coeffs.as_mut()) {
-                be.lanczos_step(j, q_prev, q_cur, u, c)?;
-            } else {
+                let (q_prev, q_cur, u) =
+                    three_slots(&mut self.basis, j.wrapping_sub(1), j, j + 1, j > 0);
+                op.apply(be, S::one(), q_cur, S::zero(), u)?;
+                report.matvecs += 1;
                 let a = be.dot(q_cur, u)?.re().as_f64();
                 be.axpby(S::from_f64(-a), q_cur, S::one(), u)?;
                 if let Some(qp) = q_prev {
@@ -521,25 +594,44 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
                     let h = be.dot(q, &rest[0])?;
                     be.axpby(-h, q, S::one(), &mut rest[0])?;
                 }
-                let b = be.nrm2(&self.basis[iu])?.as_f64();
-                be.scale(S::from_f64(inverse_or_zero(b)), &mut self.basis[iu])?;
+                let b = be.nrm2(&self.basis[j + 1])?.as_f64();
+                be.scale(S::from_f64(inverse_or_zero(b)), &mut self.basis[j + 1])?;
                 self.alpha.push(a);
                 self.beta.push(b);
             }
             let mut k = j + 1;
             let last = k >= opts.max_dim;
             let due = last || k >= next_check;
+            let mut ahead = 0;
             if let Some(c) = self.coeffs.as_ref().filter(|_| fused)
                 && (due || k == 1 || k == self.n)
             {
                 let known = self.alpha.len();
                 let mut fresh = vec![0.0; 2 * (k - known)];
+                let waited = Instant::now();
                 be.read_coeffs(c, 2 * known, &mut fresh)?;
+                look.read_done(k, waited.elapsed().as_secs_f64());
                 for pair in fresh.chunks_exact(2) {
                     self.alpha.push(pair[0]);
                     self.beta.push(pair[1]);
                 }
+                if due && !last && k < self.n && be.is_asynchronous() {
+                    // Keep the device busy while the host checks (see `Lookahead`); steps
+                    // after a breakdown or past convergence are spent and counted.
+                    let cap = opts.max_products.saturating_add(usize::from(two_pass)) / mult;
+                    ahead = look
+                        .steps(k, opts.check_every)
+                        // Leave the step that reaches max_dim, n or the cap to the loop.
+                        .min(opts.max_dim.saturating_sub(k + 1))
+                        .min(self.n.saturating_sub(k + 1))
+                        .min(cap.saturating_sub(k + 1));
+                    for a in 0..ahead {
+                        self.fused_step(op, j + 1 + a)?;
+                        report.matvecs += 1;
+                    }
+                }
             }
+            let host = Instant::now();
             let mut breakdown = false;
             if self.alpha.len() == k {
                 let mut cut = None;
@@ -570,6 +662,20 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
                     self.beta.truncate(k);
                 }
                 scanned = k;
+            }
+            if let Some(i) = lost_orthogonality(&mut monitor, &self.alpha, &self.beta, k, breakdown)
+            {
+                // Steps 0..i kept a semi-orthogonal basis: redo step i onwards with full
+                // reorthogonalization (the products since are spent, at most one check
+                // interval); the check due at k is made when k is reached again.
+                fused = false;
+                self.alpha.truncate(i);
+                self.beta.truncate(i);
+                scanned = i;
+                next_check = next_check.max(k);
+                report.reorthogonalized_from = Some(i);
+                j = i;
+                continue;
             }
             if breakdown || due {
                 let last = k >= opts.max_dim;
@@ -606,24 +712,16 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
                 }
                 if converged || last {
                     report.converged = converged;
-                    if !converged && !opts.allow_unconverged {
-                        // Without reorthogonalization a stiff operator (‖A‖ ≫ the spread of
-                        // the eigenvalues that matter) loses orthogonality and stalls: ghost
-                        // copies of converged eigenvalues (measured: a dense n = 200 matrix
-                        // with spectrum in [−1e6, 0] does not converge at k = 500, and does
-                        // at k = 127 with full reorthogonalization).
-                        let hint = if opts.reorthogonalize {
-                            "raise max_dim, or use Arnoldi with substeps"
-                        } else {
-                            "orthogonality may be lost (stiff operator): set reorthogonalize, \
-                             raise max_dim, or use Arnoldi with substeps"
-                        };
+                    if !converged && !opts.allow_unconverged && !self.partial_at_max_dim {
                         return Err(Error::NoConvergence {
                             method: "lanczos",
                             detail: format!(
                                 "dimension {k} = max_dim reached with estimated error {:.3e} \
-                                 (tolerance rtol = {:.1e}, atol = {:.1e}); {hint}",
-                                report.error_estimate, opts.tol.rtol, opts.tol.atol
+                                 (tolerance rtol = {:.1e}, atol = {:.1e}); {}",
+                                report.error_estimate,
+                                opts.tol.rtol,
+                                opts.tol.atol,
+                                max_dim_hint(&opts, mode, targets)
                             ),
                         });
                     }
@@ -633,10 +731,13 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
                     .iter()
                     .map(|c| c.miss(&opts.tol, beta0))
                     .fold(0.0, f64::max);
-                next_check = (k + check_interval(&opts, k, previous, miss)).min(opts.max_dim);
+                next_check = (k + check_interval(&opts, k, previous, miss))
+                    .max(k + ahead + 1)
+                    .min(opts.max_dim);
                 previous = Some((k, miss));
+                look.host_done(host.elapsed().as_secs_f64());
             }
-            j += 1;
+            j += 1 + ahead;
         }
     }
 
@@ -699,12 +800,10 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
             be.fill(o, S::zero())?;
         }
         if !self.opts.two_pass {
-            for j in 0..k {
-                for (o, y) in out.iter_mut().zip(&scaled) {
-                    if y[j] != S::zero() {
-                        be.axpby(y[j], &self.basis[j], S::one(), o)?;
-                    }
-                }
+            // One pass over the basis per output (Backend::linear_combination).
+            let basis: Vec<&B::Vector<S>> = self.basis[..k].iter().collect();
+            for (o, y) in out.iter_mut().zip(&scaled) {
+                be.linear_combination(&y[..k], &basis, o)?;
             }
         } else {
             // Regenerate q_j by the same fused steps as the first pass (they recompute α, β
@@ -752,6 +851,61 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
         }
         Ok(())
     }
+}
+
+/// Whether the Auto monitor sees orthogonality lost among the coefficients read so far (up
+/// to step `k − 1`): the step to restart from with reorthogonalization. Switches itself off
+/// once it has fired (the rest of the run reorthogonalizes) and at a breakdown (the result
+/// is then exact).
+fn lost_orthogonality(
+    monitor: &mut Option<OmegaMonitor>,
+    alpha: &[f64],
+    beta: &[f64],
+    k: usize,
+    breakdown: bool,
+) -> Option<usize> {
+    let m = monitor.as_mut()?;
+    if breakdown || alpha.len() < k {
+        return None;
+    }
+    let i = m.advance(alpha, beta, k)?;
+    *monitor = None;
+    Some(i)
+}
+
+/// What to try when Lanczos stops at `max_dim` without meeting the tolerance.
+///
+/// Without reorthogonalization a stiff operator (‖A‖ ≫ the spread of the eigenvalues that
+/// matter) loses orthogonality and stalls on ghost copies of converged eigenvalues
+/// (measured: a dense n = 200 matrix with spectrum in [−1e6, 0] does not converge at
+/// k = 500 without it, and does at k = 127 with it); a large τ‖A‖ needs a dimension of about
+/// |τ|‖A‖ (oscillatory) or √(|τ|‖A‖) (decay), which substeps split up.
+fn max_dim_hint(opts: &LanczosOptions, mode: Reorthogonalize, targets: &[(Func, c64)]) -> String {
+    let reorth = match mode {
+        Reorthogonalize::Always => "",
+        Reorthogonalize::Auto => {
+            "if the operator is stiff, set reorthogonalization = Always (Auto watched the \
+             estimated loss of orthogonality); "
+        }
+        Reorthogonalize::Never if opts.two_pass => {
+            "orthogonality may be lost (stiff operator): reorthogonalization needs the stored \
+             basis, so turn two_pass off (Auto then reorthogonalizes where needed); "
+        }
+        Reorthogonalize::Never => {
+            "orthogonality may be lost (stiff operator): set reorthogonalize (or \
+             reorthogonalization = Auto); "
+        }
+    };
+    let single_exp = targets.len() == 1 && targets[0].0 == Func::Exp;
+    let steps = if !single_exp {
+        "substeps are taken only for a single output time of exp (not for φ-functions or \
+         several times): split the time range yourself, or use Arnoldi, which takes substeps"
+    } else if opts.max_substeps <= 1 {
+        "substeps are off (max_substeps = 1): raise max_substeps"
+    } else {
+        "raise max_substeps"
+    };
+    format!("{reorth}raise max_dim; {steps}")
 }
 
 /// Disjoint borrows of three basis slots: (previous if `with_prev`, current, next), for
