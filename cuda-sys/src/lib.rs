@@ -98,6 +98,7 @@ mod tests {
                 "fill",
                 "scale",
                 "axpby",
+                "combine",
                 "dot_partial",
                 "nrm2_partial",
                 "amax_partial",

@@ -56,7 +56,8 @@ pub trait Backend: Send + Sync + Debug {
     }
 
     /// y ← Σᵢ cᵢ·xᵢ (y is not read; y ← 0 for no terms), as the final combination of a
-    /// Krylov basis y = Q·c.
+    /// Krylov basis y = Q·c. The terms are added in order i = 0, 1, …; overrides read every
+    /// xᵢ, so a non-finite xᵢ poisons y even where cᵢ = 0 (the default skips those terms).
     ///
     /// **Cost.** The default runs one [`Backend::fill`] and one [`Backend::axpby`] per term
     /// (reading y and xᵢ, writing y: 3n per term); backends override it to read each xᵢ once

@@ -55,6 +55,18 @@ impl Backend for CpuBackend {
         norms::axpby(alpha, x, beta, y);
         Ok(())
     }
+    /// One pass: each xᵢ read once, chunk by chunk (rayon).
+    fn linear_combination<S: Scalar>(
+        &self,
+        coeffs: &[S],
+        xs: &[&Vec<S>],
+        y: &mut Vec<S>,
+    ) -> Result<()> {
+        crate::check_combination(self, coeffs, xs, y)?;
+        let slices: Vec<&[S]> = xs.iter().map(|x| x.as_slice()).collect();
+        norms::combine(coeffs, &slices, y);
+        Ok(())
+    }
     fn dot<S: Scalar>(&self, x: &Vec<S>, y: &Vec<S>) -> Result<S> {
         check_dim("dot: y length", x.len(), y.len())?;
         Ok(norms::dot(x, y))
@@ -82,6 +94,34 @@ impl Backend for CpuBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The one-pass combination equals repeated axpby (same order of additions) and checks
+    /// its arguments.
+    #[test]
+    fn linear_combination_equals_repeated_axpby() {
+        let cpu = CpuBackend::new();
+        for n in [0usize, 5, 70_001] {
+            let xs: Vec<Vec<f64>> = (0..4)
+                .map(|j| (0..n).map(|i| ((i * 7 + j * 13) % 17) as f64 - 8.5).collect())
+                .collect();
+            let cs = [0.5, -1.25, 0.0, 3.0];
+            let refs: Vec<&Vec<f64>> = xs.iter().collect();
+            let mut y = vec![f64::NAN; n];
+            cpu.linear_combination(&cs, &refs, &mut y).unwrap();
+            let mut want = vec![0.0; n];
+            for (c, x) in cs.iter().zip(&xs) {
+                cpu.axpby(*c, x, 1.0, &mut want).unwrap();
+            }
+            assert_eq!(y, want);
+        }
+        let x = vec![1.0; 3];
+        let mut y = vec![0.0; 3];
+        assert!(cpu.linear_combination(&[1.0], &[&x, &x], &mut y).is_err());
+        assert!(cpu.linear_combination(&[1.0], &[&vec![1.0; 4]], &mut y).is_err());
+        let mut z = vec![f64::NAN; 3];
+        cpu.linear_combination::<f64>(&[], &[], &mut z).unwrap();
+        assert_eq!(z, vec![0.0; 3]);
+    }
 
     /// The default fused Lanczos step on the CPU: α, β land in the coefficient array, the
     /// residual is normalized in place, and an exact breakdown leaves zeros (not NaN).

@@ -148,6 +148,28 @@ pub fn axpby<S: Scalar>(alpha: S, x: &[S], beta: S, y: &mut [S]) {
     }
 }
 
+/// y ← Σⱼ cⱼ·xⱼ (y not read), chunk by chunk so that each xⱼ is read once and y written
+/// once; the terms are added in order j = 0, 1, … as repeated [`axpby`] would.
+pub fn combine<S: Scalar>(coeffs: &[S], xs: &[&[S]], y: &mut [S]) {
+    debug_assert_eq!(coeffs.len(), xs.len());
+    let f = |(start, yc): (usize, &mut [S])| {
+        yc.iter_mut().for_each(|v| *v = S::zero());
+        let end = start + yc.len();
+        for (&c, x) in coeffs.iter().zip(xs) {
+            for (yi, xi) in yc.iter_mut().zip(&x[start..end]) {
+                *yi += c * *xi;
+            }
+        }
+    };
+    if y.len() < PAR_THRESHOLD {
+        f((0, y))
+    } else {
+        y.par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(i, yc)| f((i * CHUNK, yc)))
+    }
+}
+
 /// x ← α·x.
 pub fn scal<S: Scalar>(alpha: S, x: &mut [S]) {
     let f = |c: &mut [S]| c.iter_mut().for_each(|v| *v *= alpha);

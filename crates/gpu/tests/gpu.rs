@@ -136,6 +136,42 @@ fn blas1_case<S: Scalar>(g: &GpuBackend, r: &mut impl Rng, n: usize) {
     let mut gc = g.upload(&vec![poison::<S>(); n]).unwrap();
     g.copy(&gx, &mut gc).unwrap();
     assert_close("copy", &g.to_host(&gc).unwrap(), &xu, 0.0);
+
+    // Linear combinations: none (y ← 0), one, and past one launch's 512 vectors; y is
+    // poisoned, so a read of it would show.
+    for count in [0usize, 1, 7, if n > 4096 { 9 } else { 520 }] {
+        let xs: Vec<Vec<S>> = (0..count).map(|_| rand_vec::<S>(r, n)).collect();
+        let cs: Vec<S> = (0..count).map(|_| rand_scalar(r)).collect();
+        let gxs: Vec<_> = xs.iter().map(|x| g.upload(x).unwrap()).collect();
+        let refs: Vec<_> = gxs.iter().collect();
+        let mut gy = g.upload(&vec![poison::<S>(); n]).unwrap();
+        g.linear_combination(&cs, &refs, &mut gy).unwrap();
+        let mut want = vec![c64::new(0.0, 0.0); n];
+        let mut terms = vec![0.0; n];
+        for (c, x) in cs.iter().zip(&xs) {
+            for i in 0..n {
+                let t = c.to_c64() * x[i].to_c64();
+                want[i] += t;
+                terms[i] += t.norm();
+            }
+        }
+        let got = g.to_host(&gy).unwrap();
+        for i in 0..n {
+            let err = (got[i].to_c64() - want[i]).norm();
+            // count roundings of the running sum, each relative to the terms so far.
+            let bound = 2.0 * (count as f64 + 1.0) * eps::<S>() * terms[i];
+            assert!(
+                err <= bound,
+                "{} combination of {count}: element {i} off by {err:e} (bound {bound:e})",
+                S::NAME
+            );
+        }
+    }
+    let one = g.upload(&x).unwrap();
+    let bad = g.zeros::<S>(n + 1).unwrap();
+    let mut gy = g.zeros::<S>(n).unwrap();
+    assert!(g.linear_combination(&[alpha], &[&one, &one], &mut gy).is_err());
+    assert!(g.linear_combination(&[alpha], &[&bad], &mut gy).is_err());
 }
 
 fn reduction_case<S: Scalar>(g: &GpuBackend, r: &mut impl Rng, n: usize) {

@@ -1,10 +1,11 @@
-//! Level-1 kernels on device ranges: x ← value, x ← α·x, y ← α·x + β·y.
+//! Level-1 kernels on device ranges: x ← value, x ← α·x, y ← α·x + β·y, y ← Σⱼ cⱼ·xⱼ.
 //!
 //! Grid-stride launches sized to fill the device; each is one pass over memory (axpby
 //! reads x and y and writes y; with β = 0 it does not read y, the BLAS convention).
 
-use super::{AXPBY, FILL, SCALE};
-use crate::rt::{Device, LaunchConfig};
+use super::{AXPBY, COMBINE, FILL, SCALE};
+use crate::rt::{Device, DeviceBuffer, LaunchConfig};
+use std::sync::Arc;
 use matexp_core::{Result, Scalar};
 use matexp_cuda_sys::{MX_REDUCE_THREADS, MxBlas1Params, MxScalar};
 
@@ -84,4 +85,56 @@ pub(crate) fn axpby<S: Scalar>(
             .arg(&y)
             .launch(cfg(device, n))
     }
+}
+
+/// Vectors per `combine` launch (`MX_COMBINE_MAX` of blas1.cu: their addresses and
+/// coefficients are staged in shared memory).
+const COMBINE_MAX: usize = 512;
+
+/// y[0..n) ← Σⱼ cⱼ·xⱼ for device addresses `xs` of n elements of S each: one launch per 512
+/// vectors (the first writes y, later ones add to it), each reading its vectors once. The
+/// address and coefficient tables are uploaded first (one small synchronous copy each).
+pub(crate) fn combine<S: Scalar>(
+    device: &Arc<Device>,
+    n: usize,
+    coeffs: &[S],
+    xs: &[u64],
+    y: u64,
+) -> Result<()> {
+    debug_assert_eq!(coeffs.len(), xs.len());
+    if n == 0 {
+        return Ok(());
+    }
+    if xs.is_empty() {
+        return fill(device, n, y, S::zero());
+    }
+    let f = COMBINE.for_scalar::<S>(device)?;
+    for (chunk, (cs, ps)) in coeffs
+        .chunks(COMBINE_MAX)
+        .zip(xs.chunks(COMBINE_MAX))
+        .enumerate()
+    {
+        // c64 has MxScalar's layout ({re, im} doubles).
+        let table: Vec<matexp_core::c64> = cs.iter().map(|c| c.to_c64()).collect();
+        let ptrs = DeviceBuffer::<u64>::from_host(device, ps)?;
+        let cbuf = DeviceBuffer::<matexp_core::c64>::from_host(device, &table)?;
+        let (n64, count, acc) = (n as u64, ps.len() as u32, u32::from(chunk > 0));
+        let (pp, cp) = (ptrs.device_ptr(), cbuf.device_ptr());
+        // SAFETY: `ptrs` holds `count` ≤ 512 addresses of n elements of S each, `cbuf` as
+        // many coefficients ({re, im} doubles, MxScalar's layout); y holds n elements and is
+        // none of the xⱼ (the caller's borrows are disjoint). The tables are freed in stream
+        // order after the launch.
+        unsafe {
+            device
+                .launch_builder(f)
+                .arg(&n64)
+                .arg(&count)
+                .arg(&pp)
+                .arg(&cp)
+                .arg(&acc)
+                .arg(&y)
+                .launch(cfg(device, n))?
+        };
+    }
+    Ok(())
 }

@@ -22,6 +22,7 @@ pub static LEJA: PtxModule = PtxModule::new("leja", matexp_cuda_sys::LEJA.ptx);
 pub(crate) static FILL: Kernel = Kernel::new(&BLAS1, "fill");
 pub(crate) static SCALE: Kernel = Kernel::new(&BLAS1, "scale");
 pub(crate) static AXPBY: Kernel = Kernel::new(&BLAS1, "axpby");
+pub(crate) static COMBINE: Kernel = Kernel::new(&BLAS1, "combine");
 
 pub(crate) static DOT_PARTIAL: Kernel = Kernel::new(&REDUCE, "dot_partial");
 pub(crate) static NRM2_PARTIAL: Kernel = Kernel::new(&REDUCE, "nrm2_partial");
@@ -58,6 +59,7 @@ mod tests {
             &FILL,
             &SCALE,
             &AXPBY,
+            &COMBINE,
             &DOT_PARTIAL,
             &NRM2_PARTIAL,
             &AMAX_PARTIAL,

@@ -523,6 +523,11 @@ impl Backend for MultiGpuBackend {
         }
         Ok(())
     }
+
+    /// Every part's kernels are queued on its device's stream.
+    fn is_asynchronous(&self) -> bool {
+        true
+    }
 }
 
 /// One device's rows of a [`MultiGpuCsr`].
