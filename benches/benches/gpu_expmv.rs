@@ -17,7 +17,7 @@
 //! tol 10⁻⁵, f64) and Table 10 (spin bath L = 21, e^{−10iH}ψ₀, tol 10⁻⁵, c64) on the GPU
 //! with Lanczos (which `Method::Auto` picks for these Hermitian operators: its rule is
 //! "Lanczos if `is_hermitian()`", on every backend), errors against Leja at rtol 10⁻¹⁰,
-//! and, on both operators, the time of one Lanczos step (product + `lanczos_step`)
+//! and, on both operators, the time of one Lanczos step (`apply_rayleigh` + `lanczos_finish`)
 //! against one product in the same run (`…/lanczos_step` records, the ratio in `extra`);
 //! `--small` shrinks them to N = 64 and L = 14. `--tables-only` skips the other problems.
 //! Records (one JSON object per line) go to `DIR/expmv_gpu.jsonl` (default
@@ -353,7 +353,8 @@ fn run(gpu: &GpuBackend, args: &Args) -> Res<()> {
     write_records(&args.out, &ctx.records)
 }
 
-/// Median seconds per Lanczos step (product + fused `lanczos_step`) and per product alone,
+/// Median seconds per Lanczos step (`apply_rayleigh` + `lanczos_finish`, as `Lanczos` runs
+/// it) and per product alone,
 /// over `steps` steps each after as many warm-up steps; the backend is synchronized before
 /// each clock stops, and the step loop reads no coefficient (as `Lanczos` between checks).
 fn step_vs_spmv<S: Scalar>(
@@ -378,15 +379,19 @@ fn step_vs_spmv<S: Scalar>(
             let start = Instant::now();
             for s in 0..steps {
                 let j = round * steps + s;
-                op.apply(gpu, S::one(), &cur, S::zero(), &mut next)
-                    .map_err(err)?;
                 if fused {
+                    // As `Lanczos` steps: α from the product's pass, then the update.
+                    op.apply_rayleigh(gpu, &cur, &mut next, &mut c, 2 * j)
+                        .map_err(err)?;
                     let p = (j > 0).then_some(&prev);
-                    gpu.lanczos_step(j, p, &cur, &mut next, &mut c)
+                    gpu.lanczos_finish(j, p, &cur, &mut next, &mut c)
                         .map_err(err)?;
                     // (prev, cur, next) ← (cur, next, prev): q_{j+1} becomes current.
                     std::mem::swap(&mut prev, &mut cur);
                     std::mem::swap(&mut cur, &mut next);
+                } else {
+                    op.apply(gpu, S::one(), &cur, S::zero(), &mut next)
+                        .map_err(err)?;
                 }
             }
             gpu.synchronize().map_err(err)?;

@@ -154,6 +154,41 @@ __device__ void spmv_pattern_hybrid(MxSpmvParams p, const I *__restrict__ row_pt
     if (lane == 0 && mine) y[row] = axpby_one(make<T>(p.alpha), s, p.beta, y + row);
 }
 
+// y = A x and, in the same pass, per-block partials (re, im doubles) of sum_i conj(x[i]) y[i]
+// over this launch's rows: the Rayleigh numerator x^H A x of a square matrix (Lanczos'
+// alpha_j = q_j^H A q_j for a normalized q_j), with no second pass over x and y. x[row] is
+// the diagonal column of the row, usually just loaded by its own gather. Grid-stride over
+// row groups with a capped grid (at most MX_MAX_PARTIALS blocks) as the Leja step; lanes_log2
+// = 0 gives one thread per row.
+template <typename T, typename I, bool VALUES>
+__device__ void spmv_rayleigh(uint64_t nrows, uint32_t lanes_log2, const I *__restrict__ row_ptr,
+                              const I *__restrict__ col_idx, const T *__restrict__ values,
+                              const T *__restrict__ x, T *__restrict__ y,
+                              double *__restrict__ partials) {
+    const unsigned lanes = 1u << lanes_log2;
+    const unsigned lane = threadIdx.x & (lanes - 1);
+    const uint64_t rows_per_block = blockDim.x >> lanes_log2;
+    double2 d = make_double2(0.0, 0.0);
+    // `base` is the same for the whole block, so the shuffles see full warps.
+    for (uint64_t base = blockIdx.x * rows_per_block; base < nrows;
+         base += (uint64_t)gridDim.x * rows_per_block) {
+        const uint64_t row = base + (threadIdx.x >> lanes_log2);
+        T s = zero<T>();
+        if (row < nrows) s = row_partial<T, I, VALUES>(row_ptr, col_idx, values, x, row, lane, lanes);
+        s = group_sum(s, lanes);
+        if (lane == 0 && row < nrows) {
+            y[row] = s;
+            d = conj_mad(widen(x[row]), widen(s), d);
+        }
+    }
+    double v[2] = {d.x, d.y};
+    block_sum<2>(v);
+    if (threadIdx.x == 0) {
+        partials[2 * blockIdx.x] = v[0];
+        partials[2 * blockIdx.x + 1] = v[1];
+    }
+}
+
 } // namespace mx
 
 #define MX_SPMV(name, T, iname, I)                                                               \
@@ -166,6 +201,13 @@ __device__ void spmv_pattern_hybrid(MxSpmvParams p, const I *__restrict__ row_pt
         spmv_csr_vector_##name##_##iname(MxSpmvParams p, const I *row_ptr, const I *col_idx,     \
                                          const T *values, const T *x, T *y) {                    \
         mx::spmv_vector<T, I, true>(p, row_ptr, col_idx, values, x, y);                          \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
+        spmv_csr_rayleigh_##name##_##iname(uint64_t nrows, uint32_t lanes_log2,                  \
+                                           const I *row_ptr, const I *col_idx, const T *values,  \
+                                           const T *x, T *y, double *partials) {                 \
+        mx::spmv_rayleigh<T, I, true>(nrows, lanes_log2, row_ptr, col_idx, values, x, y,         \
+                                      partials);                                                 \
     }                                                                                            \
     extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
         spmv_pattern_scalar_##name##_##iname(MxSpmvParams p, const I *row_ptr,                   \

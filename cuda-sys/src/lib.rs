@@ -112,6 +112,7 @@ mod tests {
                 for k in [
                     "spmv_csr_scalar",
                     "spmv_csr_vector",
+                    "spmv_csr_rayleigh",
                     "spmv_pattern_scalar",
                     "spmv_pattern_vector",
                     "spmv_pattern_hybrid",

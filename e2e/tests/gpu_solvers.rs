@@ -234,14 +234,16 @@ fn imaginary_leja_agrees_with_the_cpu_backend_on_the_spin_bath() {
     assert!((norms::nrm2(&w64) - norms::nrm2(&psi)).abs() < 1e-7);
 }
 
-/// `steps` Lanczos steps through `Backend::lanczos_step` on any backend: the coefficient
-/// array (α_j at 2j, β_{j+1} at 2j + 1) read once at the end, as `Lanczos` reads it at a
-/// check point.
+/// `steps` Lanczos steps through `Backend::lanczos_step` on any backend (or, with
+/// `rayleigh`, through `LinearOperator::apply_rayleigh` + `Backend::lanczos_finish`, as
+/// `Lanczos` steps): the coefficient array (α_j at 2j, β_{j+1} at 2j + 1) read once at the
+/// end, as `Lanczos` reads it at a check point.
 fn lanczos_coefficients<B: Backend, S: Scalar, O: matexp_core::LinearOperator<B, S>>(
     b: &B,
     op: &O,
     v: &[S],
     steps: usize,
+    rayleigh: bool,
 ) -> Vec<f64> {
     let n = v.len();
     let mut q: Vec<B::Vector<S>> = (0..steps + 1).map(|_| b.zeros(n).unwrap()).collect();
@@ -253,9 +255,14 @@ fn lanczos_coefficients<B: Backend, S: Scalar, O: matexp_core::LinearOperator<B,
     for j in 0..steps {
         let (done, rest) = q.split_at_mut(j + 1);
         let w = &mut rest[0];
-        op.apply(b, S::one(), &done[j], S::zero(), w).unwrap();
         let prev = if j > 0 { Some(&done[j - 1]) } else { None };
-        b.lanczos_step(j, prev, &done[j], w, &mut c).unwrap();
+        if rayleigh {
+            op.apply_rayleigh(b, &done[j], w, &mut c, 2 * j).unwrap();
+            b.lanczos_finish(j, prev, &done[j], w, &mut c).unwrap();
+        } else {
+            op.apply(b, S::one(), &done[j], S::zero(), w).unwrap();
+            b.lanczos_step(j, prev, &done[j], w, &mut c).unwrap();
+        }
     }
     let mut out = vec![0.0; 2 * steps];
     b.read_coeffs(&c, 0, &mut out).unwrap();
@@ -285,13 +292,18 @@ fn fused_lanczos_steps_match_the_cpu_coefficients() {
     let a: CsrMatrix<f64, u32> = laplacian_3d(20).unwrap();
     let v = smooth_plus_noise::<f64>(a.nrows());
     let ag = GpuCsr::from_csr(&g, &a).unwrap();
-    check(
-        "laplace3d f64",
-        24,
-        1e-13,
-        &lanczos_coefficients(&g, &ag, &v, 24),
-        &lanczos_coefficients(&cpu, &a, &v, 24),
-    );
+    let want = lanczos_coefficients(&cpu, &a, &v, 24, false);
+    // The CPU's default Rayleigh product is the product and a dot: the same arithmetic.
+    assert_eq!(lanczos_coefficients(&cpu, &a, &v, 24, true), want);
+    for rayleigh in [false, true] {
+        check(
+            &format!("laplace3d f64 (rayleigh {rayleigh})"),
+            24,
+            1e-13,
+            &lanczos_coefficients(&g, &ag, &v, 24, rayleigh),
+            &want,
+        );
+    }
     let bath = SpinBath::seed000(12, 7).unwrap();
     let h: CsrMatrix<c64, u32> = bath.hamiltonian(StoredZeros::Keep).unwrap();
     let psi: Vec<c64> = bath.initial_state(3).unwrap();
@@ -300,13 +312,16 @@ fn fused_lanczos_steps_match_the_cpu_coefficients() {
     // ~30× per step, 1e−14 at j = 1 to 7e−3 at j = 10, measured on the CPU), and the
     // coefficients amplify rounding alike: two correct backends differ by ~3e−12 at step 8
     // (H200) and part ways at O(1) past step 10. The bound follows that growth.
-    check(
-        "spin bath c64",
-        8,
-        1e-11,
-        &lanczos_coefficients(&g, &hg, &psi, 8),
-        &lanczos_coefficients(&cpu, &h, &psi, 8),
-    );
+    let want = lanczos_coefficients(&cpu, &h, &psi, 8, false);
+    for rayleigh in [false, true] {
+        check(
+            &format!("spin bath c64 (rayleigh {rayleigh})"),
+            8,
+            1e-11,
+            &lanczos_coefficients(&g, &hg, &psi, 8, rayleigh),
+            &want,
+        );
+    }
 }
 
 /// Lanczos end to end with the fused step and coefficients read only at check points:

@@ -184,17 +184,70 @@ pub trait Backend: Send + Sync + Debug {
                 self.len(c),
             ));
         }
+        self.dot_into(q, w, c, 2 * j)?;
+        self.lanczos_finish(j, q_prev, q, w, c)
+    }
+
+    /// `c[at] ← Re⟨x, y⟩`, `c[at + 1] ← Im⟨x, y⟩` (Σ conj(xᵢ)·yᵢ in `f64`), written where the
+    /// coefficients live: on a GPU the reduction finishes on the device, with no host wait.
+    /// The default computes [`Backend::dot`] and writes it with [`Backend::write_coeffs`].
+    ///
+    /// # Errors
+    ///
+    /// [`crate::Error::DimensionMismatch`] when the lengths differ or `c` has fewer than
+    /// `at + 2` entries; the backend's errors.
+    fn dot_into<S: Scalar>(
+        &self,
+        x: &Self::Vector<S>,
+        y: &Self::Vector<S>,
+        c: &mut Self::Vector<f64>,
+        at: usize,
+    ) -> Result<()> {
+        coeff_range(self.len(c), at, 2)?;
+        let d = self.dot(x, y)?.to_c64();
+        self.write_coeffs(c, at, &[d.re, d.im])
+    }
+
+    /// The rest of [`Backend::lanczos_step`] once `c[2j] = α_j` is in place (written by
+    /// [`Backend::dot_into`] or by an operator's fused product,
+    /// [`crate::LinearOperator::apply_rayleigh`]): w ← w − α_j·q_j − β_j·q_{j−1},
+    /// `c[2j + 1] = β_{j+1} = ‖w‖₂`, w ← w/β_{j+1} (0 when β_{j+1} = 0).
+    ///
+    /// **Cost.** Two passes: the update with the norm's sum of squares (reads 3n, writes n)
+    /// and the scaling (reads and writes n). The default reads α_j, β_j with
+    /// [`Backend::read_coeffs`] (a synchronization on asynchronous backends); GPU backends
+    /// run it as kernels that read them on the device.
+    ///
+    /// # Errors
+    ///
+    /// As [`Backend::lanczos_step`].
+    fn lanczos_finish<S: Scalar>(
+        &self,
+        j: usize,
+        q_prev: Option<&Self::Vector<S>>,
+        q: &Self::Vector<S>,
+        w: &mut Self::Vector<S>,
+        c: &mut Self::Vector<f64>,
+    ) -> Result<()> {
+        if self.len(c) < 2 * j + 2 {
+            return Err(crate::Error::dim(
+                "lanczos_finish: coefficient array length",
+                2 * j + 2,
+                self.len(c),
+            ));
+        }
+        let mut alpha = [0.0];
+        self.read_coeffs(c, 2 * j, &mut alpha)?;
         let mut beta_j = [0.0];
         if j > 0 && q_prev.is_some() {
             self.read_coeffs(c, 2 * j - 1, &mut beta_j)?;
         }
-        let alpha = self.dot(q, w)?.re().as_f64();
-        self.axpby(S::from_f64(-alpha), q, S::one(), w)?;
+        self.axpby(S::from_f64(-alpha[0]), q, S::one(), w)?;
         if let Some(qp) = q_prev {
             self.axpby(S::from_f64(-beta_j[0]), qp, S::one(), w)?;
         }
         let beta = self.nrm2(w)?.as_f64();
-        self.write_coeffs(c, 2 * j, &[alpha, beta])?;
+        self.write_coeffs(c, 2 * j, &[alpha[0], beta])?;
         self.scale(S::from_f64(inverse_or_zero(beta)), w)
     }
 }

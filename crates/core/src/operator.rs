@@ -127,6 +127,36 @@ pub trait LinearOperator<B: Backend, S: Scalar>: Send + Sync {
         None
     }
 
+    /// Whether [`spectral_bounds`](Self::spectral_bounds) is tight: its extreme values are
+    /// (close to) extreme eigenvalues, as for the analytic bounds of a stencil. `false` (the
+    /// default) says the box may be loose — a Gershgorin box can be several times wider than
+    /// the spectrum — and lets a method spend a few products on narrowing it (Leja runs a
+    /// short Lanczos or power estimate and keeps the intersection when it is less than half
+    /// as wide).
+    fn spectral_bounds_are_tight(&self) -> bool {
+        false
+    }
+
+    /// y ← A·x and `c[at] ← Re⟨x, A·x⟩`, `c[at + 1] ← Im⟨x, A·x⟩` (the Rayleigh numerator
+    /// xᴴAx, Lanczos' α_j for a normalized x = q_j), the dot product written where the
+    /// coefficients live ([`Backend::dot_into`]). The default applies the operator and then
+    /// reduces (a second pass over x and y); GPU operators override it with one pass.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`LinearOperator::apply`] and [`Backend::dot_into`].
+    fn apply_rayleigh(
+        &self,
+        backend: &B,
+        x: &B::Vector<S>,
+        y: &mut B::Vector<S>,
+        c: &mut B::Vector<f64>,
+        at: usize,
+    ) -> Result<()> {
+        self.apply(backend, S::one(), x, S::zero(), y)?;
+        backend.dot_into(x, y, c, at)
+    }
+
     /// One fused shifted-product step ([`ShiftedStep`]):
     /// `y_next ← alpha·A·y_prev + shift·y_prev`, `p ← p + coeff·y_next`, returns
     /// ‖y_next‖₂. The default runs the four operations one after another; GPU operators

@@ -22,15 +22,28 @@
 //! normalized Lanczos vectors (‖w‖ ≤ ‖A‖), but not for operators scaled near the range's
 //! ends, and the bins cost nothing extra in a memory-bound pass.
 
-use super::reduce::{Finish, dot_partial, reduce_into, with_partials};
+use super::reduce::with_partials;
 use super::{LANCZOS_BETA, LANCZOS_SCALE, LANCZOS_UPDATE};
 use crate::rt::{Device, LaunchConfig};
 use matexp_core::{Result, Scalar};
 use matexp_cuda_sys::{MX_MAX_PARTIALS, MX_REDUCE_THREADS};
 
-/// Queues one Lanczos step on `n` elements: `q_prev` (0 for none), `q`, `w` are device
-/// addresses of vectors of `S`, `c` of at least 2j + 2 doubles.
-pub(crate) fn lanczos_step<S: Scalar>(
+/// Queues α_j = Re⟨q_j, w⟩ into `c[2j]` (`dot_partial` + `finish_sum`; the imaginary part
+/// lands in `c[2j + 1]`, overwritten by [`lanczos_finish`]).
+pub(crate) fn lanczos_alpha<S: Scalar>(
+    device: &Device,
+    n: usize,
+    j: usize,
+    q: u64,
+    w: u64,
+    c: u64,
+) -> Result<()> {
+    super::reduce::dot_into::<S>(device, n, q, w, c + (16 * j) as u64)
+}
+
+/// Queues the rest of one Lanczos step on `n` elements once `c[2j] = α_j`: `q_prev` (0 for
+/// none), `q`, `w` are device addresses of vectors of `S`, `c` of at least 2j + 2 doubles.
+pub(crate) fn lanczos_finish<S: Scalar>(
     device: &Device,
     n: usize,
     j: usize,
@@ -39,10 +52,6 @@ pub(crate) fn lanczos_step<S: Scalar>(
     w: u64,
     c: u64,
 ) -> Result<()> {
-    let alpha = c + (16 * j) as u64;
-    reduce_into(device, Finish::Sum(2), alpha, |p| {
-        dot_partial::<S>(device, n, q, w, p)
-    })?;
     let (n64, j64) = (n as u64, j as u64);
     with_partials(device, |partials| {
         let grid = device.grid_for(n, MX_REDUCE_THREADS, MX_MAX_PARTIALS);

@@ -36,6 +36,7 @@ pub(crate) static LANCZOS_BETA: Kernel = Kernel::new(&REDUCE, "lanczos_beta");
 
 pub(crate) static SPMV_CSR_SCALAR: Kernel = Kernel::new(&SPMV, "spmv_csr_scalar");
 pub(crate) static SPMV_CSR_VECTOR: Kernel = Kernel::new(&SPMV, "spmv_csr_vector");
+pub(crate) static SPMV_CSR_RAYLEIGH: Kernel = Kernel::new(&SPMV, "spmv_csr_rayleigh");
 pub(crate) static SPMV_PATTERN_SCALAR: Kernel = Kernel::new(&SPMV, "spmv_pattern_scalar");
 pub(crate) static SPMV_PATTERN_VECTOR: Kernel = Kernel::new(&SPMV, "spmv_pattern_vector");
 pub(crate) static SPMV_PATTERN_HYBRID: Kernel = Kernel::new(&SPMV, "spmv_pattern_hybrid");
@@ -75,6 +76,7 @@ mod tests {
         for k in [
             &SPMV_CSR_SCALAR,
             &SPMV_CSR_VECTOR,
+            &SPMV_CSR_RAYLEIGH,
             &SPMV_PATTERN_SCALAR,
             &SPMV_PATTERN_VECTOR,
             &SPMV_PATTERN_HYBRID,

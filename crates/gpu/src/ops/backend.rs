@@ -316,26 +316,16 @@ impl Backend for GpuBackend {
         w: &mut GpuVector<S>,
         c: &mut GpuVector<f64>,
     ) -> Result<()> {
-        self.own("q", q)?;
-        self.own("w", w)?;
-        self.own("c", c)?;
-        check_dim("lanczos_step: w length", q.len(), w.len())?;
-        if c.len() < 2 * j + 2 {
-            return Err(Error::dim(
-                "lanczos_step: coefficient array length",
-                2 * j + 2,
-                c.len(),
-            ));
-        }
-        let qp = match q_prev {
-            Some(p) => {
-                self.own("q_prev", p)?;
-                check_dim("lanczos_step: q_prev length", q.len(), p.len())?;
-                p.device_ptr()
-            }
-            None => 0,
-        };
-        crate::kernels::krylov::lanczos_step::<S>(
+        let qp = self.lanczos_args("lanczos_step", j, q_prev, q, w, c)?;
+        crate::kernels::krylov::lanczos_alpha::<S>(
+            &self.device,
+            q.len(),
+            j,
+            q.device_ptr(),
+            w.device_ptr(),
+            c.device_ptr(),
+        )?;
+        crate::kernels::krylov::lanczos_finish::<S>(
             &self.device,
             q.len(),
             j,
@@ -344,6 +334,83 @@ impl Backend for GpuBackend {
             w.device_ptr(),
             c.device_ptr(),
         )
+    }
+
+    /// Two launches (`dot_partial`, `finish_sum` into `c + at`), no host synchronization.
+    fn dot_into<S: Scalar>(
+        &self,
+        x: &GpuVector<S>,
+        y: &GpuVector<S>,
+        c: &mut GpuVector<f64>,
+        at: usize,
+    ) -> Result<()> {
+        self.own("x", x)?;
+        self.own("y", y)?;
+        self.own("c", c)?;
+        check_dim("dot_into: y length", x.len(), y.len())?;
+        check_range("dot_into", c.len(), at, 2)?;
+        reduce::dot_into::<S>(
+            &self.device,
+            x.len(),
+            x.device_ptr(),
+            y.device_ptr(),
+            c.device_ptr() + (8 * at) as u64,
+        )
+    }
+
+    /// Three launches (update with sums of squares, β, scaling), no host synchronization:
+    /// 6n elements of memory traffic.
+    fn lanczos_finish<S: Scalar>(
+        &self,
+        j: usize,
+        q_prev: Option<&GpuVector<S>>,
+        q: &GpuVector<S>,
+        w: &mut GpuVector<S>,
+        c: &mut GpuVector<f64>,
+    ) -> Result<()> {
+        let qp = self.lanczos_args("lanczos_finish", j, q_prev, q, w, c)?;
+        crate::kernels::krylov::lanczos_finish::<S>(
+            &self.device,
+            q.len(),
+            j,
+            qp,
+            q.device_ptr(),
+            w.device_ptr(),
+            c.device_ptr(),
+        )
+    }
+}
+
+impl GpuBackend {
+    /// The checks of a Lanczos step's arguments; the device address of q_prev (0 for none).
+    fn lanczos_args<S: Scalar>(
+        &self,
+        what: &str,
+        j: usize,
+        q_prev: Option<&GpuVector<S>>,
+        q: &GpuVector<S>,
+        w: &GpuVector<S>,
+        c: &GpuVector<f64>,
+    ) -> Result<u64> {
+        self.own("q", q)?;
+        self.own("w", w)?;
+        self.own("c", c)?;
+        check_dim(&format!("{what}: w length"), q.len(), w.len())?;
+        if c.len() < 2 * j + 2 {
+            return Err(Error::dim(
+                format!("{what}: coefficient array length"),
+                2 * j + 2,
+                c.len(),
+            ));
+        }
+        match q_prev {
+            Some(p) => {
+                self.own("q_prev", p)?;
+                check_dim(&format!("{what}: q_prev length"), q.len(), p.len())?;
+                Ok(p.device_ptr())
+            }
+            None => Ok(0),
+        }
     }
 }
 

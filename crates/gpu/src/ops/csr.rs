@@ -331,6 +331,40 @@ impl<S: Scalar> LinearOperator<GpuBackend, S> for GpuCsr<S> {
     fn is_hermitian(&self) -> bool {
         self.hermitian
     }
+    /// One pass (`spmv_csr_rayleigh`): the product and ⟨x, A·x⟩ together, reduced on the
+    /// device into `c[at..at + 2]`; cuSPARSE mappings use the vector kernel's lanes.
+    fn apply_rayleigh(
+        &self,
+        backend: &GpuBackend,
+        x: &GpuVector<S>,
+        y: &mut GpuVector<S>,
+        c: &mut GpuVector<f64>,
+        at: usize,
+    ) -> Result<()> {
+        if self.st.nrows != self.st.ncols {
+            return Err(Error::invalid(
+                "operator",
+                format!("{}x{}", self.st.nrows, self.st.ncols),
+                "a Rayleigh product needs a square matrix",
+            ));
+        }
+        check_vectors(backend, &self.st.device, self.st.nrows, self.st.ncols, x, y)?;
+        backend.own("c", c)?;
+        if c.len() < at.saturating_add(2) {
+            return Err(Error::dim("apply_rayleigh: coefficient array length", at + 2, c.len()));
+        }
+        let log2 = leja_log2(
+            resolve(self.kernel, self.st.auto_lanes)?,
+            self.st.auto_lanes,
+        );
+        self.st.rayleigh_into::<S>(
+            self.values.device_ptr(),
+            log2,
+            x.device_ptr(),
+            y.device_ptr(),
+            c.device_ptr() + (8 * at) as u64,
+        )
+    }
     fn shifted_step(
         &self,
         backend: &GpuBackend,

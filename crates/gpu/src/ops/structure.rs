@@ -6,8 +6,8 @@
 use crate::kernels::blas1::mx_scalar;
 use crate::kernels::reduce::{self, Finish, PendingSlot};
 use crate::kernels::{
-    LEJA_CSR, LEJA_PATTERN, SPMV_CSR_SCALAR, SPMV_CSR_VECTOR, SPMV_PATTERN_SCALAR,
-    SPMV_PATTERN_VECTOR,
+    LEJA_CSR, LEJA_PATTERN, SPMV_CSR_RAYLEIGH, SPMV_CSR_SCALAR, SPMV_CSR_VECTOR,
+    SPMV_PATTERN_SCALAR, SPMV_PATTERN_VECTOR,
 };
 use crate::rt::{Device, DeviceBuffer, Function, Kernel, KernelIndex, LaunchConfig, scalar};
 use matexp_core::{Error, Result, Scalar, ShiftedStep, SpectralBounds};
@@ -352,6 +352,44 @@ impl CsrStructure {
                     .arg(&x_rows)
                     .arg(&y_next)
                     .arg(&acc)
+                    .arg(&partials)
+                    .launch(LaunchConfig::linear(grid, MX_REDUCE_THREADS))?
+            };
+            Ok(grid)
+        })
+    }
+
+    /// y ← A·x with `values`, and Σ conj(xᵢ)·yᵢ (re, im doubles) into `out` on the device,
+    /// in one pass (`spmv_csr_rayleigh` + `finish_sum`). Square matrices only (callers check).
+    pub(crate) fn rayleigh_into<S: Scalar>(
+        &self,
+        values: u64,
+        log2: u32,
+        x: u64,
+        y: u64,
+        out: u64,
+    ) -> Result<()> {
+        let rows_per_block = (MX_REDUCE_THREADS >> log2) as usize;
+        let grid = self
+            .nrows
+            .div_ceil(rows_per_block)
+            .clamp(1, MX_MAX_PARTIALS as usize) as u32;
+        let f = self.function::<S>(&SPMV_CSR_RAYLEIGH)?;
+        let (rp, ci) = self.indices.ptrs();
+        let nrows = self.nrows as u64;
+        reduce::reduce_into(&self.device, Finish::Sum(2), out, |partials| {
+            // SAFETY: structure buffers as in `spmv`; values has nnz elements, x and y nrows
+            // (= ncols) elements and do not overlap; partials holds grid rows of 2 doubles.
+            unsafe {
+                self.device
+                    .launch_builder(f)
+                    .arg(&nrows)
+                    .arg(&log2)
+                    .arg(&rp)
+                    .arg(&ci)
+                    .arg(&values)
+                    .arg(&x)
+                    .arg(&y)
                     .arg(&partials)
                     .launch(LaunchConfig::linear(grid, MX_REDUCE_THREADS))?
             };

@@ -410,12 +410,29 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
             .map(|b| b.re_max - b.re_min)
             .or_else(|| op.norm_bound().map(|b| 2.0 * b))
             .filter(|w| w.is_finite());
-        if let Some(w) = width {
-            self.plan(targets, w, n, &mut report)?;
+        let may_substep = self.substeps_allowed(targets) && out.len() == 1;
+        match width {
+            Some(w) if may_substep && self.predicts_substeps(w, targets[0].1, n) => {
+                self.substeps(op, targets[0].1, v, beta0, width, None, &mut out[0], &mut report)?;
+            }
+            _ => {
+                if let Some(w) = width {
+                    self.plan(targets, w, n, &mut report)?;
+                }
+                self.partial_at_max_dim = may_substep;
+                let built = self.build(op, targets, v, beta0, &mut report);
+                self.partial_at_max_dim = false;
+                let (tri, coeffs) = built?;
+                if may_substep && !report.converged {
+                    // max_dim reached: substeps, the first from this T_k.
+                    let tau = targets[0].1;
+                    self.substeps(op, tau, v, beta0, width, Some(tri), &mut out[0], &mut report)?;
+                } else {
+                    report.max_degree = tri.k;
+                    self.accumulate(op, &tri, &coeffs, v, beta0, out, &mut report)?;
+                }
+            }
         }
-        let (tri, coeffs) = self.build(op, targets, v, beta0, &mut report)?;
-        report.max_degree = tri.k;
-        self.accumulate(op, &tri, &coeffs, v, beta0, out, &mut report)?;
         if let Some(cb) = self.opts.progress {
             (cb.0)(&Progress {
                 products: report.matvecs,
@@ -463,8 +480,9 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
         Ok(())
     }
 
-    /// Step j of the fused path: u = A·q_j, then [`Backend::lanczos_step`] (α_j, β_{j+1}
-    /// into the coefficient array, u ← q_{j+1}). One-pass: q_j = basis[j], u = basis[j+1];
+    /// Step j of the fused path: u = A·q_j with α_j into the coefficient array
+    /// ([`LinearOperator::apply_rayleigh`]), then [`Backend::lanczos_finish`] (β_{j+1},
+    /// u ← q_{j+1}): the same arithmetic as [`Backend::lanczos_step`] after the product. One-pass: q_j = basis[j], u = basis[j+1];
     /// two-pass: three rotating slots.
     fn fused_step<O: LinearOperator<B, S> + ?Sized>(&mut self, op: &O, j: usize) -> Result<()> {
         let be = self.backend;
@@ -476,12 +494,13 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
             (j.wrapping_sub(1), j, j + 1)
         };
         let (q_prev, q_cur, u) = three_slots(&mut self.basis, ip, ic, iu, j > 0);
-        op.apply(be, S::one(), q_cur, S::zero(), u)?;
         let c = self
             .coeffs
             .as_mut()
             .ok_or_else(|| Error::Device("lanczos: coefficient array missing".into()))?;
-        be.lanczos_step(j, q_prev, q_cur, u, c)
+        // α_j = ⟨q_j, A·q_j⟩ from the product's own pass where the operator fuses it.
+        op.apply_rayleigh(be, q_cur, u, c, 2 * j)?;
+        be.lanczos_finish(j, q_prev, q_cur, u, c)
     }
 
     fn ensure_basis(&mut self, count: usize) -> Result<()> {
@@ -731,6 +750,10 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
                     .iter()
                     .map(|c| c.miss(&opts.tol, beta0))
                     .fold(0.0, f64::max);
+                if std::env::var("OMEGA_TRACE").is_ok() {
+                    let g = super::orthogonality::ghosts(&self.alpha, &self.beta, k, eps);
+                    eprintln!("CHECK {k} {miss:.3e} ghosts {g}");
+                }
                 next_check = (k + check_interval(&opts, k, previous, miss))
                     .max(k + ahead + 1)
                     .min(opts.max_dim);
