@@ -32,8 +32,8 @@
 //! wrong vector lengths, `NonFinite` for NaN/∞ in the input vector (with its index and value)
 //! or an overflowing result, `InvalidArgument` for a tolerance ≤ 0 / NaN / below the unit
 //! roundoff (the message names a usable one), a non-finite time, bad options or a
-//! non-Hermitian operator given to Lanczos, `Unsupported` for φ-functions asked of Taylor,
-//! `NoConvergence` (with the dimension, time and products reached) when the caps are hit.
+//! non-Hermitian operator given to Lanczos, `NoConvergence` (with the dimension, time and
+//! products reached) when the caps are hit.
 //!
 //! **Workspaces.** Every method owns its backend vectors and reuses them across calls:
 //! repeated calls (time stepping) allocate no backend vectors. A workspace takes its order

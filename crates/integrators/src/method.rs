@@ -89,7 +89,7 @@ pub trait ExpmvMethod<'a, B: Backend + 'a, S: Scalar>: Sized {
     /// `DimensionMismatch` for a non-square operator or vectors of another length,
     /// `NonFinite` for NaN/∞ in a vector or an overflowing result, `InvalidArgument` for an
     /// operator the method cannot take (Lanczos: not Hermitian), `Unsupported` for what the
-    /// method does not compute (Taylor: φ-functions), `NoConvergence` at the method's caps.
+    /// method does not compute, `NoConvergence` at the method's caps.
     fn combination<O: LinearOperator<B, S> + ?Sized>(
         &mut self,
         op: &O,
@@ -194,8 +194,8 @@ pub trait ExpmvMethod<'a, B: Backend + 'a, S: Scalar>: Sized {
 
     /// `out[j]` ← φ_j(tA)v for j = 0, …, k with k = `out.len()` − 1 (φ₀ = exp), like Julia's
     /// `phiv`. Lanczos builds one basis for all of them; the other methods compute each φ_j
-    /// as t^{−j}·(t^jφ_j(tA)v) from the augmented operator, one after another (Taylor
-    /// computes φ₀ only). `t = 0` gives v/j!.
+    /// as t^{−j}·(t^jφ_j(tA)v) from the augmented operator, one after another. `t = 0` gives
+    /// v/j!.
     ///
     /// # Errors
     ///

@@ -104,9 +104,8 @@ pub fn expmv_times<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
 }
 
 /// `[φ₀(tA)v, φ₁(tA)v, …, φ_k(tA)v]` together, like Julia's `phiv` (φ₀ = exp,
-/// φ_j(z) = Σᵢ zⁱ/(i + j)!). Lanczos computes all of them from one basis; Leja and Arnoldi
-/// compute each from the augmented operator; Taylor computes only k = 0 (`Unsupported`
-/// otherwise). [`Method::Auto`] never picks Taylor.
+/// φ_j(z) = Σᵢ zⁱ/(i + j)!). Lanczos computes all of them from one basis; Leja, Arnoldi and
+/// Taylor compute each from the augmented operator. [`Method::Auto`] never picks Taylor.
 ///
 /// ```
 /// use matexp::{CpuBackend, DenseMatrixOperator, Options, phimv};
@@ -124,7 +123,7 @@ pub fn expmv_times<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
 /// # Errors
 ///
 /// As [`expmv`], `InvalidArgument` for k beyond [`matexp_integrators::MAX_PHI_ORDER`] or t^k
-/// outside the floating-point range, `Unsupported` for Taylor with k ≥ 1.
+/// outside the floating-point range.
 pub fn phimv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
