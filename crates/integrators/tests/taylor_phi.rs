@@ -563,3 +563,59 @@ fn a_wrong_norm_bound_is_refused() {
         "{r:?}"
     );
 }
+
+/// Single precision: the tail, η and the coupling coefficients in f32, and c32 for an
+/// imaginary time (e^{−iτH} and φ₂ with τ‖H − μ‖ = 45, where rounding needs more steps).
+#[test]
+fn single_precision() {
+    use matexp_core::c32;
+    let cpu = CpuBackend::new();
+    let n = 16;
+    let d: Vec<f32> = (0..n).map(|i| -(i as f32) * 3.0).collect();
+    let op = Diag {
+        d: d.clone(),
+        hermitian: true,
+        norm: None,
+    };
+    let v: Vec<f32> = vector(n, 6);
+    let mut m = taylor::<f32>(&cpu, 1e-5);
+    for k in 1..=4 {
+        let mut w = vec![0.0f32; n];
+        let r = m.phimv_k(&op, k, 0.7f32, &v, &mut w).unwrap();
+        let reference: Vec<c64> = d
+            .iter()
+            .zip(&v)
+            .map(|(l, x)| phi_scalar(k, c64::new(0.7 * *l as f64, 0.0)) * *x as f64)
+            .collect();
+        let (abs, rel) = err_rel(&w, &reference);
+        assert!(rel <= 1e-5, "f32 φ_{k}: {rel:.3e} ({r})");
+        assert!(r.error_estimate >= abs, "f32 φ_{k}: {abs:.3e} vs {r}");
+    }
+    let dc: Vec<c32> = d.iter().map(|x| c32::new(*x, 0.0)).collect();
+    let op = Diag {
+        d: dc.clone(),
+        hermitian: true,
+        norm: None,
+    };
+    let vc: Vec<c32> = vector(n, 6);
+    let t = c32::new(0.0, -2.0);
+    let mut m = taylor::<c32>(&cpu, 1e-5);
+    let mut w = vec![c32::new(0.0, 0.0); n];
+    let r0 = m.expmv(&op, t, &vc, &mut w).unwrap();
+    let reference: Vec<c64> = dc
+        .iter()
+        .zip(&vc)
+        .map(|(l, x)| phi_scalar(0, t.to_c64() * l.to_c64()) * x.to_c64())
+        .collect();
+    let (_, rel) = err_rel(&w, &reference);
+    // The rounding guard works with the unit roundoff of f32 (with f64's, 6.5e−4 here).
+    assert!(rel <= 1e-5, "c32 exp: {rel:.3e} ({r0})");
+    let r = m.phimv_k(&op, 2, t, &vc, &mut w).unwrap();
+    let reference: Vec<c64> = dc
+        .iter()
+        .zip(&vc)
+        .map(|(l, x)| phi_scalar(2, t.to_c64() * l.to_c64()) * x.to_c64())
+        .collect();
+    let (_, rel) = err_rel(&w, &reference);
+    assert!(rel <= 1e-5, "c32 φ_2: {rel:.3e} ({r})");
+}

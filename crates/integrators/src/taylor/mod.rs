@@ -86,7 +86,9 @@ use params::{NormInfo, guard_rounding, select};
 /// cancellation are the damped ones, and the errors stay at the level of u. For oscillatory
 /// or nonnormal problems they accumulate like u·s·e^θ, so — beyond the paper — s is doubled
 /// (and m lowered) until that estimate is below rtol/4; this only costs extra products at
-/// tolerances near 10⁻¹² with ‖tA‖ ≳ 10³.
+/// tolerances near 10⁻¹² with ‖tA‖ ≳ 10³ in double precision, and from ‖tA‖ ≈ 10 in single
+/// precision (c32, e^{−iτH}v with τ‖H − μI‖ = 45 at rtol 10⁻⁵: 384 products instead of 164,
+/// error 8·10⁻⁷ instead of 6.5·10⁻⁴).
 ///
 /// ```
 /// use matexp_core::{CpuBackend, DenseMatrixOperator};
@@ -383,7 +385,8 @@ impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
             // others need the guard (see params::guard_rounding).
             if !(op.is_hermitian() && tau.im() == S::Real::zero()) {
                 let max_s = opts.max_matvecs as f64;
-                choice = guard_rounding(choice, &theta, opts.m_max, 0.25 * opts.tol.rtol, max_s);
+                let u = 0.5 * S::Real::EPS.as_f64();
+                choice = guard_rounding(choice, &theta, opts.m_max, 0.25 * opts.tol.rtol, max_s, u);
             }
             let (m, s) = (choice.m, choice.s);
             let planned = m as f64 * s;

@@ -81,21 +81,22 @@ pub(crate) struct Choice {
 /// tight-binding chain at τ‖H‖ = 10⁴, where a √s model underestimated the error 8×. While
 /// s·u·e^θ/√(2πθ) exceeds `budget`, s is doubled and the smallest sufficient m re-chosen:
 /// e^θ falls much faster than s grows, so one or two doublings suffice; the number of
-/// products grows only at tight tolerances with ‖τA‖ ≳ 10³.
+/// products grows only at tight tolerances with ‖τA‖ ≳ 10³ (in double precision; `u` is the
+/// unit roundoff of the working precision, and single precision needs the guard much earlier).
 pub(crate) fn guard_rounding(
     mut c: Choice,
     theta: &[f64],
     m_max: usize,
     budget: f64,
     max_s: f64,
+    u: f64,
 ) -> Choice {
-    const U: f64 = 1.0 / 9007199254740992.0;
     if c.m == 0 {
         return c;
     }
     let estimate = |c: &Choice| {
         let th = (c.size / c.s).max(1e-300);
-        U * c.s * th.exp() / (2.0 * std::f64::consts::PI * th).sqrt().max(1.0)
+        u * c.s * th.exp() / (2.0 * std::f64::consts::PI * th).sqrt().max(1.0)
     };
     // s·e^{size/s} is smallest at θ = 1: below that, more steps only add rounding, so the
     // doubling stops there even if the budget is not met (the tolerance is then beyond what
