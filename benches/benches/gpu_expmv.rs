@@ -17,7 +17,7 @@
 //! tol 10⁻⁵, f64) and Table 10 (spin bath L = 21, e^{−10iH}ψ₀, tol 10⁻⁵, c64) on the GPU
 //! with Lanczos (which `Method::Auto` picks for these Hermitian operators: its rule is
 //! "Lanczos if `is_hermitian()`", on every backend), errors against Leja at rtol 10⁻¹⁰,
-//! and, on both operators, the time of one Lanczos step (`apply_rayleigh` + `lanczos_finish`)
+//! and, on both operators, the time of one Lanczos step (`lanczos_product` + `lanczos_update`)
 //! against one product in the same run (`…/lanczos_step` records, the ratio in `extra`);
 //! `--small` shrinks them to N = 64 and L = 14. `--tables-only` skips the other problems.
 //! Records (one JSON object per line) go to `DIR/expmv_gpu.jsonl` (default
@@ -353,7 +353,7 @@ fn run(gpu: &GpuBackend, args: &Args) -> Res<()> {
     write_records(&args.out, &ctx.records)
 }
 
-/// Median seconds per Lanczos step (`apply_rayleigh` + `lanczos_finish`, as `Lanczos` runs
+/// Median seconds per Lanczos step (`lanczos_product` + `lanczos_update`, as `Lanczos` runs
 /// it) and per product alone,
 /// over `steps` steps each after as many warm-up steps; the backend is synchronized before
 /// each clock stops, and the step loop reads no coefficient (as `Lanczos` between checks).
@@ -370,6 +370,7 @@ fn step_vs_spmv<S: Scalar>(
     let v0 = gpu.upload(v).map_err(err)?;
     let nv = gpu.nrm2(&v0).map_err(err)?.to_c64().re;
     let mut c = gpu.zeros::<f64>(4 * steps + 2).map_err(err)?;
+    let mut sums = gpu.zeros::<f64>(matexp_core::LANCZOS_SUMS).map_err(err)?;
     let mut run_steps = |fused: bool| -> Res<f64> {
         gpu.axpby(S::from_f64(1.0 / nv), &v0, S::zero(), &mut cur)
             .map_err(err)?;
@@ -380,11 +381,11 @@ fn step_vs_spmv<S: Scalar>(
             for s in 0..steps {
                 let j = round * steps + s;
                 if fused {
-                    // As `Lanczos` steps: α from the product's pass, then the update.
-                    op.apply_rayleigh(gpu, &cur, &mut next, &mut c, 2 * j)
-                        .map_err(err)?;
+                    // As `Lanczos` steps: the product with the step's sums, then the update.
                     let p = (j > 0).then_some(&prev);
-                    gpu.lanczos_finish(j, p, &cur, &mut next, &mut c)
+                    op.lanczos_product(gpu, j, p, &cur, &mut next, &c, &mut sums)
+                        .map_err(err)?;
+                    gpu.lanczos_update(j, &cur, &mut next, &mut c, &mut sums)
                         .map_err(err)?;
                     // (prev, cur, next) ← (cur, next, prev): q_{j+1} becomes current.
                     std::mem::swap(&mut prev, &mut cur);

@@ -225,3 +225,15 @@ __device__ __forceinline__ uint64_t grid_threads() { return (uint64_t)gridDim.x 
     X(f64, double, u64, uint64_t)                                                                \
     X(c32, float2, u64, uint64_t)                                                                \
     X(c64, double2, u64, uint64_t)
+
+namespace mx {
+// Adds one element's terms of a Lanczos step's sums: (Re conj(q) w, Im conj(q) w, |w|^2, |q|^2).
+template <typename T>
+__device__ __forceinline__ void lanczos_sums_add(double (&v)[4], T qi, T wi) {
+    const double2 q = widen(qi), w = widen(wi);
+    v[0] += q.x * w.x + q.y * w.y;
+    v[1] += q.x * w.y - q.y * w.x;
+    v[2] += w.x * w.x + w.y * w.y;
+    v[3] += q.x * q.x + q.y * q.y;
+}
+} // namespace mx

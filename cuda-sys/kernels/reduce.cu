@@ -159,6 +159,95 @@ __device__ void lanczos_scale(uint64_t n, const double *__restrict__ c, uint64_t
     for (uint64_t i = global_thread(); i < n; i += grid_threads()) w[i] = mul(s, w[i]);
 }
 
+// The Pythagorean Lanczos step. `sums` (5 doubles) holds d = <q_j, w> (re, im), ||w||^2 and
+// ||q_j||^2 of w = A q_j - beta_j q_{j-1}, summed in the product's own pass (or by
+// lanczos_sums), and a flag at sums[4]. Then alpha_j = Re d and
+//   beta_{j+1}^2 = ||w - alpha_j q_j||^2 = ||w||^2 - 2 alpha_j Re d + alpha_j^2 ||q_j||^2,
+// an identity for the vectors at hand (no orthogonality assumed). It is trusted when it
+// keeps at least 1/16 of ||w||^2 (the rounding of the sums, ~eps ||w||^2, is then at most
+// ~16 eps relative to beta^2) and everything is finite and ||w|| > 0; the update then writes
+// q_{j+1} = (w - alpha_j q_j) / beta_{j+1} in one pass. Otherwise (cancellation, breakdown,
+// overflow, NaN) the flag is set and the step finishes as before: the update writes
+// w - alpha_j q_j with Blue's sums of squares, lanczos_beta_if takes the norm and
+// lanczos_scale_if scales; both return at once when the flag is clear.
+#define MX_LANCZOS_TRUST (1.0 / 16.0)
+
+__device__ __forceinline__ bool lanczos_pythagoras(const double *sums, double &alpha,
+                                                   double &beta) {
+    alpha = sums[0];
+    const double sw = sums[2], sq = sums[3];
+    const double b2 = sw - 2.0 * alpha * sums[0] + alpha * alpha * sq;
+    const bool ok = isfinite(alpha) && isfinite(sw) && isfinite(b2) && sw > 0.0 &&
+                    b2 >= MX_LANCZOS_TRUST * sw;
+    beta = ok ? sqrt(b2) : 0.0;
+    return ok;
+}
+
+// w <- w - beta_j q_prev (beta_j = c[2j-1]; nothing when q_prev is null) and per-block rows
+// (Re <q, w>, Im <q, w>, ||w||^2, ||q||^2) of the new w: the sums of an operator that does not
+// fuse them into its product. Reads 3n (2n without q_prev), writes n (none without q_prev).
+template <typename T>
+__device__ void lanczos_sums(uint64_t n, const double *__restrict__ c, uint64_t j,
+                             const T *__restrict__ q, const T *__restrict__ q_prev,
+                             T *__restrict__ w, double *__restrict__ partials) {
+    double v[4] = {0.0, 0.0, 0.0, 0.0};
+    const uint64_t g = grid_threads();
+    if (q_prev != nullptr) {
+        const T b = make<T>(real_scalar(-c[2 * j - 1]));
+        for (uint64_t i = global_thread(); i < n; i += g) {
+            const T t = mad(b, q_prev[i], w[i]);
+            w[i] = t;
+            lanczos_sums_add(v, q[i], t);
+        }
+    } else {
+        for (uint64_t i = global_thread(); i < n; i += g) lanczos_sums_add(v, q[i], w[i]);
+    }
+    block_sum<4>(v);
+    if (threadIdx.x == 0) {
+#pragma unroll
+        for (int k = 0; k < 4; ++k) partials[4 * blockIdx.x + k] = v[k];
+    }
+}
+
+// The update of the Pythagorean step (see above): c[2j] = alpha_j, and c[2j+1] = beta_{j+1}
+// with w <- (w - alpha_j q) / beta_{j+1} when trusted (reads 2n, writes n); otherwise
+// w <- w - alpha_j q with Blue's partial sums of squares and sums[4] = 1. Every block decides
+// from the same sums, so all take the same branch.
+template <typename T>
+__device__ void lanczos_pythag_update(uint64_t n, double *__restrict__ c, uint64_t j,
+                                      double *__restrict__ sums, const T *__restrict__ q,
+                                      T *__restrict__ w, MxSsqPartial *__restrict__ partials) {
+    double alpha, beta;
+    const bool ok = lanczos_pythagoras(sums, alpha, beta);
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        c[2 * j] = alpha;
+        if (ok) c[2 * j + 1] = beta;
+        sums[4] = ok ? 0.0 : 1.0;
+    }
+    const T a = make<T>(real_scalar(-alpha));
+    const uint64_t g = grid_threads();
+    if (ok) {
+        const T s = make<T>(real_scalar(1.0 / beta));
+        for (uint64_t i = global_thread(); i < n; i += g) w[i] = mul(s, mad(a, q[i], w[i]));
+    } else {
+        MxSsqPartial ss = ssq_zero();
+        for (uint64_t i = global_thread(); i < n; i += g) {
+            const T t = mad(a, q[i], w[i]);
+            w[i] = t;
+            ssq_add(ss, t);
+        }
+        block_store_ssq(ss, partials + blockIdx.x);
+    }
+}
+
+// w <- w / beta_{j+1} when the flag is set (beta_{j+1} = c[2j+1] from lanczos_beta_if).
+template <typename T>
+__device__ void lanczos_scale_if(uint64_t n, const double *__restrict__ c, uint64_t j,
+                                 const double *__restrict__ sums, T *__restrict__ w) {
+    if (sums[4] == 0.0) return;
+    lanczos_scale<T>(n, c, j, w);
+}
+
 } // namespace mx
 
 #define MX_REDUCE(name, T)                                                                       \
@@ -190,6 +279,21 @@ MX_FOR_EACH_SCALAR(MX_REDUCE)
     extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
         lanczos_scale_##name(uint64_t n, const double *c, uint64_t j, T *w) {                    \
         mx::lanczos_scale<T>(n, c, j, w);                                                        \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
+        lanczos_sums_##name(uint64_t n, const double *c, uint64_t j, const T *q,                 \
+                            const T *q_prev, T *w, double *partials) {                           \
+        mx::lanczos_sums<T>(n, c, j, q, q_prev, w, partials);                                    \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
+        lanczos_pythag_update_##name(uint64_t n, double *c, uint64_t j, double *sums,            \
+                                     const T *q, T *w, MxSsqPartial *partials) {                 \
+        mx::lanczos_pythag_update<T>(n, c, j, sums, q, w, partials);                             \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
+        lanczos_scale_if_##name(uint64_t n, const double *c, uint64_t j, const double *sums,     \
+                                T *w) {                                                          \
+        mx::lanczos_scale_if<T>(n, c, j, sums, w);                                               \
     }
 
 MX_FOR_EACH_SCALAR(MX_LANCZOS)
@@ -199,6 +303,21 @@ MX_FOR_EACH_SCALAR(MX_LANCZOS)
 extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)
     lanczos_beta(uint32_t nparts, const MxSsqPartial *__restrict__ partials,
                  double *__restrict__ c, uint64_t j) {
+    double v[3] = {0.0, 0.0, 0.0};
+    for (uint32_t i = threadIdx.x; i < nparts; i += blockDim.x) {
+        v[0] += partials[i].small;
+        v[1] += partials[i].medium;
+        v[2] += partials[i].big;
+    }
+    mx::block_sum<3>(v);
+    if (threadIdx.x == 0) c[2 * j + 1] = mx::ssq_norm(v[0], v[1], v[2]);
+}
+
+// lanczos_beta when the Pythagorean step's flag (sums[4]) is set; nothing otherwise.
+extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)
+    lanczos_beta_if(uint32_t nparts, const MxSsqPartial *__restrict__ partials,
+                    double *__restrict__ c, uint64_t j, const double *__restrict__ sums) {
+    if (sums[4] == 0.0) return;
     double v[3] = {0.0, 0.0, 0.0};
     for (uint32_t i = threadIdx.x; i < nparts; i += blockDim.x) {
         v[0] += partials[i].small;

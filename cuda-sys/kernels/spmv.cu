@@ -154,21 +154,23 @@ __device__ void spmv_pattern_hybrid(MxSpmvParams p, const I *__restrict__ row_pt
     if (lane == 0 && mine) y[row] = axpby_one(make<T>(p.alpha), s, p.beta, y + row);
 }
 
-// y = A x and, in the same pass, per-block partials (re, im doubles) of sum_i conj(x[i]) y[i]
-// over this launch's rows: the Rayleigh numerator x^H A x of a square matrix (Lanczos'
-// alpha_j = q_j^H A q_j for a normalized q_j), with no second pass over x and y. x[row] is
-// the diagonal column of the row, usually just loaded by its own gather. Grid-stride over
-// row groups with a capped grid (at most MX_MAX_PARTIALS blocks) as the Leja step; lanes_log2
-// = 0 gives one thread per row.
+// The product of a Lanczos step with its sums in the same pass: y = A x - beta_j x_prev
+// (beta_j = c[2j-1]; no subtraction when x_prev is null) and per-block rows of
+// (Re <x, y>, Im <x, y>, ||y||^2, ||x||^2) for the Pythagorean step of reduce.cu, so that
+// no second pass reads x and y. x[row] and x_prev[row] are the row's own entries (x[row] is
+// usually just loaded by the row's gather). Grid-stride over row groups with a capped grid
+// (at most MX_MAX_PARTIALS blocks) as the Leja step; lanes_log2 = 0 gives a thread per row.
 template <typename T, typename I, bool VALUES>
-__device__ void spmv_rayleigh(uint64_t nrows, uint32_t lanes_log2, const I *__restrict__ row_ptr,
-                              const I *__restrict__ col_idx, const T *__restrict__ values,
-                              const T *__restrict__ x, T *__restrict__ y,
-                              double *__restrict__ partials) {
+__device__ void spmv_lanczos(uint64_t nrows, uint32_t lanes_log2, const I *__restrict__ row_ptr,
+                             const I *__restrict__ col_idx, const T *__restrict__ values,
+                             const double *__restrict__ c, uint64_t j, const T *__restrict__ x,
+                             const T *__restrict__ x_prev, T *__restrict__ y,
+                             double *__restrict__ partials) {
     const unsigned lanes = 1u << lanes_log2;
     const unsigned lane = threadIdx.x & (lanes - 1);
     const uint64_t rows_per_block = blockDim.x >> lanes_log2;
-    double2 d = make_double2(0.0, 0.0);
+    const T b = make<T>(MxScalar{x_prev != nullptr ? -c[2 * j - 1] : 0.0, 0.0});
+    double v[4] = {0.0, 0.0, 0.0, 0.0};
     // `base` is the same for the whole block, so the shuffles see full warps.
     for (uint64_t base = blockIdx.x * rows_per_block; base < nrows;
          base += (uint64_t)gridDim.x * rows_per_block) {
@@ -177,15 +179,15 @@ __device__ void spmv_rayleigh(uint64_t nrows, uint32_t lanes_log2, const I *__re
         if (row < nrows) s = row_partial<T, I, VALUES>(row_ptr, col_idx, values, x, row, lane, lanes);
         s = group_sum(s, lanes);
         if (lane == 0 && row < nrows) {
+            if (x_prev != nullptr) s = mad(b, x_prev[row], s);
             y[row] = s;
-            d = conj_mad(widen(x[row]), widen(s), d);
+            lanczos_sums_add(v, x[row], s);
         }
     }
-    double v[2] = {d.x, d.y};
-    block_sum<2>(v);
+    block_sum<4>(v);
     if (threadIdx.x == 0) {
-        partials[2 * blockIdx.x] = v[0];
-        partials[2 * blockIdx.x + 1] = v[1];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) partials[4 * blockIdx.x + k] = v[k];
     }
 }
 
@@ -203,11 +205,12 @@ __device__ void spmv_rayleigh(uint64_t nrows, uint32_t lanes_log2, const I *__re
         mx::spmv_vector<T, I, true>(p, row_ptr, col_idx, values, x, y);                          \
     }                                                                                            \
     extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
-        spmv_csr_rayleigh_##name##_##iname(uint64_t nrows, uint32_t lanes_log2,                  \
-                                           const I *row_ptr, const I *col_idx, const T *values,  \
-                                           const T *x, T *y, double *partials) {                 \
-        mx::spmv_rayleigh<T, I, true>(nrows, lanes_log2, row_ptr, col_idx, values, x, y,         \
-                                      partials);                                                 \
+        spmv_csr_lanczos_##name##_##iname(uint64_t nrows, uint32_t lanes_log2,                   \
+                                          const I *row_ptr, const I *col_idx, const T *values,   \
+                                          const double *c, uint64_t j, const T *x,               \
+                                          const T *x_prev, T *y, double *partials) {             \
+        mx::spmv_lanczos<T, I, true>(nrows, lanes_log2, row_ptr, col_idx, values, c, j, x,       \
+                                     x_prev, y, partials);                                       \
     }                                                                                            \
     extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
         spmv_pattern_scalar_##name##_##iname(MxSpmvParams p, const I *row_ptr,                   \

@@ -92,6 +92,7 @@ mod tests {
             "finish_sum".to_string(),
             "finish_max".to_string(),
             "lanczos_beta".to_string(),
+            "lanczos_beta_if".to_string(),
         ];
         for s in SCALARS {
             for k in [
@@ -105,6 +106,9 @@ mod tests {
                 "sum_partial",
                 "lanczos_update",
                 "lanczos_scale",
+                "lanczos_sums",
+                "lanczos_pythag_update",
+                "lanczos_scale_if",
             ] {
                 v.push(format!("{k}_{s}"));
             }
@@ -112,7 +116,7 @@ mod tests {
                 for k in [
                     "spmv_csr_scalar",
                     "spmv_csr_vector",
-                    "spmv_csr_rayleigh",
+                    "spmv_csr_lanczos",
                     "spmv_pattern_scalar",
                     "spmv_pattern_vector",
                     "spmv_pattern_hybrid",

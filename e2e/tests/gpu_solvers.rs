@@ -235,7 +235,7 @@ fn imaginary_leja_agrees_with_the_cpu_backend_on_the_spin_bath() {
 }
 
 /// `steps` Lanczos steps through `Backend::lanczos_step` on any backend (or, with
-/// `rayleigh`, through `LinearOperator::apply_rayleigh` + `Backend::lanczos_finish`, as
+/// `pythagorean`, through `LinearOperator::lanczos_product` + `Backend::lanczos_update`, as
 /// `Lanczos` steps): the coefficient array (α_j at 2j, β_{j+1} at 2j + 1) read once at the
 /// end, as `Lanczos` reads it at a check point.
 fn lanczos_coefficients<B: Backend, S: Scalar, O: matexp_core::LinearOperator<B, S>>(
@@ -243,7 +243,7 @@ fn lanczos_coefficients<B: Backend, S: Scalar, O: matexp_core::LinearOperator<B,
     op: &O,
     v: &[S],
     steps: usize,
-    rayleigh: bool,
+    pythagorean: bool,
 ) -> Vec<f64> {
     let n = v.len();
     let mut q: Vec<B::Vector<S>> = (0..steps + 1).map(|_| b.zeros(n).unwrap()).collect();
@@ -252,13 +252,15 @@ fn lanczos_coefficients<B: Backend, S: Scalar, O: matexp_core::LinearOperator<B,
     b.axpby(S::from_f64(1.0 / nv), &v0, S::zero(), &mut q[0])
         .unwrap();
     let mut c = b.zeros::<f64>(2 * steps).unwrap();
+    let mut sums = b.zeros::<f64>(matexp_core::LANCZOS_SUMS).unwrap();
     for j in 0..steps {
         let (done, rest) = q.split_at_mut(j + 1);
         let w = &mut rest[0];
         let prev = if j > 0 { Some(&done[j - 1]) } else { None };
-        if rayleigh {
-            op.apply_rayleigh(b, &done[j], w, &mut c, 2 * j).unwrap();
-            b.lanczos_finish(j, prev, &done[j], w, &mut c).unwrap();
+        if pythagorean {
+            op.lanczos_product(b, j, prev, &done[j], w, &c, &mut sums)
+                .unwrap();
+            b.lanczos_update(j, &done[j], w, &mut c, &mut sums).unwrap();
         } else {
             op.apply(b, S::one(), &done[j], S::zero(), w).unwrap();
             b.lanczos_step(j, prev, &done[j], w, &mut c).unwrap();
@@ -292,16 +294,15 @@ fn fused_lanczos_steps_match_the_cpu_coefficients() {
     let a: CsrMatrix<f64, u32> = laplacian_3d(20).unwrap();
     let v = smooth_plus_noise::<f64>(a.nrows());
     let ag = GpuCsr::from_csr(&g, &a).unwrap();
-    let want = lanczos_coefficients(&cpu, &a, &v, 24, false);
-    // The CPU's default Rayleigh product is the product and a dot: the same arithmetic.
-    assert_eq!(lanczos_coefficients(&cpu, &a, &v, 24, true), want);
-    for rayleigh in [false, true] {
+    // Each GPU path against the CPU's path of the same arithmetic (the classical step, and
+    // the Pythagorean step in Paige's order, which the CPU runs from its default sums).
+    for pythagorean in [false, true] {
         check(
-            &format!("laplace3d f64 (rayleigh {rayleigh})"),
+            &format!("laplace3d f64 (pythagorean {pythagorean})"),
             24,
             1e-13,
-            &lanczos_coefficients(&g, &ag, &v, 24, rayleigh),
-            &want,
+            &lanczos_coefficients(&g, &ag, &v, 24, pythagorean),
+            &lanczos_coefficients(&cpu, &a, &v, 24, pythagorean),
         );
     }
     let bath = SpinBath::seed000(12, 7).unwrap();
@@ -312,14 +313,13 @@ fn fused_lanczos_steps_match_the_cpu_coefficients() {
     // ~30× per step, 1e−14 at j = 1 to 7e−3 at j = 10, measured on the CPU), and the
     // coefficients amplify rounding alike: two correct backends differ by ~3e−12 at step 8
     // (H200) and part ways at O(1) past step 10. The bound follows that growth.
-    let want = lanczos_coefficients(&cpu, &h, &psi, 8, false);
-    for rayleigh in [false, true] {
+    for pythagorean in [false, true] {
         check(
-            &format!("spin bath c64 (rayleigh {rayleigh})"),
+            &format!("spin bath c64 (pythagorean {pythagorean})"),
             8,
             1e-11,
-            &lanczos_coefficients(&g, &hg, &psi, 8, rayleigh),
-            &want,
+            &lanczos_coefficients(&g, &hg, &psi, 8, pythagorean),
+            &lanczos_coefficients(&cpu, &h, &psi, 8, pythagorean),
         );
     }
 }

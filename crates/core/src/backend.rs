@@ -184,8 +184,18 @@ pub trait Backend: Send + Sync + Debug {
                 self.len(c),
             ));
         }
-        self.dot_into(q, w, c, 2 * j)?;
-        self.lanczos_finish(j, q_prev, q, w, c)
+        let mut beta_j = [0.0];
+        if j > 0 && q_prev.is_some() {
+            self.read_coeffs(c, 2 * j - 1, &mut beta_j)?;
+        }
+        let alpha = self.dot(q, w)?.re().as_f64();
+        self.axpby(S::from_f64(-alpha), q, S::one(), w)?;
+        if let Some(qp) = q_prev {
+            self.axpby(S::from_f64(-beta_j[0]), qp, S::one(), w)?;
+        }
+        let beta = self.nrm2(w)?.as_f64();
+        self.write_coeffs(c, 2 * j, &[alpha, beta])?;
+        self.scale(S::from_f64(inverse_or_zero(beta)), w)
     }
 
     /// `c[at] ← Re⟨x, y⟩`, `c[at + 1] ← Im⟨x, y⟩` (Σ conj(xᵢ)·yᵢ in `f64`), written where the
@@ -208,47 +218,86 @@ pub trait Backend: Send + Sync + Debug {
         self.write_coeffs(c, at, &[d.re, d.im])
     }
 
-    /// The rest of [`Backend::lanczos_step`] once `c[2j] = α_j` is in place (written by
-    /// [`Backend::dot_into`] or by an operator's fused product,
-    /// [`crate::LinearOperator::apply_rayleigh`]): w ← w − α_j·q_j − β_j·q_{j−1},
-    /// `c[2j + 1] = β_{j+1} = ‖w‖₂`, w ← w/β_{j+1} (0 when β_{j+1} = 0).
+    /// The sums of a Pythagorean Lanczos step for an operator that does not form them in
+    /// its product ([`crate::LinearOperator::lanczos_product`]'s default): on entry w = A·q_j;
+    /// w ← w − β_j·q_{j−1} (β_j = `c[2j − 1]`; nothing when `q_prev` is `None`), then
+    /// `sums[0..4]` ← (Re⟨q_j, w⟩, Im⟨q_j, w⟩, ‖w‖², ‖q_j‖²), plain sums in `f64`, written
+    /// where the coefficients live. `sums` has at least [`LANCZOS_SUMS`] entries.
     ///
-    /// **Cost.** Two passes: the update with the norm's sum of squares (reads 3n, writes n)
-    /// and the scaling (reads and writes n). The default reads α_j, β_j with
-    /// [`Backend::read_coeffs`] (a synchronization on asynchronous backends); GPU backends
-    /// run it as kernels that read them on the device.
+    /// **Cost.** One pass (reads 3n, writes n; reads 2n without `q_prev`). The default uses
+    /// [`Backend::read_coeffs`], [`Backend::axpby`], [`Backend::dot`] and [`Backend::nrm2`]
+    /// (host round trips on asynchronous backends); GPU backends run one kernel.
     ///
     /// # Errors
     ///
-    /// As [`Backend::lanczos_step`].
-    fn lanczos_finish<S: Scalar>(
+    /// [`crate::Error::DimensionMismatch`] for short `c` or `sums` or unequal lengths; the
+    /// backend's errors.
+    fn lanczos_sums<S: Scalar>(
         &self,
         j: usize,
         q_prev: Option<&Self::Vector<S>>,
         q: &Self::Vector<S>,
         w: &mut Self::Vector<S>,
-        c: &mut Self::Vector<f64>,
+        c: &Self::Vector<f64>,
+        sums: &mut Self::Vector<f64>,
     ) -> Result<()> {
-        if self.len(c) < 2 * j + 2 {
-            return Err(crate::Error::dim(
-                "lanczos_finish: coefficient array length",
-                2 * j + 2,
-                self.len(c),
-            ));
-        }
-        let mut alpha = [0.0];
-        self.read_coeffs(c, 2 * j, &mut alpha)?;
-        let mut beta_j = [0.0];
-        if j > 0 && q_prev.is_some() {
+        lanczos_lengths(self, j, c, sums)?;
+        if let Some(qp) = q_prev.filter(|_| j > 0) {
+            let mut beta_j = [0.0];
             self.read_coeffs(c, 2 * j - 1, &mut beta_j)?;
-        }
-        self.axpby(S::from_f64(-alpha[0]), q, S::one(), w)?;
-        if let Some(qp) = q_prev {
             self.axpby(S::from_f64(-beta_j[0]), qp, S::one(), w)?;
         }
-        let beta = self.nrm2(w)?.as_f64();
-        self.write_coeffs(c, 2 * j, &[alpha[0], beta])?;
-        self.scale(S::from_f64(inverse_or_zero(beta)), w)
+        let d = self.dot(q, w)?.to_c64();
+        let (nw, nq) = (self.nrm2(w)?.as_f64(), self.nrm2(q)?.as_f64());
+        self.write_coeffs(sums, 0, &[d.re, d.im, nw * nw, nq * nq])
+    }
+
+    /// The update of a Pythagorean Lanczos step, given `sums` from
+    /// [`crate::LinearOperator::lanczos_product`] (w = A·q_j − β_j·q_{j−1} on entry):
+    /// α_j = Re⟨q_j, w⟩ and β_{j+1}² = ‖w − α_j·q_j‖² = ‖w‖² − 2α_j·Re⟨q_j, w⟩ + α_j²·‖q_j‖²
+    /// (an identity for the vectors at hand; [`lanczos_pythagoras`]). Where that is trusted,
+    /// w ← (w − α_j·q_j)/β_{j+1} in one pass; otherwise (cancellation: β² below 1/16 of
+    /// ‖w‖², breakdown, overflow, NaN) w ← w − α_j·q_j and β_{j+1} = ‖w‖₂ by the
+    /// overflow-safe norm, then w ← w/β_{j+1} (0 when β_{j+1} = 0), exactly as
+    /// [`Backend::lanczos_step`]. Writes `c[2j] = α_j`, `c[2j + 1] = β_{j+1}`.
+    ///
+    /// **Accuracy.** The sums carry rounding of about ε·‖w‖² (in `f64`), so the trusted β²
+    /// is within ~16ε of itself relative; the three-term recurrence is otherwise that of
+    /// [`Backend::lanczos_step`], with α_j taken after the β_j·q_{j−1} subtraction (Paige's
+    /// ordering).
+    ///
+    /// **Cost.** One pass when trusted (reads 2n, writes n); three otherwise. The default
+    /// reads `sums` on the host; GPU backends decide on the device (every block of the
+    /// update reads the same sums), with no host wait.
+    ///
+    /// # Errors
+    ///
+    /// As [`Backend::lanczos_sums`].
+    fn lanczos_update<S: Scalar>(
+        &self,
+        j: usize,
+        q: &Self::Vector<S>,
+        w: &mut Self::Vector<S>,
+        c: &mut Self::Vector<f64>,
+        sums: &mut Self::Vector<f64>,
+    ) -> Result<()> {
+        lanczos_lengths(self, j, c, sums)?;
+        let mut host = [0.0; 4];
+        self.read_coeffs(sums, 0, &mut host)?;
+        match lanczos_pythagoras(&host) {
+            Some((alpha, beta)) => {
+                self.axpby(S::from_f64(-alpha), q, S::one(), w)?;
+                self.scale(S::from_f64(1.0 / beta), w)?;
+                self.write_coeffs(c, 2 * j, &[alpha, beta])
+            }
+            None => {
+                let alpha = host[0];
+                self.axpby(S::from_f64(-alpha), q, S::one(), w)?;
+                let beta = self.nrm2(w)?.as_f64();
+                self.write_coeffs(c, 2 * j, &[alpha, beta])?;
+                self.scale(S::from_f64(inverse_or_zero(beta)), w)
+            }
+        }
     }
 }
 
@@ -280,6 +329,49 @@ pub fn check_combination<B: Backend + ?Sized, S: Scalar>(
                 backend.len(*x),
             ));
         }
+    }
+    Ok(())
+}
+
+/// Entries of the `sums` array of a Pythagorean Lanczos step ([`Backend::lanczos_sums`]):
+/// Re⟨q, w⟩, Im⟨q, w⟩, ‖w‖², ‖q‖², and a flag the GPU kernels keep.
+pub const LANCZOS_SUMS: usize = 5;
+
+/// Least share of ‖w‖² that β² = ‖w‖² − 2α·Re⟨q, w⟩ + α²‖q‖² must keep to be trusted
+/// ([`lanczos_pythagoras`]): the sums' rounding (~ε‖w‖²) is then ≤ ~16ε relative to β².
+pub const LANCZOS_TRUST: f64 = 1.0 / 16.0;
+
+/// α = Re⟨q, w⟩ and β = ‖w − α·q‖₂ from the sums (Re⟨q, w⟩, Im⟨q, w⟩, ‖w‖², ‖q‖²), or
+/// `None` where the identity cannot be trusted: β² < [`LANCZOS_TRUST`]·‖w‖², ‖w‖ = 0, or a
+/// value not finite (the caller then takes the norm of w − α·q itself). The GPU kernels
+/// (`lanczos_pythag_update`) decide the same way.
+pub fn lanczos_pythagoras(sums: &[f64; 4]) -> Option<(f64, f64)> {
+    let (alpha, sw, sq) = (sums[0], sums[2], sums[3]);
+    let b2 = sw - 2.0 * alpha * sums[0] + alpha * alpha * sq;
+    (alpha.is_finite() && sw.is_finite() && b2.is_finite() && sw > 0.0 && b2 >= LANCZOS_TRUST * sw)
+        .then(|| (alpha, b2.sqrt()))
+}
+
+/// The length checks of the Pythagorean step: `c` holds step j, `sums` its sums.
+fn lanczos_lengths<B: Backend + ?Sized>(
+    backend: &B,
+    j: usize,
+    c: &B::Vector<f64>,
+    sums: &B::Vector<f64>,
+) -> Result<()> {
+    if backend.len(c) < 2 * j + 2 {
+        return Err(crate::Error::dim(
+            "lanczos: coefficient array length",
+            2 * j + 2,
+            backend.len(c),
+        ));
+    }
+    if backend.len(sums) < LANCZOS_SUMS {
+        return Err(crate::Error::dim(
+            "lanczos: sums array length",
+            LANCZOS_SUMS,
+            backend.len(sums),
+        ));
     }
     Ok(())
 }

@@ -102,7 +102,11 @@ mod tests {
         let cpu = CpuBackend::new();
         for n in [0usize, 5, 70_001] {
             let xs: Vec<Vec<f64>> = (0..4)
-                .map(|j| (0..n).map(|i| ((i * 7 + j * 13) % 17) as f64 - 8.5).collect())
+                .map(|j| {
+                    (0..n)
+                        .map(|i| ((i * 7 + j * 13) % 17) as f64 - 8.5)
+                        .collect()
+                })
                 .collect();
             let cs = [0.5, -1.25, 0.0, 3.0];
             let refs: Vec<&Vec<f64>> = xs.iter().collect();
@@ -117,10 +121,73 @@ mod tests {
         let x = vec![1.0; 3];
         let mut y = vec![0.0; 3];
         assert!(cpu.linear_combination(&[1.0], &[&x, &x], &mut y).is_err());
-        assert!(cpu.linear_combination(&[1.0], &[&vec![1.0; 4]], &mut y).is_err());
+        assert!(
+            cpu.linear_combination(&[1.0], &[&vec![1.0; 4]], &mut y)
+                .is_err()
+        );
         let mut z = vec![f64::NAN; 3];
         cpu.linear_combination::<f64>(&[], &[], &mut z).unwrap();
         assert_eq!(z, vec![0.0; 3]);
+    }
+
+    /// The Pythagorean step (sums, then update) on the CPU: the classical step's
+    /// coefficients and vector where β is trusted; the exact-norm fallback where the identity
+    /// cancels (q close to an eigenvector) or breaks down (an eigenvector).
+    #[test]
+    fn pythagorean_lanczos_step_matches_the_classical_one() {
+        use crate::{LANCZOS_SUMS, LinearOperator, lanczos_pythagoras};
+        let cpu = CpuBackend::new();
+        let a = crate::DenseMatrixOperator::new(
+            3,
+            3,
+            vec![1.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 3.0],
+        )
+        .unwrap();
+        let step = |q: Vec<f64>| {
+            let mut sums = vec![0.0; LANCZOS_SUMS];
+            let (mut w, mut c) = (vec![0.0; 3], vec![0.0; 2]);
+            a.lanczos_product(&cpu, 0, None, &q, &mut w, &c, &mut sums)
+                .unwrap();
+            let four = [sums[0], sums[1], sums[2], sums[3]];
+            cpu.lanczos_update(0, &q, &mut w, &mut c, &mut sums)
+                .unwrap();
+            let (mut w2, mut c2) = (vec![0.0; 3], vec![0.0; 2]);
+            a.apply(&cpu, 1.0, &q, 0.0, &mut w2).unwrap();
+            cpu.lanczos_step(0, None, &q, &mut w2, &mut c2).unwrap();
+            (four, c, w, c2, w2)
+        };
+        // Trusted: q = (1, 1, 1)/√3, α = 2, β² = 2/3 of ‖w‖² = 14/3 (> 1/16).
+        let s = 1.0 / 3f64.sqrt();
+        let (four, c, w, c2, w2) = step(vec![s; 3]);
+        assert!(lanczos_pythagoras(&four).is_some());
+        assert!(
+            (c[0] - c2[0]).abs() < 1e-15 && (c[1] - c2[1]).abs() < 1e-14,
+            "{c:?} {c2:?}"
+        );
+        for (x, y) in w.iter().zip(&w2) {
+            assert!((x - y).abs() < 1e-14, "{w:?} {w2:?}");
+        }
+        // Nearly an eigenvector: β² ≈ 2e−12 of ‖w‖², the identity is not trusted and the
+        // exact norm gives the classical β to full relative accuracy.
+        let d: f64 = 1e-6;
+        let nq = (1.0 + 2.0 * d * d).sqrt();
+        let (four, c, w, c2, w2) = step(vec![d / nq, 1.0 / nq, d / nq]);
+        assert!(lanczos_pythagoras(&four).is_none());
+        assert!((c[1] - c2[1]).abs() <= 1e-9 * c2[1], "{c:?} {c2:?}");
+        for (x, y) in w.iter().zip(&w2) {
+            assert!((x - y).abs() < 1e-9, "{w:?} {w2:?}");
+        }
+        // An eigenvector: β = 0 and q₁ = 0, as the classical step.
+        let (four, c, w, _, _) = step(vec![0.0, 1.0, 0.0]);
+        assert!(lanczos_pythagoras(&four).is_none());
+        assert_eq!(c, [2.0, 0.0]);
+        assert_eq!(w, [0.0; 3]);
+        // Short arrays are errors, not panics.
+        let (mut w, mut c, mut sums) = (vec![0.0; 3], vec![0.0; 2], vec![0.0; 4]);
+        assert!(
+            cpu.lanczos_update(0, &w.clone(), &mut w, &mut c, &mut sums)
+                .is_err()
+        );
     }
 
     /// The default fused Lanczos step on the CPU: α, β land in the coefficient array, the

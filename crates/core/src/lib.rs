@@ -29,7 +29,7 @@ mod operator;
 mod scalar;
 mod time_dependent;
 
-pub use backend::{Backend, check_combination};
+pub use backend::{Backend, LANCZOS_SUMS, LANCZOS_TRUST, check_combination, lanczos_pythagoras};
 pub use combinators::{Scaled, Shifted, Sum};
 pub use cpu::CpuBackend;
 pub use error::{Error, Result, check_dim, try_filled};

@@ -137,24 +137,29 @@ pub trait LinearOperator<B: Backend, S: Scalar>: Send + Sync {
         false
     }
 
-    /// y ← A·x and `c[at] ← Re⟨x, A·x⟩`, `c[at + 1] ← Im⟨x, A·x⟩` (the Rayleigh numerator
-    /// xᴴAx, Lanczos' α_j for a normalized x = q_j), the dot product written where the
-    /// coefficients live ([`Backend::dot_into`]). The default applies the operator and then
-    /// reduces (a second pass over x and y); GPU operators override it with one pass.
+    /// The product of a Lanczos step with its sums: w ← A·q_j − β_j·q_{j−1} (β_j =
+    /// `c[2j − 1]`, read where the coefficients live; no subtraction when `q_prev` is
+    /// `None`) and `sums[0..4]` ← (Re⟨q_j, w⟩, Im⟨q_j, w⟩, ‖w‖², ‖q_j‖²) for
+    /// [`Backend::lanczos_update`]. The default applies the operator and calls
+    /// [`Backend::lanczos_sums`] (a second pass over the vectors); GPU operators override it
+    /// with one pass.
     ///
     /// # Errors
     ///
-    /// Those of [`LinearOperator::apply`] and [`Backend::dot_into`].
-    fn apply_rayleigh(
+    /// Those of [`LinearOperator::apply`] and [`Backend::lanczos_sums`].
+    #[allow(clippy::too_many_arguments)]
+    fn lanczos_product(
         &self,
         backend: &B,
-        x: &B::Vector<S>,
-        y: &mut B::Vector<S>,
-        c: &mut B::Vector<f64>,
-        at: usize,
+        j: usize,
+        q_prev: Option<&B::Vector<S>>,
+        q: &B::Vector<S>,
+        w: &mut B::Vector<S>,
+        c: &B::Vector<f64>,
+        sums: &mut B::Vector<f64>,
     ) -> Result<()> {
-        self.apply(backend, S::one(), x, S::zero(), y)?;
-        backend.dot_into(x, y, c, at)
+        self.apply(backend, S::one(), q, S::zero(), w)?;
+        backend.lanczos_sums(j, q_prev, q, w, c, sums)
     }
 
     /// One fused shifted-product step ([`ShiftedStep`]):

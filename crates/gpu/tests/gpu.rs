@@ -170,7 +170,10 @@ fn blas1_case<S: Scalar>(g: &GpuBackend, r: &mut impl Rng, n: usize) {
     let one = g.upload(&x).unwrap();
     let bad = g.zeros::<S>(n + 1).unwrap();
     let mut gy = g.zeros::<S>(n).unwrap();
-    assert!(g.linear_combination(&[alpha], &[&one, &one], &mut gy).is_err());
+    assert!(
+        g.linear_combination(&[alpha], &[&one, &one], &mut gy)
+            .is_err()
+    );
     assert!(g.linear_combination(&[alpha], &[&bad], &mut gy).is_err());
 }
 

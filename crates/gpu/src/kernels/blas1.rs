@@ -5,9 +5,9 @@
 
 use super::{AXPBY, COMBINE, FILL, SCALE};
 use crate::rt::{Device, DeviceBuffer, LaunchConfig};
-use std::sync::Arc;
 use matexp_core::{Result, Scalar};
 use matexp_cuda_sys::{MX_REDUCE_THREADS, MxBlas1Params, MxScalar};
+use std::sync::Arc;
 
 /// A scalar as the kernels receive it (double-precision complex; kernels round it).
 pub(crate) fn mx_scalar<S: Scalar>(s: S) -> MxScalar {

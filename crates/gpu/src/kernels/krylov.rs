@@ -1,19 +1,27 @@
-//! The fused Lanczos step of [`crate::GpuBackend`]: α_j, β_{j+1} stay in a coefficient array
-//! in device memory, so a step queues five launches and never waits for the device.
+//! The Lanczos steps of [`crate::GpuBackend`]: α_j, β_{j+1} stay in a coefficient array in
+//! device memory, so a step never waits for the device.
 //!
-//! With `c` the array (`c[2i] = α_i`, `c[2i + 1] = β_{i+1}`) and w = A·q_j on entry:
+//! With `c` the array (`c[2i] = α_i`, `c[2i + 1] = β_{i+1}`):
 //!
-//! 1. `dot_partial` + `finish_sum` (width 2) into `c + 2j`: α_j = Re⟨q_j, w⟩ at `c[2j]` (its
-//!    imaginary part lands in `c[2j + 1]`, overwritten in 3);
-//! 2. `lanczos_update`: w ← w − α_j·q_j − β_j·q_{j−1}, reading both from `c`, with Blue's
-//!    per-block sums of squares of the new w;
-//! 3. `lanczos_beta`: β_{j+1} = ‖w‖₂ from those partials, at `c[2j + 1]`;
+//! **The Pythagorean step** (what `Lanczos` runs; [`Backend::lanczos_update`]): the product
+//! leaves w = A·q_j − β_j·q_{j−1} and `sums` = (Re⟨q_j, w⟩, Im⟨q_j, w⟩, ‖w‖², ‖q_j‖²) — in its
+//! own pass for CSR matrices (`spmv_csr_lanczos`), else through `lanczos_sums` (one pass
+//! after the product) — then `lanczos_pythag_update` computes α_j and β_{j+1}² =
+//! ‖w‖² − 2α_j·Re⟨q_j, w⟩ + α_j²‖q_j‖² in every block and, where that keeps at least 1/16 of
+//! ‖w‖², writes q_{j+1} = (w − α_j q_j)/β_{j+1} in one pass (reads 2n, writes n);
+//! otherwise it writes w − α_j q_j with Blue's sums of squares and `lanczos_beta_if` /
+//! `lanczos_scale_if` finish by the exact norm (they return at once when not needed).
+//! Traffic beside the product: n (q_{j−1} in the product) + 3n, against 8n for the
+//! classical step below.
+//!
+//! **The classical step** ([`Backend::lanczos_step`], w = A·q_j on entry):
+//! 1. `dot_partial` + `finish_sum` (width 2) into `c + 2j`: α_j = Re⟨q_j, w⟩;
+//! 2. `lanczos_update`: w ← w − α_j·q_j − β_j·q_{j−1}, with Blue's per-block sums of squares;
+//! 3. `lanczos_beta`: β_{j+1} = ‖w‖₂ at `c[2j + 1]`;
 //! 4. `lanczos_scale`: w ← w/β_{j+1} (0 when β_{j+1} = 0).
 //!
-//! **Memory traffic** (n elements of s bytes): 2ns (dot) + 4ns (update; 3ns at j = 0) + 2ns
-//! (scale) = 8ns per step, plus a few kilobytes of partials; the three-term recurrence needs
-//! at least the 2ns of the dot and the 4ns of the update, so only the scaling pass (2ns) is
-//! above the minimum of an operator-agnostic step.
+//! [`Backend::lanczos_update`]: matexp_core::Backend::lanczos_update
+//! [`Backend::lanczos_step`]: matexp_core::Backend::lanczos_step
 //!
 //! **Accuracy.** The dot product and the sums of squares accumulate in double precision for
 //! every scalar type (the reductions of `reduce.cu`), in a fixed order, so a step is
@@ -22,8 +30,11 @@
 //! normalized Lanczos vectors (‖w‖ ≤ ‖A‖), but not for operators scaled near the range's
 //! ends, and the bins cost nothing extra in a memory-bound pass.
 
-use super::reduce::with_partials;
-use super::{LANCZOS_BETA, LANCZOS_SCALE, LANCZOS_UPDATE};
+use super::reduce::{Finish, reduce_into, with_partials};
+use super::{
+    LANCZOS_BETA, LANCZOS_BETA_IF, LANCZOS_PYTHAG_UPDATE, LANCZOS_SCALE, LANCZOS_SCALE_IF,
+    LANCZOS_SUMS, LANCZOS_UPDATE,
+};
 use crate::rt::{Device, LaunchConfig};
 use matexp_core::{Result, Scalar};
 use matexp_cuda_sys::{MX_MAX_PARTIALS, MX_REDUCE_THREADS};
@@ -91,6 +102,102 @@ pub(crate) fn lanczos_finish<S: Scalar>(
             .arg(&n64)
             .arg(&c)
             .arg(&j64)
+            .arg(&w)
+            .launch(LaunchConfig::grid_stride(device, n, MX_REDUCE_THREADS))
+    }
+}
+
+/// Queues the sums pass of the Pythagorean step on `n` elements (`lanczos_sums`: w ← w −
+/// β_j·q_prev unless `q_prev` is 0, rows of (Re⟨q, w⟩, Im⟨q, w⟩, ‖w‖², ‖q‖²)) and their
+/// `finish_sum` into `sums[0..4]`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn lanczos_sums<S: Scalar>(
+    device: &Device,
+    n: usize,
+    j: usize,
+    q_prev: u64,
+    q: u64,
+    w: u64,
+    c: u64,
+    sums: u64,
+) -> Result<()> {
+    let (n64, j64) = (n as u64, j as u64);
+    let f = LANCZOS_SUMS.for_scalar::<S>(device)?;
+    reduce_into(device, Finish::Sum(4), sums, |partials| {
+        let grid = device.grid_for(n, MX_REDUCE_THREADS, MX_MAX_PARTIALS);
+        // SAFETY: q, w (and q_prev unless 0) hold n elements of S, c at least 2j + 2
+        // doubles (checked by the caller); partials holds `grid` ≤ MX_MAX_PARTIALS rows of
+        // four doubles; w overlaps neither q nor q_prev.
+        unsafe {
+            device
+                .launch_builder(f)
+                .arg(&n64)
+                .arg(&c)
+                .arg(&j64)
+                .arg(&q)
+                .arg(&q_prev)
+                .arg(&w)
+                .arg(&partials)
+                .launch(LaunchConfig::linear(grid, MX_REDUCE_THREADS))?
+        };
+        Ok(grid)
+    })
+}
+
+/// Queues the Pythagorean update (`lanczos_pythag_update`), then `lanczos_beta_if` and
+/// `lanczos_scale_if`, which finish the step by the exact norm only where the update
+/// flagged it (they return at once otherwise).
+pub(crate) fn lanczos_pythag_update<S: Scalar>(
+    device: &Device,
+    n: usize,
+    j: usize,
+    q: u64,
+    w: u64,
+    c: u64,
+    sums: u64,
+) -> Result<()> {
+    let (n64, j64) = (n as u64, j as u64);
+    with_partials(device, |partials| {
+        let grid = device.grid_for(n, MX_REDUCE_THREADS, MX_MAX_PARTIALS);
+        let update = LANCZOS_PYTHAG_UPDATE.for_scalar::<S>(device)?;
+        // SAFETY: q, w hold n elements of S and do not overlap, c at least 2j + 2 doubles,
+        // sums LANCZOS_SUMS doubles (checked by the caller); partials holds `grid` rows of
+        // three doubles.
+        unsafe {
+            device
+                .launch_builder(update)
+                .arg(&n64)
+                .arg(&c)
+                .arg(&j64)
+                .arg(&sums)
+                .arg(&q)
+                .arg(&w)
+                .arg(&partials)
+                .launch(LaunchConfig::linear(grid, MX_REDUCE_THREADS))?
+        };
+        let beta = LANCZOS_BETA_IF.get(device)?;
+        // SAFETY: partials holds the `grid` rows the update wrote when it flagged (and is
+        // not read otherwise); c and sums as above.
+        unsafe {
+            device
+                .launch_builder(beta)
+                .arg(&grid)
+                .arg(&partials)
+                .arg(&c)
+                .arg(&j64)
+                .arg(&sums)
+                .launch(LaunchConfig::linear(1, MX_REDUCE_THREADS))
+        }
+    })?;
+    let scale = LANCZOS_SCALE_IF.for_scalar::<S>(device)?;
+    // SAFETY: w holds n elements of S; c and sums as above.
+    unsafe {
+        device
+            .launch_builder(scale)
+            .arg(&n64)
+            .arg(&c)
+            .arg(&j64)
+            .arg(&sums)
             .arg(&w)
             .launch(LaunchConfig::grid_stride(device, n, MX_REDUCE_THREADS))
     }

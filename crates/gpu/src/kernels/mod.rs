@@ -33,10 +33,14 @@ pub(crate) static FINISH_MAX: Kernel = Kernel::new(&REDUCE, "finish_max");
 pub(crate) static LANCZOS_UPDATE: Kernel = Kernel::new(&REDUCE, "lanczos_update");
 pub(crate) static LANCZOS_SCALE: Kernel = Kernel::new(&REDUCE, "lanczos_scale");
 pub(crate) static LANCZOS_BETA: Kernel = Kernel::new(&REDUCE, "lanczos_beta");
+pub(crate) static LANCZOS_BETA_IF: Kernel = Kernel::new(&REDUCE, "lanczos_beta_if");
+pub(crate) static LANCZOS_SUMS: Kernel = Kernel::new(&REDUCE, "lanczos_sums");
+pub(crate) static LANCZOS_PYTHAG_UPDATE: Kernel = Kernel::new(&REDUCE, "lanczos_pythag_update");
+pub(crate) static LANCZOS_SCALE_IF: Kernel = Kernel::new(&REDUCE, "lanczos_scale_if");
 
 pub(crate) static SPMV_CSR_SCALAR: Kernel = Kernel::new(&SPMV, "spmv_csr_scalar");
 pub(crate) static SPMV_CSR_VECTOR: Kernel = Kernel::new(&SPMV, "spmv_csr_vector");
-pub(crate) static SPMV_CSR_RAYLEIGH: Kernel = Kernel::new(&SPMV, "spmv_csr_rayleigh");
+pub(crate) static SPMV_CSR_LANCZOS: Kernel = Kernel::new(&SPMV, "spmv_csr_lanczos");
 pub(crate) static SPMV_PATTERN_SCALAR: Kernel = Kernel::new(&SPMV, "spmv_pattern_scalar");
 pub(crate) static SPMV_PATTERN_VECTOR: Kernel = Kernel::new(&SPMV, "spmv_pattern_vector");
 pub(crate) static SPMV_PATTERN_HYBRID: Kernel = Kernel::new(&SPMV, "spmv_pattern_hybrid");
@@ -53,7 +57,7 @@ mod tests {
     fn every_kernel_id_names_kernels_of_its_module() {
         let scalars = ["f32", "f64", "c32", "c64"];
         let entries = |k: &Kernel| k.module().entries().collect::<Vec<_>>();
-        for k in [&FINISH_SUM, &FINISH_MAX, &LANCZOS_BETA] {
+        for k in [&FINISH_SUM, &FINISH_MAX, &LANCZOS_BETA, &LANCZOS_BETA_IF] {
             assert!(entries(k).contains(&k.base_name()), "{k:?}");
         }
         for k in [
@@ -67,6 +71,9 @@ mod tests {
             &SUM_PARTIAL,
             &LANCZOS_UPDATE,
             &LANCZOS_SCALE,
+            &LANCZOS_SUMS,
+            &LANCZOS_PYTHAG_UPDATE,
+            &LANCZOS_SCALE_IF,
         ] {
             for s in scalars {
                 let name = format!("{}_{s}", k.base_name());
@@ -76,7 +83,7 @@ mod tests {
         for k in [
             &SPMV_CSR_SCALAR,
             &SPMV_CSR_VECTOR,
-            &SPMV_CSR_RAYLEIGH,
+            &SPMV_CSR_LANCZOS,
             &SPMV_PATTERN_SCALAR,
             &SPMV_PATTERN_VECTOR,
             &SPMV_PATTERN_HYBRID,

@@ -761,6 +761,14 @@ mod tests {
 
 /// Σ conj(xᵢ)·yᵢ over n elements of S into `out[0..2)` (re, im doubles) on the device:
 /// `dot_partial` + `finish_sum`, no host wait.
-pub(crate) fn dot_into<S: Scalar>(device: &Device, n: usize, x: u64, y: u64, out: u64) -> Result<()> {
-    reduce_into(device, Finish::Sum(2), out, |p| dot_partial::<S>(device, n, x, y, p))
+pub(crate) fn dot_into<S: Scalar>(
+    device: &Device,
+    n: usize,
+    x: u64,
+    y: u64,
+    out: u64,
+) -> Result<()> {
+    reduce_into(device, Finish::Sum(2), out, |p| {
+        dot_partial::<S>(device, n, x, y, p)
+    })
 }

@@ -358,18 +358,25 @@ impl Backend for GpuBackend {
         )
     }
 
-    /// Three launches (update with sums of squares, β, scaling), no host synchronization:
-    /// 6n elements of memory traffic.
-    fn lanczos_finish<S: Scalar>(
+    /// One kernel (`lanczos_sums`), then `finish_sum` into `sums`; no host wait.
+    fn lanczos_sums<S: Scalar>(
         &self,
         j: usize,
         q_prev: Option<&GpuVector<S>>,
         q: &GpuVector<S>,
         w: &mut GpuVector<S>,
-        c: &mut GpuVector<f64>,
+        c: &GpuVector<f64>,
+        sums: &mut GpuVector<f64>,
     ) -> Result<()> {
-        let qp = self.lanczos_args("lanczos_finish", j, q_prev, q, w, c)?;
-        crate::kernels::krylov::lanczos_finish::<S>(
+        let qp = self.lanczos_args("lanczos_sums", j, q_prev.filter(|_| j > 0), q, w, c)?;
+        self.own("sums", sums)?;
+        check_range(
+            "lanczos_sums: sums",
+            sums.len(),
+            0,
+            matexp_core::LANCZOS_SUMS,
+        )?;
+        crate::kernels::krylov::lanczos_sums::<S>(
             &self.device,
             q.len(),
             j,
@@ -377,6 +384,36 @@ impl Backend for GpuBackend {
             q.device_ptr(),
             w.device_ptr(),
             c.device_ptr(),
+            sums.device_ptr(),
+        )
+    }
+
+    /// Three launches decided on the device (the Pythagorean update, then the norm and the
+    /// scaling, which return at once when the update was trusted); no host wait.
+    fn lanczos_update<S: Scalar>(
+        &self,
+        j: usize,
+        q: &GpuVector<S>,
+        w: &mut GpuVector<S>,
+        c: &mut GpuVector<f64>,
+        sums: &mut GpuVector<f64>,
+    ) -> Result<()> {
+        self.lanczos_args("lanczos_update", j, None, q, w, c)?;
+        self.own("sums", sums)?;
+        check_range(
+            "lanczos_update: sums",
+            sums.len(),
+            0,
+            matexp_core::LANCZOS_SUMS,
+        )?;
+        crate::kernels::krylov::lanczos_pythag_update::<S>(
+            &self.device,
+            q.len(),
+            j,
+            q.device_ptr(),
+            w.device_ptr(),
+            c.device_ptr(),
+            sums.device_ptr(),
         )
     }
 }

@@ -331,38 +331,56 @@ impl<S: Scalar> LinearOperator<GpuBackend, S> for GpuCsr<S> {
     fn is_hermitian(&self) -> bool {
         self.hermitian
     }
-    /// One pass (`spmv_csr_rayleigh`): the product and ⟨x, A·x⟩ together, reduced on the
-    /// device into `c[at..at + 2]`; cuSPARSE mappings use the vector kernel's lanes.
-    fn apply_rayleigh(
+    /// One pass (`spmv_csr_lanczos`): the product, the β_j·q_{j−1} subtraction and the
+    /// step's sums together, reduced on the device into `sums`.
+    fn lanczos_product(
         &self,
         backend: &GpuBackend,
-        x: &GpuVector<S>,
-        y: &mut GpuVector<S>,
-        c: &mut GpuVector<f64>,
-        at: usize,
+        j: usize,
+        q_prev: Option<&GpuVector<S>>,
+        q: &GpuVector<S>,
+        w: &mut GpuVector<S>,
+        c: &GpuVector<f64>,
+        sums: &mut GpuVector<f64>,
     ) -> Result<()> {
         if self.st.nrows != self.st.ncols {
             return Err(Error::invalid(
                 "operator",
                 format!("{}x{}", self.st.nrows, self.st.ncols),
-                "a Rayleigh product needs a square matrix",
+                "a Lanczos product needs a square matrix",
             ));
         }
-        check_vectors(backend, &self.st.device, self.st.nrows, self.st.ncols, x, y)?;
+        check_vectors(backend, &self.st.device, self.st.nrows, self.st.ncols, q, w)?;
         backend.own("c", c)?;
-        if c.len() < at.saturating_add(2) {
-            return Err(Error::dim("apply_rayleigh: coefficient array length", at + 2, c.len()));
+        backend.own("sums", sums)?;
+        if c.len() < 2 * j + 2 || sums.len() < matexp_core::LANCZOS_SUMS {
+            return Err(Error::dim(
+                "lanczos_product: coefficient and sums arrays",
+                (2 * j + 2).max(matexp_core::LANCZOS_SUMS),
+                c.len().min(sums.len()),
+            ));
         }
+        let prev = match q_prev.filter(|_| j > 0) {
+            Some(p) => {
+                backend.own("q_prev", p)?;
+                check_dim("lanczos_product: q_prev length", q.len(), p.len())?;
+                p.device_ptr()
+            }
+            None => 0,
+        };
         let log2 = leja_log2(
             resolve(self.kernel, self.st.auto_lanes)?,
             self.st.auto_lanes,
         );
-        self.st.rayleigh_into::<S>(
+        self.st.lanczos_into::<S>(
             self.values.device_ptr(),
             log2,
-            x.device_ptr(),
-            y.device_ptr(),
-            c.device_ptr() + (8 * at) as u64,
+            c.device_ptr(),
+            j,
+            q.device_ptr(),
+            prev,
+            w.device_ptr(),
+            sums.device_ptr(),
         )
     }
     fn shifted_step(

@@ -6,7 +6,7 @@
 use crate::kernels::blas1::mx_scalar;
 use crate::kernels::reduce::{self, Finish, PendingSlot};
 use crate::kernels::{
-    LEJA_CSR, LEJA_PATTERN, SPMV_CSR_RAYLEIGH, SPMV_CSR_SCALAR, SPMV_CSR_VECTOR,
+    LEJA_CSR, LEJA_PATTERN, SPMV_CSR_LANCZOS, SPMV_CSR_SCALAR, SPMV_CSR_VECTOR,
     SPMV_PATTERN_SCALAR, SPMV_PATTERN_VECTOR,
 };
 use crate::rt::{Device, DeviceBuffer, Function, Kernel, KernelIndex, LaunchConfig, scalar};
@@ -359,27 +359,34 @@ impl CsrStructure {
         })
     }
 
-    /// y ← A·x with `values`, and Σ conj(xᵢ)·yᵢ (re, im doubles) into `out` on the device,
-    /// in one pass (`spmv_csr_rayleigh` + `finish_sum`). Square matrices only (callers check).
-    pub(crate) fn rayleigh_into<S: Scalar>(
+    /// The product of a Lanczos step with its sums (`spmv_csr_lanczos` + `finish_sum`):
+    /// y ← A·x − β_j·x_prev (β_j = `c[2j − 1]`; no subtraction when `x_prev` is 0) and
+    /// (Re⟨x, y⟩, Im⟨x, y⟩, ‖y‖², ‖x‖²) into `sums` on the device, in one pass. Square
+    /// matrices only (callers check).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn lanczos_into<S: Scalar>(
         &self,
         values: u64,
         log2: u32,
+        c: u64,
+        j: usize,
         x: u64,
+        x_prev: u64,
         y: u64,
-        out: u64,
+        sums: u64,
     ) -> Result<()> {
         let rows_per_block = (MX_REDUCE_THREADS >> log2) as usize;
         let grid = self
             .nrows
             .div_ceil(rows_per_block)
             .clamp(1, MX_MAX_PARTIALS as usize) as u32;
-        let f = self.function::<S>(&SPMV_CSR_RAYLEIGH)?;
+        let f = self.function::<S>(&SPMV_CSR_LANCZOS)?;
         let (rp, ci) = self.indices.ptrs();
-        let nrows = self.nrows as u64;
-        reduce::reduce_into(&self.device, Finish::Sum(2), out, |partials| {
-            // SAFETY: structure buffers as in `spmv`; values has nnz elements, x and y nrows
-            // (= ncols) elements and do not overlap; partials holds grid rows of 2 doubles.
+        let (nrows, j64) = (self.nrows as u64, j as u64);
+        reduce::reduce_into(&self.device, Finish::Sum(4), sums, |partials| {
+            // SAFETY: structure buffers as in `spmv`; values has nnz elements, x, x_prev
+            // (unless 0) and y nrows (= ncols) elements, y overlapping neither; c holds at
+            // least 2j + 2 doubles; partials holds grid rows of 4 doubles.
             unsafe {
                 self.device
                     .launch_builder(f)
@@ -388,7 +395,10 @@ impl CsrStructure {
                     .arg(&rp)
                     .arg(&ci)
                     .arg(&values)
+                    .arg(&c)
+                    .arg(&j64)
                     .arg(&x)
+                    .arg(&x_prev)
                     .arg(&y)
                     .arg(&partials)
                     .launch(LaunchConfig::linear(grid, MX_REDUCE_THREADS))?
