@@ -20,7 +20,9 @@
 //!   `extra.dgemm_ratio` = gflops / dgemm_gflops (target ≥ 0.9 at n = 6144); GPU rows also
 //!   `extra.dgemm_chain_gflops`, the rate of `products` DGEMMs queued back to back (what
 //!   the polynomial's products cost without its `O(n²)` work, clocks under sustained load
-//!   included) and `extra.chain_ratio` = gflops / that rate. CPU rows carry the host CPU's
+//!   included), timed in rounds alternating with the polynomial's runs so that both see the
+//!   same clocks, and `extra.chain_ratio` = gflops / that rate (the lone DGEMM runs after
+//!   an idle gap, at a boost clock a chain of products does not keep). CPU rows carry the host CPU's
 //!   device name (`cpu-<model>-<cores>core`, the rule of `cargo xtask bench`),
 //!   `extra.blas` / `extra.blas_threads` (the library and threads of the CPU products:
 //!   OpenBLAS on every core) and `extra.threads` (rayon's, for the `O(n²)` work),
@@ -272,6 +274,34 @@ fn time_gpu(stream: &Arc<CudaStream>, reps: usize, mut f: impl FnMut() -> Res<()
         times.push(start.elapsed_ms(&end).map_err(err)? as f64 * 1e-3);
     }
     Ok(median(times))
+}
+
+/// Medians over `reps` rounds of `f(true)` and `f(false)`, alternated (true first) and
+/// each timed by CUDA events on `stream`, after one warm-up of each: the two see the same
+/// clocks and temperature.
+fn time_gpu_pair(
+    stream: &Arc<CudaStream>,
+    reps: usize,
+    mut f: impl FnMut(bool) -> Res<()>,
+) -> Res<(f64, f64)> {
+    f(true)?;
+    f(false)?;
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for _ in 0..reps.max(1) {
+        for which in [true, false] {
+            let start = stream
+                .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(err)?;
+            f(which)?;
+            let end = stream
+                .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(err)?;
+            end.synchronize().map_err(err)?;
+            let t = start.elapsed_ms(&end).map_err(err)? as f64 * 1e-3;
+            if which { a.push(t) } else { b.push(t) }
+        }
+    }
+    Ok((median(a), median(b)))
 }
 
 /// Wall-clock times of `reps` runs of `f` (no warm-up).
@@ -611,13 +641,14 @@ fn table1_at(ev: &mut Gpu, args: &Args, out: &mut Out, n: usize) -> Res<()> {
                 out.records.push(r);
                 continue;
             }
-            let t = time_gpu(&stream, args.reps, || {
-                ev.evaluate_into(&xd, &alpha, scheme, &mut p).map_err(err)
-            })?;
-            let t_gpu = t;
-            // The same number of DGEMMs back to back: the products without the O(n²) work.
+            // The polynomial and the same number of DGEMMs back to back (its products
+            // without the O(n²) work), alternated run by run so that both see the same
+            // clocks: a lone DGEMM runs after an idle gap, at a boost the chain cannot hold.
             let mut c2: GpuMatrix<f64> = ev.backend_mut().zeros(n, n).map_err(err)?;
-            let t_chain = time_gpu(&stream, args.reps.min(5), || {
+            let (t, t_chain) = time_gpu_pair(&stream, args.reps, |poly| {
+                if poly {
+                    return ev.evaluate_into(&xd, &alpha, scheme, &mut p).map_err(err);
+                }
                 for _ in 0..products {
                     ev.backend_mut()
                         .gemm(1.0, &xd, &xd, 0.0, &mut c2)
@@ -626,6 +657,7 @@ fn table1_at(ev: &mut Gpu, args: &Args, out: &mut Out, n: usize) -> Res<()> {
                 Ok(())
             })?;
             drop(c2);
+            let t_gpu = t;
             let chain = flops / t_chain;
             let gf = flops / t;
             let mut r = out
