@@ -216,7 +216,10 @@ fn a_small_cap_refuses_a_large_problem_before_the_work() {
         tay.expmv(&lap, 1.0, &vl, &mut wl),
         "refused before the first product",
     );
-    assert_eq!(lap.take(), 0);
+    // Before the first series product: only the few products that find the (Gershgorin)
+    // interval of the CSR matrix nearly tight (a Lanczos estimate, stopped once its Ritz
+    // interval covers half of it).
+    assert!(lap.take() <= 3);
     let mut arn = Arnoldi::new(&cpu, arnoldi(1e-8, 50, None)).unwrap();
     expect_cap(
         arn.expmv(&adv, 1000.0, &va, &mut wa),

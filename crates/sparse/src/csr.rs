@@ -449,11 +449,19 @@ impl<S: Scalar, I: CsrIndex> CsrMatrix<S, I> {
         self.transpose_relation(|w| -w)
     }
 
+    /// Whether A = −Aᴴ exactly (A = −Aᵀ for real scalars): a normal matrix with a purely
+    /// imaginary spectrum. O(nnz), not cached.
+    pub fn is_skew_hermitian(&self) -> bool {
+        self.transpose_relation(|w| -w.conj())
+    }
+
     /// Gershgorin bounds: every eigenvalue lies in a disc centred at a_ii with radius
     /// Σ_{j≠i} |a_ij|; this returns the box enclosing the discs, or the real interval
-    /// [min(a_ii − r_i), max(a_ii + r_i)] when the matrix is Hermitian (its spectrum is real).
-    /// `None` for non-square or empty matrices or if the sums overflow. Computed in `f64`;
-    /// cached after the first call; O(nnz), parallel.
+    /// [min(a_ii − r_i), max(a_ii + r_i)] when the matrix is Hermitian (its spectrum is real),
+    /// or the imaginary segment `i·[min(Im a_ii − r_i), max(Im a_ii + r_i)]` when it is
+    /// skew-Hermitian (its spectrum is imaginary; checked once, O(nnz), for matrices that are
+    /// not Hermitian). `None` for non-square or empty matrices or if the sums overflow.
+    /// Computed in `f64`; cached after the first call; O(nnz), parallel.
     pub fn gershgorin(&self) -> Option<SpectralBounds> {
         *self.bounds.get_or_init(|| {
             if self.nrows() != self.ncols() || self.nrows() == 0 {
@@ -467,6 +475,8 @@ impl<S: Scalar, I: CsrIndex> CsrMatrix<S, I> {
             );
             if self.is_hermitian() {
                 SpectralBounds::real(a, b).ok()
+            } else if self.is_skew_hermitian() {
+                SpectralBounds::new(0.0, 0.0, c, d).ok()
             } else {
                 SpectralBounds::new(a, b, c, d).ok()
             }

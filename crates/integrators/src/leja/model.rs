@@ -90,8 +90,16 @@ pub(crate) fn model_degree(beta: c64, tol: f64, nodes: &[f64], w: &[f64]) -> Res
 }
 
 /// Key of the process-wide cache of [`max_radius`]: direction of β (radians, quantized),
-/// tolerance bucket (exponent of a power of two ≤ tol), target degree, node count.
-type RadiusKey = (i64, i32, usize, usize);
+/// tolerance bucket (exponent of a power of two ≤ tol), target degree, node count, and a
+/// fingerprint of the nodes (Leja or conjugate Leja points).
+type RadiusKey = (i64, i32, usize, usize, u64);
+
+/// A fingerprint of a node sequence (its bit patterns folded).
+fn fingerprint(nodes: &[f64]) -> u64 {
+    nodes
+        .iter()
+        .fold(0u64, |h, x| h.rotate_left(7) ^ x.to_bits())
+}
 
 fn radius_cache() -> &'static Mutex<HashMap<RadiusKey, f64>> {
     static CACHE: OnceLock<Mutex<HashMap<RadiusKey, f64>>> = OnceLock::new();
@@ -104,7 +112,13 @@ fn radius_cache() -> &'static Mutex<HashMap<RadiusKey, f64>> {
 /// 25 stable divided-difference evaluations.
 pub(crate) fn max_radius(theta: f64, tol: f64, target: usize, nodes: &[f64]) -> Result<f64> {
     let bucket = tol.log2().floor().clamp(-1070.0, 0.0) as i32;
-    let key = ((theta * 1e9).round() as i64, bucket, target, nodes.len());
+    let key = (
+        (theta * 1e9).round() as i64,
+        bucket,
+        target,
+        nodes.len(),
+        fingerprint(nodes),
+    );
     if let Some(&r) = radius_cache().lock().map_err(poisoned)?.get(&key) {
         return Ok(r);
     }

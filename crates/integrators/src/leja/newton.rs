@@ -187,3 +187,115 @@ pub(crate) fn substep<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     out.pnorm = be.nrm2(p)?.as_f64();
     Ok(out)
 }
+
+/// One substep on an imaginary focal segment `c + iγ·[−2, 2]` (`c` real) for a real
+/// operator and real vectors, at the conjugate Leja points `0, η₁, −η₁, η₂, −η₂, …`
+/// ([`super::focal::symmetric_leja_points`]) with complex divided differences `d_j` of
+/// `e^{τ(c + iγξ)}` (Caliari, Kandolf, Ostermann & Rainer 2016).
+///
+/// With `B = (A − c)/γ` (real) the scaled operator is `Â = (A − c)/(iγ) = −iB`, and the
+/// Newton basis splits into real vectors: `r₀ = u`, `w_m = B·r_m`, `z_m = B·w_m`,
+///
+/// ```text
+/// ω_{2m+1}(Â)u = −i·w_m,   ω_{2m+2}(Â)u = −z_m + iη_{m+1}·w_m,
+/// r_{m+1} = (Â² − η_{m+1}²)r_m = −z_m − η_{m+1}²·r_m.
+/// ```
+///
+/// The interpolant of even degree is a real polynomial (its nodes are closed under
+/// conjugation), so its real part may be taken term by term:
+/// `p = Re(d₀)u + Σ_m [Im(d_{2m+1})·w_m − Re(d_{2m+2})·z_m − η_{m+1}Im(d_{2m+2})·w_m]`.
+/// Two fused products per pair of nodes (each `y ← A·x/γ − (c/γ)·x`, `p += coeff·y`, norm),
+/// plus one AXPY for the `w_m` term and one for `r_{m+1}`; three real vectors besides `u` and
+/// `p`, half the memory traffic and a quarter of the arithmetic of the same recurrence in
+/// complex numbers. The stopping test is the two-term test of [`Rule::TwoTerm`] with
+/// `e_j = |d_j|·‖ω_j(Â)u‖` (`‖ω_{2m+2}u‖² = ‖z_m‖² + η²‖w_m‖²`), checked at even degrees
+/// only, where the partial sum is real.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn substep_conjugate<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+    be: &B,
+    op: &O,
+    focal: &Focal,
+    coeffs: &[matexp_core::c64],
+    xi: &[f64],
+    rule: Rule<'_>,
+    u: &B::Vector<S>,
+    unorm: f64,
+    p: &mut B::Vector<S>,
+    bufs: [&mut B::Vector<S>; 3],
+) -> Result<Outcome> {
+    let [r, w, z] = bufs;
+    let (floor, rel, abs) = match rule {
+        Rule::TwoTerm {
+            floor, rel, abs, ..
+        } => (floor, rel, abs),
+        Rule::Single { abs } => (0, 0.0, abs),
+    };
+    let gamma = focal.scale.im;
+    let c = focal.center.re;
+    let (alpha, shift) = (S::from_f64(1.0 / gamma), S::from_f64(-c / gamma));
+    let d0 = coeffs[0].re;
+    be.axpby(S::from_f64(d0), u, S::zero(), p)?;
+    be.copy(u, r)?;
+    let e0 = coeffs[0].norm() * unorm;
+    let mut p_upper = d0.abs() * unorm;
+    let mut p_known = p_upper;
+    let mut out = Outcome {
+        degree: 0,
+        estimate: e0,
+        threshold: 0.0,
+        converged: false,
+        pnorm: p_known,
+        matvecs: 0,
+        overflow: false,
+        term_sum: e0,
+    };
+    let max_m = coeffs.len() - 1;
+    let mut j = 1;
+    while j < max_m {
+        let (d1, d2, eta) = (coeffs[j], coeffs[j + 1], xi[j]);
+        // w = B·r, p += Im(d_{2m+1})·w.
+        let step = ShiftedStep {
+            alpha,
+            shift,
+            coeff: S::from_f64(d1.im),
+        };
+        let nw = op.shifted_step(be, &step, r, w, p)?.as_f64();
+        // z = B·w, p += −Re(d_{2m+2})·z − η·Im(d_{2m+2})·w.
+        let step = ShiftedStep {
+            alpha,
+            shift,
+            coeff: S::from_f64(-d2.re),
+        };
+        let nz = op.shifted_step(be, &step, w, z, p)?.as_f64();
+        be.axpby(S::from_f64(-eta * d2.im), w, S::one(), p)?;
+        // r ← −z − η²·r.
+        be.axpby(-S::one(), z, S::from_f64(-eta * eta), r)?;
+        out.matvecs += 2;
+        out.degree = j + 1;
+        if !(nw.is_finite() && nz.is_finite()) {
+            out.overflow = true;
+            out.estimate = f64::INFINITY;
+            return Ok(out);
+        }
+        let e1 = d1.norm() * nw;
+        let e2 = d2.norm() * nz.hypot(eta * nw);
+        p_upper += e1 + e2;
+        out.term_sum += e1 + e2;
+        let est = e1 + e2;
+        out.estimate = est;
+        out.threshold = rel * p_known + abs;
+        if out.degree >= floor && est <= rel * p_upper + abs {
+            p_known = be.nrm2(p)?.as_f64();
+            p_upper = p_known;
+            out.threshold = rel * p_known + abs;
+            if est <= out.threshold {
+                out.converged = true;
+                out.pnorm = p_known;
+                return Ok(out);
+            }
+        }
+        j += 2;
+    }
+    out.pnorm = be.nrm2(p)?.as_f64();
+    Ok(out)
+}

@@ -2,11 +2,11 @@
 //! output times.
 
 use super::LejaReport;
-use super::focal::{Focal, check_bounds};
+use super::focal::{Focal, check_bounds, symmetric_leja_points};
 use super::model::{max_radius, model_degree, node_products, tail_degree};
-use super::newton::{Augmented, Rule, substep};
+use super::newton::{Augmented, Rule, substep, substep_conjugate};
 use super::options::{LejaMethod, LejaOptions, Progress};
-use super::spectrum::{BoundsSource, estimate};
+use super::spectrum::{BoundsSource, estimate, tighten};
 use super::workspace::{CoeffKey, Coefficients, LejaWorkspace};
 use crate::checks;
 use crate::{ExpmvMethod, MethodOptions, Report};
@@ -139,17 +139,49 @@ impl<'a, B: Backend, S: Scalar> Leja<'a, B, S> {
         Ok(n)
     }
 
-    /// Spectral bounds (options, operator, or estimate) and the focal interval.
+    /// Spectral bounds (options, operator — narrowed by measuring when not known to be
+    /// tight and `measure` is set —, or estimate) and the focal interval.
     fn resolve<O: LinearOperator<B, S> + ?Sized>(
         &mut self,
         op: &O,
         include_zero: bool,
+        measure: bool,
     ) -> Result<Resolved> {
         let (bounds, source, matvecs) = if let Some(b) = self.opts.bounds {
             (b, BoundsSource::Options, 0)
         } else if let Some(b) = op.spectral_bounds() {
             check_bounds(&b, "LinearOperator::spectral_bounds")?;
-            (b, BoundsSource::Operator, 0)
+            if op.spectral_bounds_are_tight() || !measure {
+                (b, BoundsSource::Operator, 0)
+            } else {
+                // The same operator (address, order, box) as last time: its narrowing is
+                // remembered, so that time stepping measures once.
+                let key = (
+                    op as *const O as *const () as usize,
+                    op.nrows(),
+                    [b.re_min, b.re_max, b.im_min, b.im_max].map(f64::to_bits),
+                    op.is_hermitian(),
+                );
+                let (narrowed, k) = match self.ws.tightened {
+                    Some((k0, t)) if k0 == key => (t, 0),
+                    _ => {
+                        self.ws.ensure(self.backend)?;
+                        let ws = &mut self.ws;
+                        let (u, p, ya) = (
+                            ws.u.as_mut().expect("allocated"),
+                            ws.p.as_mut().expect("allocated"),
+                            ws.ya.as_mut().expect("allocated"),
+                        );
+                        let (t, k) = tighten(self.backend, op, &b, [u, p, ya])?;
+                        self.ws.tightened = Some((key, t));
+                        (t, k)
+                    }
+                };
+                match narrowed {
+                    Some(t) => (t, BoundsSource::Tightened, k),
+                    None => (b, BoundsSource::Operator, k),
+                }
+            }
         } else {
             self.ws.ensure(self.backend)?;
             let ws = &mut self.ws;
@@ -169,7 +201,11 @@ impl<'a, B: Backend, S: Scalar> Leja<'a, B, S> {
             )?;
             (b, src, k)
         };
-        let focal = Focal::new(&bounds, include_zero, S::IS_COMPLEX)?;
+        // Conjugate Leja points (real arithmetic on an imaginary segment) for the adaptive
+        // method's exponential; φ-columns (the augmented operator) and the thesis's method
+        // keep the real axis for real scalars.
+        let conjugate = !include_zero && matches!(self.opts.method, LejaMethod::Adaptive);
+        let focal = Focal::new(&bounds, include_zero, S::IS_COMPLEX, conjugate)?;
         Ok(Resolved {
             bounds,
             source,
@@ -209,7 +245,15 @@ impl<'a, B: Backend, S: Scalar> Leja<'a, B, S> {
             }
         };
         self.ws.ensure(be)?;
+        if res.focal.conjugate {
+            self.ws.ensure_third(be)?;
+        }
         let ws = &mut self.ws;
+        let mut yc = if res.focal.conjugate {
+            ws.yc.take()
+        } else {
+            None
+        };
         let mut u = ws.u.take().expect("allocated");
         let mut p = ws.p.take().expect("allocated");
         let mut ya = ws.ya.take().expect("allocated");
@@ -226,9 +270,13 @@ impl<'a, B: Backend, S: Scalar> Leja<'a, B, S> {
             seed_substeps,
             ws,
             [&mut u, &mut p, &mut ya, &mut yb],
+            yc.as_mut(),
             out,
             &mut report,
         );
+        if yc.is_some() {
+            ws.yc = yc;
+        }
         ws.u = Some(u);
         ws.p = Some(p);
         ws.ya = Some(ya);
@@ -285,7 +333,11 @@ impl<'a, B: Backend + 'a, S: Scalar> ExpmvMethod<'a, B, S> for Leja<'a, B, S> {
             return Ok(Report::new(self.method_name()));
         }
         let p = bs.len() - 1;
-        let res = self.resolve(op, p > 0)?;
+        // Nothing to march (t = 0 everywhere, or no start and no forcing): the box is not
+        // worth a product.
+        let work =
+            scale != S::zero() && times.iter().any(|&t| t != 0.0) && norms.iter().any(|&x| x > 0.0);
+        let res = self.resolve(op, p > 0, work)?;
         let start = bs[0].map(|b| (b, norms[0]));
         if p == 0 {
             return self.integrate(op, &res, scale, times, start, None, out);
@@ -315,7 +367,7 @@ impl<'a, B: Backend + 'a, S: Scalar> ExpmvMethod<'a, B, S> for Leja<'a, B, S> {
             && !out.is_empty()
             && self.check_op(op)? > 0
         {
-            let res = self.resolve(op, false)?;
+            let res = self.resolve(op, false, t != S::zero())?;
             self.opts.bounds = Some(res.bounds);
             estimated = Some(res);
         }
@@ -354,7 +406,7 @@ impl<'a, B: Backend + 'a, S: Scalar> ExpmvMethod<'a, B, S> for Leja<'a, B, S> {
         if n == 0 {
             return self.finish(Report::new(self.method_name()), ws);
         }
-        let res = self.resolve(op, false)?;
+        let res = self.resolve(op, false, t != S::zero() && norms.iter().any(|&x| x > 0.0))?;
         let mut total = Report::new(self.method_name());
         total.bounds = Some((res.bounds, res.source));
         total.matvecs = res.matvecs;
@@ -556,7 +608,8 @@ fn substep_coefficients<B: Backend, S: Scalar>(
         } else {
             Method::Stable
         };
-        let (d, alpha, beta) = newton_coefficients(focal, tau, nodes, method, S::IS_COMPLEX)?;
+        let (d, alpha, beta) =
+            newton_coefficients(focal, tau, nodes, method, S::IS_COMPLEX || focal.conjugate)?;
         let (degree, floor) = if seed {
             (opts.max_degree, 0)
         } else {
@@ -574,9 +627,10 @@ fn substep_coefficients<B: Backend, S: Scalar>(
         for m in (0..d.len().saturating_sub(1)).rev() {
             tail[m] = tail[m + 1] + d[m + 1].norm() * w[m + 1];
         }
-        let values = d.into_iter().map(S::from_c64).collect();
+        let values = d.iter().map(|&x| S::from_c64(x)).collect();
         Ok(Coefficients {
             values,
+            exact: d,
             degree,
             floor,
             tail,
@@ -597,13 +651,20 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     seed_substeps: Option<usize>,
     ws: &mut LejaWorkspace<B, S>,
     vecs: [&mut B::Vector<S>; 4],
+    mut yc: Option<&mut B::Vector<S>>,
     out: &mut [B::Vector<S>],
     report: &mut LejaReport,
 ) -> Result<()> {
     let [u, p, ya, yb] = vecs;
     let focal = res.focal;
     let eps = S::Real::EPS.as_f64();
-    let nodes = matexp_leja::leja_points(opts.max_degree + 1)?;
+    let conjugate_nodes;
+    let nodes: &[f64] = if focal.conjugate {
+        conjugate_nodes = symmetric_leja_points(opts.max_degree + 1)?;
+        &conjugate_nodes
+    } else {
+        matexp_leja::leja_points(opts.max_degree + 1)?
+    };
     let scale_c = scale.to_c64();
     let t_last = *times.last().expect("validated non-empty");
     let total = (scale_c * t_last).norm();
@@ -756,20 +817,34 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
                 a.tail0.iter_mut().for_each(|z| *z *= S::from_f64(eta));
                 a.inv_eta = S::from_f64(1.0 / eta);
             }
-            let outcome = substep(
-                be,
-                op,
-                &focal,
-                &coeffs.values,
-                nodes,
-                rule,
-                u,
-                unorm,
-                p,
-                ya,
-                yb,
-                aug.as_mut(),
-            )?;
+            let outcome = match yc.as_deref_mut() {
+                Some(yc) if focal.conjugate && aug.is_none() && !seed => substep_conjugate(
+                    be,
+                    op,
+                    &focal,
+                    &coeffs.exact,
+                    nodes,
+                    rule,
+                    u,
+                    unorm,
+                    p,
+                    [&mut *ya, &mut *yb, yc],
+                )?,
+                _ => substep(
+                    be,
+                    op,
+                    &focal,
+                    &coeffs.values,
+                    nodes,
+                    rule,
+                    u,
+                    unorm,
+                    p,
+                    ya,
+                    yb,
+                    aug.as_mut(),
+                )?,
+            };
             report.matvecs += outcome.matvecs;
             let spent = report.matvecs - report_start;
             if spent >= opts.max_products && !(k + 1 == s && j + 1 == times.len()) {

@@ -1,6 +1,6 @@
 //! The reusable state of the Leja methods: backend vectors and cached divided differences.
 
-use matexp_core::{Backend, Result, Scalar};
+use matexp_core::{Backend, Result, Scalar, SpectralBounds};
 use std::sync::Arc;
 
 /// How many coefficient sets a workspace keeps (least recently used first out). Stepping
@@ -22,10 +22,17 @@ pub(crate) struct CoeffKey {
     pub floor_radius: u64,
 }
 
+/// Identifies the operator whose loose box was last narrowed: its address, its order, the
+/// bit patterns of the box it gave and whether it is Hermitian.
+pub(crate) type TightenKey = (usize, usize, [u64; 4], bool);
+
 /// Divided differences `d_m` of one substep and its aliasing floor.
 #[derive(Debug, Clone)]
 pub(crate) struct Coefficients<S> {
     pub values: Vec<S>,
+    /// The same in double precision complex (the conjugate-point recurrence of real
+    /// operators on an imaginary segment needs their imaginary parts).
+    pub exact: Vec<matexp_core::c64>,
     /// The model degree of the substep (`max_degree` when the nodes do not suffice; the
     /// cost estimate counts it).
     pub degree: usize,
@@ -63,6 +70,11 @@ pub struct LejaWorkspace<B: Backend, S: Scalar> {
     pub(crate) p: Option<B::Vector<S>>,
     pub(crate) ya: Option<B::Vector<S>>,
     pub(crate) yb: Option<B::Vector<S>>,
+    /// Third basis buffer of the conjugate-point recurrence (allocated on its first use).
+    pub(crate) yc: Option<B::Vector<S>>,
+    /// The last narrowing of a loose operator box (`None` inside: not worth it), so that
+    /// time stepping with one operator measures once.
+    pub(crate) tightened: Option<(TightenKey, Option<SpectralBounds>)>,
     cache: Vec<(CoeffKey, Arc<Coefficients<S>>)>,
 }
 
@@ -81,6 +93,8 @@ impl<B: Backend, S: Scalar> LejaWorkspace<B, S> {
             p: None,
             ya: None,
             yb: None,
+            yc: None,
+            tightened: None,
             cache: Vec::new(),
         }
     }
@@ -99,6 +113,7 @@ impl<B: Backend, S: Scalar> LejaWorkspace<B, S> {
             self.p = None;
             self.ya = None;
             self.yb = None;
+            self.yc = None;
         }
     }
 
@@ -107,9 +122,11 @@ impl<B: Backend, S: Scalar> LejaWorkspace<B, S> {
         self.cache.len()
     }
 
-    /// Drops the cached coefficients (the vectors stay allocated).
+    /// Drops the cached coefficients and the remembered narrowing of an operator's box (the
+    /// vectors stay allocated).
     pub fn clear_cache(&mut self) {
         self.cache.clear();
+        self.tightened = None;
     }
 
     /// Allocates the four vectors of order `n` if not yet done.
@@ -118,6 +135,14 @@ impl<B: Backend, S: Scalar> LejaWorkspace<B, S> {
             if slot.is_none() {
                 *slot = Some(be.zeros(self.n)?);
             }
+        }
+        Ok(())
+    }
+
+    /// Allocates the third basis buffer of the conjugate-point recurrence if not yet done.
+    pub(crate) fn ensure_third(&mut self, be: &B) -> Result<()> {
+        if self.yc.is_none() {
+            self.yc = Some(be.zeros(self.n)?);
         }
         Ok(())
     }

@@ -330,7 +330,7 @@ impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
         let opts = self.opts.clone();
         let (mu, mut info) = self.norm_info(op, forcing.is_some(), &mut report)?;
         report.estimate_matvecs = report.matvecs;
-        if op.is_hermitian() {
+        if op.is_hermitian() && report.bounds.is_none() {
             if let Some(b) = op.spectral_bounds() {
                 report.bounds = Some((b, crate::BoundsSource::Operator));
             }
@@ -572,11 +572,30 @@ impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
         with_zero: bool,
         report: &mut Report,
     ) -> Result<(c64, NormInfo)> {
-        let bounds = if op.is_hermitian() {
+        let mut bounds = if op.is_hermitian() {
             op.spectral_bounds()
         } else {
             None
         };
+        // A loose (Gershgorin) interval would be taken as the exact ‖A − μI‖: narrow it as
+        // Leja does (a short Lanczos estimate intersected with it, kept when less than half
+        // as wide; measured on a dense stiff matrix with spectrum in [−1e6, 0] and Gershgorin
+        // interval [−2.5e6, 1.1e6], n = 120, t = 1e−3: 3 381 → 1 557 products at rtol 1e−6).
+        if let (Some(b), NormBound::Auto) = (bounds, &self.opts.norm) {
+            if !op.spectral_bounds_are_tight() {
+                let scratch = [
+                    self.f.as_mut().expect("allocated"),
+                    self.b.as_mut().expect("allocated"),
+                    self.tmp.as_mut().expect("allocated"),
+                ];
+                let (narrowed, k) = crate::leja::tighten(self.backend, op, &b, scratch)?;
+                report.matvecs += k;
+                if let Some(t) = narrowed {
+                    bounds = Some(t);
+                    report.bounds = Some((t, crate::BoundsSource::Tightened));
+                }
+            }
+        }
         let bounds = match bounds {
             Some(mut b) if with_zero => {
                 b.re_min = b.re_min.min(0.0);
