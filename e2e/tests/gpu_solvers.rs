@@ -325,8 +325,9 @@ fn fused_lanczos_steps_match_the_cpu_coefficients() {
 }
 
 /// Lanczos end to end with the fused step and coefficients read only at check points:
-/// the GPU takes exactly the CPU backend's products (both decide on the same tridiagonal to
-/// rounding) and returns its result to 1e−12, one-pass and two-pass, real and complex time.
+/// the GPU takes the CPU backend's decisions (the same tridiagonal to rounding), plus at
+/// most a lookahead of products queued ahead of a check, and returns the CPU's result to
+/// 1e−12 where it stops at the same dimension, one-pass and two-pass, real and complex time.
 #[test]
 #[ignore = "needs a CUDA GPU; run by the GPU bundle"]
 fn lanczos_takes_the_cpu_products_on_the_gpu() {
@@ -354,8 +355,23 @@ fn lanczos_takes_the_cpu_products_on_the_gpu() {
             let (wc, rc) = lanczos_expmv(&cpu, &a, t, &v, &opts).unwrap();
             let e = rel_diff(&g.to_host(&wg).unwrap(), &wc);
             eprintln!("laplace3d two_pass {two_pass} rtol {rtol:e}: {e:.2e}; gpu {rg}; cpu {rc}");
-            assert_eq!(rg.matvecs, rc.matvecs, "laplace3d: products differ");
-            assert!(e <= 1e-12, "laplace3d: GPU vs CPU {e:e}");
+            // The GPU queues steps ahead of each check (the device works while the host
+            // solves the small eigenproblems), so it may spend a lookahead more products and
+            // stop at a later check; on the same dimension it returns the CPU's result.
+            let ahead = 4usize.max(rc.matvecs / 10) + 1;
+            assert!(
+                rg.matvecs >= rc.matvecs && rg.matvecs <= rc.matvecs + 2 * ahead,
+                "laplace3d: products {} on the GPU, {} on the CPU",
+                rg.matvecs,
+                rc.matvecs
+            );
+            let same = rg.max_degree == rc.max_degree;
+            assert!(
+                e <= if same { 1e-12 } else { 2.0 * rtol },
+                "laplace3d: GPU vs CPU {e:e} (dimensions {} and {})",
+                rg.max_degree,
+                rc.max_degree
+            );
             let tau = c64::new(0.0, -5.0);
             let (wg, rg) = lanczos_expmv(&g, &hg, tau, &psig, &opts).unwrap();
             let (wc, rc) = lanczos_expmv(&cpu, &h, tau, &psi, &opts).unwrap();
@@ -365,9 +381,12 @@ fn lanczos_takes_the_cpu_products_on_the_gpu() {
             // eigenvalue is found early), after which the coefficients amplify the rounding
             // differences of the two backends; a check near the tolerance may then decide one
             // step apart. Both results must meet the tolerance, so they agree to 2·rtol.
+            let ahead = 4usize.max(rc.matvecs / 10) + 1;
             assert!(
-                rg.matvecs.abs_diff(rc.matvecs) <= 2,
-                "spin bath: products differ by more than one check"
+                rg.matvecs + 2 >= rc.matvecs && rg.matvecs <= rc.matvecs + 2 * ahead,
+                "spin bath: products {} on the GPU, {} on the CPU",
+                rg.matvecs,
+                rc.matvecs
             );
             assert!(e <= 2.0 * rtol, "spin bath: GPU vs CPU {e:e}");
         }
