@@ -95,7 +95,7 @@ pub use leja::{
 pub use method::{ExpmvMethod, MAX_PHI_ORDER, ROUNDING_FACTOR};
 pub use options::{
     ArnoldiOptions, LanczosOptions, MAX_NORM_PROBES, MethodOptions, NormBound, Progress,
-    ProgressFn, Shift, TaylorOptions, Tolerance,
+    ProgressFn, Reorthogonalize, Shift, TaylorOptions, Tolerance,
 };
 pub use report::Report;
 pub use taylor::{Taylor, taylor_expmv, taylor_theta};

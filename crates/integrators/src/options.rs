@@ -275,18 +275,23 @@ pub struct LanczosOptions {
     /// regenerates the basis from the stored α, β and accumulates Q·y. Twice the products,
     /// O(n) memory instead of O(n·k); results agree with the one-pass mode to rounding.
     pub two_pass: bool,
-    /// Full reorthogonalization against all stored vectors (one-pass mode only). Costs
-    /// O(n·k) per step. Without it the Lanczos vectors lose orthogonality once Ritz values
-    /// converge; for exp the result stays accurate in most cases (the estimate still
-    /// applies), but stiff operators (‖A‖ ≫ the eigenvalues that matter, e.g. a spectrum in
-    /// [−1e6, 0]) can stall: ghost eigenvalues keep the estimate up until `max_dim`. Set it
-    /// when a `NoConvergence` error says so.
+    /// Shorthand kept for compatibility: `true` forces full reorthogonalization from the
+    /// first step, as [`Reorthogonalize::Always`] in `reorthogonalization` (which it
+    /// overrides); `false` leaves the choice to `reorthogonalization`.
     pub reorthogonalize: bool,
+    /// When the basis is reorthogonalized (default [`Reorthogonalize::Auto`]: where the loss
+    /// of orthogonality is found harmful, see [`crate::Lanczos`]).
+    pub reorthogonalization: Reorthogonalize,
+    /// Most substeps e^{τ_s A}…e^{τ_1 A}v when a single e^{τA}v needs a Krylov dimension above
+    /// `max_dim` (see [`crate::Lanczos`]); 1 turns substeps off. φ-functions and several
+    /// output times never take substeps.
+    pub max_substeps: usize,
     /// Run even if the operator does not report [`matexp_core::LinearOperator::is_hermitian`]
     /// (the caller vouches for it).
     pub assume_hermitian: bool,
     /// Return the result reached at `max_dim` with `Report::converged = false` instead of
-    /// [`Error::NoConvergence`] (not when `max_products` stops the call).
+    /// [`Error::NoConvergence`] (not when `max_products` stops the call). Where the call may
+    /// take substeps (`max_substeps` > 1, a single e^{τA}v), it takes them instead.
     pub allow_unconverged: bool,
     /// Cost cap: most operator applications per call; default unlimited. A call whose
     /// up-front estimate ([`crate::Report::cost_estimate`]; the Krylov dimension predicted by the Hochbruck–Lubich bounds, see [`crate::Lanczos`]) exceeds twice the cap is
@@ -308,6 +313,8 @@ impl Default for LanczosOptions {
             check_every: 4,
             two_pass: false,
             reorthogonalize: false,
+            reorthogonalization: Reorthogonalize::Auto,
+            max_substeps: 10_000,
             assume_hermitian: false,
             allow_unconverged: false,
             max_products: usize::MAX,
@@ -327,6 +334,9 @@ impl LanczosOptions {
         if self.max_products == 0 {
             return Err(Error::invalid("max_products", 0, "must be ≥ 1"));
         }
+        if self.max_substeps == 0 {
+            return Err(Error::invalid("max_substeps", 0, "must be ≥ 1"));
+        }
         if self.two_pass && self.reorthogonalize {
             return Err(Error::invalid(
                 "reorthogonalize",
@@ -334,8 +344,54 @@ impl LanczosOptions {
                 "needs the stored basis; it cannot be combined with two_pass",
             ));
         }
+        if self.two_pass && self.reorthogonalization == Reorthogonalize::Always {
+            return Err(Error::invalid(
+                "reorthogonalization",
+                "Always",
+                "needs the stored basis; it cannot be combined with two_pass",
+            ));
+        }
         Ok(())
     }
+
+    /// The reorthogonalization that applies: `Always` if `reorthogonalize` is set, `Never`
+    /// for `Auto` in two-pass mode (no stored basis to orthogonalize against), otherwise
+    /// `reorthogonalization`.
+    pub fn effective_reorthogonalization(&self) -> Reorthogonalize {
+        match (
+            self.reorthogonalize,
+            self.two_pass,
+            self.reorthogonalization,
+        ) {
+            (true, _, _) => Reorthogonalize::Always,
+            (false, true, Reorthogonalize::Auto) => Reorthogonalize::Never,
+            (false, _, r) => r,
+        }
+    }
+}
+
+/// When [`crate::Lanczos`] reorthogonalizes its basis ([`LanczosOptions::reorthogonalization`]).
+///
+/// Full reorthogonalization (one modified Gram–Schmidt sweep of the new vector against the
+/// stored basis) costs O(n·k) per step and forms each step from host scalars (on a GPU, a
+/// synchronization per step). Without it the Lanczos vectors lose orthogonality once Ritz
+/// values converge; for exp the result usually stays accurate, but stiff operators (‖A‖ ≫
+/// the eigenvalues that matter, e.g. a spectrum in [−1e6, 0]) stall: ghost copies of
+/// converged eigenvalues keep the estimate up until `max_dim`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Reorthogonalize {
+    /// Plain three-term Lanczos (the fused steps of [`matexp_core::Backend::lanczos_step`]).
+    Never,
+    /// Plain Lanczos (the fused steps) while the loss of orthogonality is harmless; when the
+    /// ω-recurrence estimate of it (Paige, Simon) has passed 10⁻², T_k shows ghosts (repeated
+    /// Ritz values) and a restart pays, the iteration goes back to the step where the
+    /// estimate passed min(√ε, rtol) and continues with full reorthogonalization (the
+    /// products since are spent). Falls back to `Never` in two-pass mode, which stores no
+    /// basis. Details and measurements in [`crate::Lanczos`].
+    #[default]
+    Auto,
+    /// Full reorthogonalization from the first step (one-pass mode only).
+    Always,
 }
 
 /// Options of the Arnoldi method with adaptive substeps ([`crate::Arnoldi`]).

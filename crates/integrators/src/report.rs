@@ -70,6 +70,11 @@ pub struct Report {
     /// The spectral bounds used and where they came from (Leja; Taylor for Hermitian
     /// operators with bounds).
     pub bounds: Option<(SpectralBounds, BoundsSource)>,
+    /// Lanczos: the first step from which the basis was reorthogonalized (`Some(0)` with
+    /// [`crate::Reorthogonalize::Always`], the restart point where the estimated loss of
+    /// orthogonality passed min(√ε, rtol) with `Auto`), the smallest over bases and substeps;
+    /// `None` where it never was.
+    pub reorthogonalized_from: Option<usize>,
 }
 
 impl Report {
@@ -98,6 +103,10 @@ impl Report {
         if self.bounds.is_none() {
             self.bounds = o.bounds;
         }
+        self.reorthogonalized_from = match (self.reorthogonalized_from, o.reorthogonalized_from) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
     }
 
     /// The same report (kept for callers of the former Leja-specific summary).
@@ -141,6 +150,9 @@ impl fmt::Display for Report {
                 write!(f, " × i[{:.4e}, {:.4e}]", b.im_min, b.im_max)?;
             }
             write!(f, " ({source:?})")?;
+        }
+        if let Some(i) = self.reorthogonalized_from {
+            write!(f, "; reorthogonalized from step {i}")?;
         }
         Ok(())
     }

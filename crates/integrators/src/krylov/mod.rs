@@ -2,4 +2,5 @@
 
 pub(crate) mod arnoldi;
 pub(crate) mod lanczos;
+mod orthogonality;
 mod small;

@@ -1,0 +1,387 @@
+//! Substeps of Lanczos for a large τ‖A‖: e^{τA}v = e^{θ_s τA}⋯e^{θ_1 τA}v with fractions
+//! θ_i > 0, Σθ_i = 1, each substep a Lanczos run from the previous result (Expokit's
+//! step-size control, Sidje 1998, with Lanczos' own dimension growth inside a substep).
+//!
+//! **When.** Only for a single output e^{τA}v (not φ-functions, not several times, which
+//! share one basis), when [`LanczosOptions::max_substeps`] > 1, and when either the
+//! Hochbruck–Lubich prediction for the whole τ exceeds `max_dim` (< n) before the first
+//! product, or a run reaches `max_dim` without meeting the tolerance. The products of that run
+//! are not lost: its T_k is kept and the first substep takes the fraction of τ it can carry.
+//!
+//! **Tolerance shares.** A substep of fraction θ must meet
+//! err_i ≤ θ·(atol + rtol·‖w_i‖), w_i its result. The error made in substep i reaches the
+//! end multiplied by e^{(1 − θ_1 − … − θ_i)τA}, whose norm is 1 for imaginary τ (A
+//! Hermitian: unitary) and at most 1 for real τ with A ≤ 0. In the unitary case ‖w_i‖ =
+//! ‖v‖ = ‖result‖, so the errors add up to Σθ_i·(atol + rtol·‖result‖) = atol +
+//! rtol·‖result‖: the tolerance of the whole call. For real τ the sum is bounded by
+//! atol + rtol·max_i‖w_i‖ (the largest intermediate norm, above ‖result‖ for a decaying
+//! solution; the errors decay with the solution where they lie in the same eigenmodes).
+//! [`Report::error_estimate`] is Σ err_i.
+//!
+//! **Step size.** With W the width of the spectrum (the operator's bounds, otherwise the
+//! Gershgorin interval of the first T_k), θ is the largest fraction of what is left whose
+//! predicted dimension ([`predicted_dim`] at τθ and share θ·rtol) is at most `max_dim`,
+//! corrected by the ratio of predicted to actual dimension measured on the previous
+//! substep. A substep that still reaches `max_dim` is cut: the largest θ' < θ whose
+//! estimate on the T_k built meets the share θ'·tol is found (a guess from the prediction
+//! for the Gershgorin width of T_k, then bisection; O(k²) per trial) and taken, so no
+//! product is discarded.
+//!
+//! **Cost.** For e^{−iτH}v the dimension of one run grows like |τ|‖H‖, so the substeps
+//! together need a few percent more products than one run would (each substep pays the
+//! superlinear start-up of its own Krylov space; measured in `tests/lanczos_robust.rs`),
+//! with O(n·max_dim) memory and O(max_dim²) per check instead of O(|τ|‖H‖) of each.
+
+use super::{Func, Lanczos, Tridiagonal, predicted_dim};
+use crate::krylov::small::{Coefficients, exp_coefficients};
+use crate::{LanczosOptions, Progress, Reorthogonalize, Report, Tolerance};
+use matexp_core::{Backend, Error, LinearOperator, RealScalar, Result, Scalar, c64};
+use matexp_leja::symmetric_tridiagonal_eigenvalues;
+
+/// The share θ·tol of a substep of fraction θ.
+fn share(tol: &Tolerance, theta: f64) -> Tolerance {
+    let mut t = *tol;
+    t.rtol *= theta;
+    t.atol *= theta;
+    t
+}
+
+/// Largest fraction θ ≤ `left` of τ whose predicted Krylov dimension at share θ·rtol is at
+/// most `target` (bisection; `left` itself when it fits).
+pub(super) fn planned_fraction(width: f64, tau: c64, rtol: f64, left: f64, target: f64) -> f64 {
+    let fits = |theta: f64| predicted_dim(width, tau * theta, rtol * theta) as f64 <= target;
+    if fits(left) {
+        return left;
+    }
+    let (mut lo, mut hi) = (0.0, left);
+    for _ in 0..60 {
+        let mid = 0.5 * (lo + hi);
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    if lo > 0.0 { lo } else { hi * 1e-3 }
+}
+
+/// The Gershgorin interval of T_k.
+pub(super) fn gershgorin(alpha: &[f64], beta: &[f64], k: usize) -> (f64, f64) {
+    (0..k).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), i| {
+        let below = if i > 0 { beta[i - 1] } else { 0.0 };
+        let above = if i + 1 < k { beta[i] } else { 0.0 };
+        let r = below + above;
+        (lo.min(alpha[i] - r), hi.max(alpha[i] + r))
+    })
+}
+
+/// Bound of ‖e^{σA}‖ = max e^{Re(σλ)} over λ in [lo, hi] (1 for imaginary σ).
+fn growth(sigma: c64, (lo, hi): (f64, f64)) -> f64 {
+    (sigma.re * lo).max(sigma.re * hi).exp()
+}
+
+impl<B: Backend, S: Scalar> Lanczos<'_, B, S> {
+    /// Whether a call for these targets may take substeps.
+    pub(super) fn substeps_allowed(&self, targets: &[(Func, c64)]) -> bool {
+        self.opts.max_substeps > 1 && targets.len() == 1 && targets[0].0 == Func::Exp
+    }
+
+    /// Whether the prediction for the whole τ (spectral width `width`) exceeds `max_dim`
+    /// while `max_dim` < n (at n the basis is invariant, so no substep is needed).
+    pub(super) fn predicts_substeps(&self, width: f64, tau: c64, n: usize) -> bool {
+        self.opts.max_dim < n && predicted_dim(width, tau, self.opts.tol.rtol) > self.opts.max_dim
+    }
+
+    /// `out` ← e^{τA}v by substeps (see the module docs). `first`: the unconverged T_k of a
+    /// run over the whole τ from v (α, β still in place, its basis in one-pass storage or
+    /// regenerable from v), whose products are already in `report`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn substeps<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        tau: c64,
+        v: &B::Vector<S>,
+        beta0: f64,
+        width: Option<f64>,
+        first: Option<Tridiagonal>,
+        out: &mut B::Vector<S>,
+        report: &mut Report,
+    ) -> Result<()> {
+        let saved = self.opts;
+        let result = self.substeps_inner(op, tau, v, beta0, width, first, out, report);
+        self.opts = saved;
+        self.partial_at_max_dim = false;
+        result
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn substeps_inner<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        tau: c64,
+        v: &B::Vector<S>,
+        beta0: f64,
+        mut width: Option<f64>,
+        mut first: Option<Tridiagonal>,
+        out: &mut B::Vector<S>,
+        report: &mut Report,
+    ) -> Result<()> {
+        let be = self.backend;
+        let opts: LanczosOptions = self.opts;
+        let n = self.n;
+        let target = opts.max_dim.min(n) as f64;
+        let mut cur = be.zeros::<S>(n)?;
+        let mut next = be.zeros::<S>(n)?;
+        be.copy(v, &mut cur)?;
+        let mut nrm = beta0;
+        // Fraction of τ done, error estimates summed, predicted/actual dimension.
+        let (mut done, mut err_sum, mut scale) = (0.0f64, 0.0f64, 1.0f64);
+        // Each substep's estimate and the fraction done after it, for the propagated sum.
+        let mut errors: Vec<(f64, f64)> = Vec::new();
+        // From the smallest to the largest Ritz value seen (the spectrum as far as known).
+        let mut interval = (f64::INFINITY, f64::NEG_INFINITY);
+        let mut count = 0usize;
+        let mut reorth = opts.reorthogonalization;
+        if let Some(w) = width {
+            // The up-front estimate: equal substeps at the planned fraction.
+            let theta = planned_fraction(w, tau, opts.tol.rtol, 1.0, target);
+            let k = predicted_dim(w, tau * theta, opts.tol.rtol * theta).min(opts.max_dim);
+            report.cost_estimate = (1.0 / theta).ceil() as usize * k;
+            if report.cost_estimate / 2 > opts.max_products {
+                return Err(Error::NoConvergence {
+                    method: "lanczos",
+                    detail: format!(
+                        "cost cap max_products = {} refused after {} products: about {} are \
+                         needed ({} substeps of Krylov dimension {k} for a spectrum of width \
+                         {w:.3e})",
+                        opts.max_products,
+                        report.matvecs,
+                        report.cost_estimate,
+                        (1.0 / theta).ceil()
+                    ),
+                });
+            }
+        }
+        while done < 1.0 {
+            if count >= opts.max_substeps {
+                return Err(Error::NoConvergence {
+                    method: "lanczos",
+                    detail: format!(
+                        "max_substeps = {} reached at t = {:.6e}·τ after {} products (estimated \
+                         error so far {err_sum:.3e}); raise max_substeps or max_dim",
+                        opts.max_substeps, done, report.matvecs
+                    ),
+                });
+            }
+            let left = 1.0 - done;
+            let last_fraction = |theta: f64| {
+                if theta >= left * (1.0 - 1e-12) {
+                    left
+                } else {
+                    theta
+                }
+            };
+            let (tri, theta, coeffs) = match first.take() {
+                Some(tri) => (tri, left, None),
+                None => {
+                    let theta = match width {
+                        Some(w) => last_fraction(planned_fraction(
+                            w,
+                            tau,
+                            opts.tol.rtol,
+                            left,
+                            (target * scale).max(1.0),
+                        )),
+                        None => left,
+                    };
+                    let budget = opts.max_products.saturating_sub(report.matvecs);
+                    if budget == 0 {
+                        return Err(self.cap_error(&opts, report, done, err_sum));
+                    }
+                    self.opts.tol = share(&opts.tol, theta);
+                    self.opts.reorthogonalization = reorth;
+                    self.opts.max_products = budget;
+                    self.partial_at_max_dim = true;
+                    // A nonzero estimate keeps `build` from planning (and refusing) anew.
+                    let mut sub = Report::new("lanczos");
+                    sub.cost_estimate = 1;
+                    let built = self.build(op, &[(Func::Exp, tau * theta)], &cur, nrm, &mut sub);
+                    report.matvecs += sub.matvecs;
+                    if let Some(i) = sub.reorthogonalized_from {
+                        // Auto found the loss of orthogonality harmful on this operator: the
+                        // later substeps reorthogonalize from their first step (sparing the
+                        // steps a restart redoes).
+                        report.reorthogonalized_from = report.reorthogonalized_from.or(Some(i));
+                        reorth = Reorthogonalize::Always;
+                    }
+                    let (tri, coeffs) = match built {
+                        Ok(b) => b,
+                        Err(Error::NoConvergence { detail, .. }) => {
+                            return Err(Error::NoConvergence {
+                                method: "lanczos",
+                                detail: format!(
+                                    "substep {} at t = {done:.6e}·τ (products left of \
+                                     max_products = {}: {budget}): {detail}",
+                                    count + 1,
+                                    opts.max_products
+                                ),
+                            });
+                        }
+                        Err(e) => return Err(e),
+                    };
+                    let c = sub.converged.then(|| coeffs.into_iter().next()).flatten();
+                    (tri, theta, c)
+                }
+            };
+            let k = tri.k;
+            let (theta, c) = match coeffs {
+                Some(c) => (theta, c),
+                None => self.cut(tau, &opts.tol, nrm, theta, k)?,
+            };
+            let (lo, hi) = gershgorin(&self.alpha, &self.beta, k);
+            if width.is_none() {
+                width = Some(hi - lo);
+            }
+            // The extreme Ritz values (inside the spectrum, the outer ones converging first):
+            // for the norm of e^{sA} that carries this substep's error to the end.
+            let ritz = symmetric_tridiagonal_eigenvalues(&self.alpha[..k], &self.beta[..k - 1])?;
+            if let (Some(&a), Some(&b)) = (ritz.first(), ritz.last()) {
+                interval = (interval.0.min(a), interval.1.max(b));
+            }
+            if let Some(w) = width {
+                // The prediction's error on this operator, for the next step's plan (the
+                // Hochbruck–Lubich bound for decay overestimates by orders of magnitude).
+                let predicted = predicted_dim(w, tau * theta, opts.tol.rtol * theta) as f64;
+                scale = (predicted / k as f64).clamp(0.05, 1e6);
+            }
+            self.accumulate(
+                op,
+                &tri,
+                std::slice::from_ref(&c),
+                &cur,
+                nrm,
+                std::slice::from_mut(&mut next),
+                report,
+            )?;
+            err_sum += c.abs_error(nrm);
+            errors.push((c.abs_error(nrm), (done + theta).min(1.0)));
+            std::mem::swap(&mut cur, &mut next);
+            nrm = be.nrm2(&cur)?.as_f64();
+            done += theta;
+            if theta == left {
+                done = 1.0;
+            }
+            count += 1;
+            report.max_degree = report.max_degree.max(k);
+            if done < 1.0 {
+                if let Some(cb) = opts.progress {
+                    (cb.0)(&Progress {
+                        products: report.matvecs,
+                        estimated_products: report.cost_estimate,
+                        fraction: done,
+                    });
+                }
+            }
+            if nrm == 0.0 {
+                break;
+            }
+        }
+        be.copy(&cur, out)?;
+        report.substeps = count;
+        // Σ err_i·‖e^{(1 − t_i)τA}‖, the norm taken over the Ritz interval (exactly 1 for
+        // imaginary τ; for real τ an estimate, the extreme Ritz values being at most
+        // slightly inside the spectrum).
+        report.error_estimate = errors
+            .iter()
+            .map(|&(e, t)| {
+                if e == 0.0 {
+                    0.0
+                } else {
+                    e * growth(tau * (1.0 - t), interval)
+                }
+            })
+            .sum();
+        report.converged = true;
+        Ok(())
+    }
+
+    /// The largest fraction θ' < `theta` that T_k (just built, not converged at share
+    /// θ·tol) carries within the share θ'·tol, with its coefficients.
+    fn cut(
+        &self,
+        tau: c64,
+        tol: &Tolerance,
+        nrm: f64,
+        theta: f64,
+        k: usize,
+    ) -> Result<(f64, Coefficients)> {
+        let eval = |t: f64| -> Result<Option<Coefficients>> {
+            let c = exp_coefficients(&self.alpha, &self.beta, k, tau * t, false, None)?;
+            Ok(c.converged(&share(tol, t), nrm).then_some(c))
+        };
+        let (lo, hi) = gershgorin(&self.alpha, &self.beta, k);
+        let w = hi - lo;
+        let mut lo = planned_fraction(w, tau, tol.rtol, theta, k as f64).min(0.9 * theta);
+        let mut hi = theta;
+        let mut best = None;
+        // Shrink the guess until it passes, then bisect (in log θ) towards the failure.
+        for _ in 0..60 {
+            if let Some(c) = eval(lo)? {
+                best = Some(c);
+                break;
+            }
+            hi = lo;
+            lo *= 0.5;
+        }
+        let Some(mut best) = best else {
+            return Err(Error::NoConvergence {
+                method: "lanczos",
+                detail: format!(
+                    "a substep of Krylov dimension {k} meets no fraction of the time down to \
+                     {lo:.3e}·τ (estimated rounding floor above the tolerance); loosen the \
+                     tolerance"
+                ),
+            });
+        };
+        for _ in 0..6 {
+            if hi / lo < 1.05 {
+                break;
+            }
+            let mid = (lo * hi).sqrt();
+            match eval(mid)? {
+                Some(c) => {
+                    lo = mid;
+                    best = c;
+                }
+                None => hi = mid,
+            }
+        }
+        Ok((lo, best))
+    }
+
+    fn cap_error(&self, opts: &LanczosOptions, report: &Report, done: f64, err: f64) -> Error {
+        Error::NoConvergence {
+            method: "lanczos",
+            detail: format!(
+                "cost cap max_products = {} reached at t = {done:.6e}·τ (estimated error so far \
+                 {err:.3e}; estimated up front: {} products)",
+                opts.max_products, report.cost_estimate
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn planned_fraction_fits_the_target() {
+        let tau = c64::new(0.0, -1.0);
+        let theta = planned_fraction(1e4, tau, 1e-8, 1.0, 400.0);
+        assert!(theta > 0.0 && theta < 1.0);
+        assert!(predicted_dim(1e4, tau * theta, 1e-8 * theta) <= 400);
+        assert!(predicted_dim(1e4, tau * (theta * 1.01), 1e-8 * theta * 1.01) > 400);
+        assert_eq!(planned_fraction(10.0, tau, 1e-8, 0.5, 400.0), 0.5);
+    }
+}
