@@ -998,3 +998,34 @@ fn multi_gpu_vectors_and_csr_match_cpu() {
         eprintln!("only one GPU: peer copies not exercised");
     }
 }
+
+/// The GPU matrix reports the CPU matrix's spectral box: a real interval when symmetric, the
+/// imaginary segment when skew-symmetric (its spectrum is imaginary), the disc box otherwise.
+#[test]
+#[ignore = "needs a CUDA GPU; run by the GPU bundle"]
+fn gpu_csr_bounds_are_the_cpu_bounds() {
+    let g = gpu();
+    let n = 50;
+    let mut r = rng(11);
+    let dense: Vec<f64> = (0..n * n).map(|_| r.random_range(-1.0..1.0)).collect();
+    for kind in ["symmetric", "skew", "general"] {
+        let a: Vec<f64> = (0..n * n)
+            .map(|k| {
+                let (i, j) = (k / n, k % n);
+                match kind {
+                    "symmetric" => dense[i * n + j] + dense[j * n + i],
+                    "skew" => dense[i * n + j] - dense[j * n + i],
+                    _ => dense[k],
+                }
+            })
+            .collect();
+        let csr = matexp_sparse::CsrMatrix::<f64, u32>::from_dense(n, n, &a).unwrap();
+        let gc = GpuCsr::from_csr(&g, &csr).unwrap();
+        let want = LinearOperator::<CpuBackend, f64>::spectral_bounds(&csr).unwrap();
+        let got = LinearOperator::<GpuBackend, f64>::spectral_bounds(&gc).unwrap();
+        assert_eq!(got, want, "{kind}");
+        if kind == "skew" {
+            assert_eq!((got.re_min, got.re_max), (0.0, 0.0));
+        }
+    }
+}

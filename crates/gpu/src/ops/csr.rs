@@ -85,6 +85,8 @@ pub struct GpuCsr<S: Scalar> {
     kernel: SpmvKernel,
     disc_box: (f64, f64, f64, f64),
     hermitian: bool,
+    /// A = −Aᴴ: the spectrum is imaginary and the bounds are the disc box's imaginary side.
+    skew_hermitian: bool,
     cusparse: Mutex<Option<cusparse::SpMatrix>>,
     _s: PhantomData<S>,
 }
@@ -137,6 +139,7 @@ impl<S: Scalar> GpuCsr<S> {
             values: vals,
             kernel: SpmvKernel::Auto,
             hermitian: false,
+            skew_hermitian: false,
             cusparse: Mutex::new(None),
             _s: PhantomData,
         })
@@ -161,7 +164,12 @@ impl<S: Scalar> GpuCsr<S> {
         } else {
             return Err(Error::Unsupported(format!("index type {}", I::NAME)));
         };
-        Ok(m.assume_hermitian(a.nrows() == a.ncols() && a.is_hermitian()))
+        let square = a.nrows() == a.ncols();
+        let hermitian = square && a.is_hermitian();
+        let mut m = m.assume_hermitian(hermitian);
+        // As `CsrMatrix::gershgorin`: a skew-Hermitian matrix gets the imaginary segment.
+        m.skew_hermitian = square && !hermitian && a.is_skew_hermitian();
+        Ok(m)
     }
 
     /// Declares the matrix Hermitian (symmetric if real) or not: the spectral bounds become
@@ -325,6 +333,9 @@ impl<S: Scalar> LinearOperator<GpuBackend, S> for GpuCsr<S> {
     fn spectral_bounds(&self) -> Option<SpectralBounds> {
         if self.st.nrows != self.st.ncols {
             return None;
+        }
+        if self.skew_hermitian {
+            return SpectralBounds::new(0.0, 0.0, self.disc_box.2, self.disc_box.3).ok();
         }
         bounds_from_box(self.disc_box, self.hermitian)
     }

@@ -810,6 +810,9 @@ impl<S: RealScalar + DeviceElement> LinearOperator<GpuBackend, S> for GpuStencil
     fn spectral_bounds(&self) -> Option<SpectralBounds> {
         LinearOperator::<matexp_core::CpuBackend, S>::spectral_bounds(&self.op)
     }
+    fn spectral_bounds_are_tight(&self) -> bool {
+        LinearOperator::<matexp_core::CpuBackend, S>::spectral_bounds_are_tight(&self.op)
+    }
     fn is_hermitian(&self) -> bool {
         LinearOperator::<matexp_core::CpuBackend, S>::is_hermitian(&self.op)
     }
