@@ -233,7 +233,8 @@ pub struct Progress {
     /// The up-front estimate of the products of the whole call.
     pub estimated_products: usize,
     /// Fraction of the time range reached, in [0, 1] (|t_reached| / |t_last|). Lanczos builds
-    /// one basis for all times and reaches them together: 0 until it has converged, then 1.
+    /// one basis for all times and reaches them together: 0 until it has converged, then 1
+    /// (with substeps: the fraction of τ done after each substep).
     pub fraction: f64,
 }
 
@@ -299,7 +300,8 @@ pub struct LanczosOptions {
     /// [`Error::NoConvergence`] naming `max_products`, never a partial result.
     pub max_products: usize,
     /// Called at every convergence check and at the end with the products so far
-    /// ([`Progress::fraction`] is 0 until the basis has converged, then 1). A
+    /// ([`Progress::fraction`] is 0 until the basis has converged, then 1; with substeps,
+    /// after every substep with the fraction of τ done, and at the end). A
     /// φ-combination builds one basis per nonzero b_j: the figures, and `max_products`,
     /// apply to each basis.
     pub progress: Option<ProgressFn>,

@@ -11,7 +11,8 @@ use common::{laplacian, rel_err, spin_chain, start_vector};
 use matexp_core::{CpuBackend, DenseMatrixOperator, Error, LinearOperator, Result, c64};
 use matexp_dense::{Matrix, eigh};
 use matexp_integrators::{
-    ExpmvMethod, Lanczos, LanczosOptions, Reorthogonalize, Report, lanczos_expmv, lanczos_phimv,
+    ExpmvMethod, Lanczos, LanczosOptions, Progress, ProgressFn, Reorthogonalize, Report,
+    lanczos_expmv, lanczos_phimv,
 };
 use matexp_sparse::CsrMatrix;
 use rand::{Rng, SeedableRng};
@@ -256,7 +257,7 @@ fn chain_case(t_norm: f64, hidden: bool) {
     };
     let err = rel_err(&w, &exact);
     eprintln!(
-        "chain n = {n}, τ‖H‖ = {t_norm:.0e}{}: {} products ({} estimated), {} substeps, \
+        "chain n = {n}, τ‖H‖ = {t_norm:.0}{}: {} products ({} estimated), {} substeps, \
          k ≤ {}, error {err:.2e}, estimate {:.2e}",
         if hidden { " (no bounds)" } else { "" },
         r.matvecs,
@@ -333,21 +334,6 @@ fn random_sparse_symmetric_at_t_norm_2500() {
         .map(|i| (0..n).map(|k| c[k] * u[(i, k)]).sum())
         .collect();
     let rtol = 1e-8;
-    if std::env::var("MODES").is_ok() {
-        for mode in [Reorthogonalize::Never, Reorthogonalize::Always] {
-            let o = LanczosOptions {
-                reorthogonalization: mode,
-                ..LanczosOptions::default().with_rtol(rtol)
-            };
-            let (w, rep) = run(&h, tau, &v, o);
-            eprintln!(
-                "{mode:?}: {} products {} substeps err {:.2e}",
-                rep.matvecs,
-                rep.substeps,
-                rel_err(&w, &exact)
-            );
-        }
-    }
     let (w, rep) = run(&h, tau, &v, LanczosOptions::default().with_rtol(rtol));
     let err = rel_err(&w, &exact);
     eprintln!(
@@ -421,4 +407,28 @@ fn no_convergence_messages_say_what_to_try() {
     };
     let d = detail(lanczos_expmv(&CPU, &h, tau, &v, &few));
     assert!(d.contains("max_substeps = 2"), "{d}");
+}
+
+static FRACTIONS: std::sync::Mutex<Vec<f64>> = std::sync::Mutex::new(Vec::new());
+
+fn record(p: &Progress) {
+    FRACTIONS.lock().unwrap().push(p.fraction);
+}
+
+#[test]
+fn progress_reports_the_fraction_of_time_per_substep() {
+    let n = 600;
+    let h = chain(n);
+    let v = start_vector::<c64>(n, 3);
+    let opts = LanczosOptions {
+        max_dim: 60,
+        progress: Some(ProgressFn(record)),
+        ..Default::default()
+    };
+    let (_, r) = lanczos_expmv(&CPU, &h, c64::new(0.0, -200.0), &v, &opts).unwrap();
+    let f = FRACTIONS.lock().unwrap().clone();
+    // One call per substep but the last, then 1 at the end; increasing.
+    assert_eq!(f.len(), r.substeps, "{f:?}");
+    assert!(f.windows(2).all(|w| w[0] < w[1]) && f[0] > 0.0, "{f:?}");
+    assert_eq!(*f.last().unwrap(), 1.0);
 }

@@ -967,16 +967,13 @@ fn restart_point(
     if alpha.len() < k {
         return None;
     }
-    let i = m.verdict(alpha, beta, k)?;
     let remaining = match previous {
         Some((kp, mp)) if miss > 1.0 && miss < mp && kp < k => {
             miss.ln() / ((mp / miss).ln() / (k - kp) as f64)
         }
         _ => f64::INFINITY,
     };
-    if remaining <= (k - i) as f64 {
-        return None;
-    }
+    let i = m.verdict(alpha, beta, k, |i| remaining > (k - i) as f64)?;
     *monitor = None;
     Some(i)
 }

@@ -120,10 +120,18 @@ impl OmegaMonitor {
     }
 
     /// Feeds the steps up to `k − 1` and decides whether to restart with reorthogonalization
-    /// (see the module docs): the step i₀ to restart from, or `None`.
-    pub(crate) fn verdict(&mut self, alpha: &[f64], beta: &[f64], k: usize) -> Option<usize> {
+    /// (see the module docs): the step i₀ to restart from, or `None`. `pays(i₀)` is asked
+    /// before the ghosts are counted (it spares the eigenvalue solve where a restart could
+    /// not pay anyway).
+    pub(crate) fn verdict(
+        &mut self,
+        alpha: &[f64],
+        beta: &[f64],
+        k: usize,
+        pays: impl FnOnce(usize) -> bool,
+    ) -> Option<usize> {
         let i0 = self.advance(alpha, beta, k)?;
-        if self.last < GHOST_LEVEL {
+        if self.last < GHOST_LEVEL || !pays(i0) {
             return None;
         }
         let g = ghosts(alpha, beta, k, self.eps);
@@ -204,7 +212,7 @@ mod tests {
         assert!(first <= truth && first + 10 >= truth, "{first} vs {truth}");
         // Lost orthogonality brings ghosts; a reorthogonalized run has none.
         assert!(ghosts(&alpha, &beta, k, f64::EPSILON) >= 3);
-        assert!(m.verdict(&alpha, &beta, k).is_some());
+        assert!(m.verdict(&alpha, &beta, k, |_| true).is_some());
         let (alpha, beta, _) = lanczos_diag(&stiff(200), k, true);
         assert_eq!(ghosts(&alpha, &beta, k, f64::EPSILON), 0);
     }
@@ -217,7 +225,7 @@ mod tests {
         let (alpha, beta, loss) = lanczos_diag(&lambda, k, false);
         let mut m = OmegaMonitor::new(f64::EPSILON, 1e-6);
         assert_eq!(m.advance(&alpha, &beta, k), None);
-        assert_eq!(m.verdict(&alpha, &beta, k), None);
+        assert_eq!(m.verdict(&alpha, &beta, k, |_| true), None);
         assert!(loss.iter().all(|&l| l < 1e-12));
         assert!(m.last < 1e-10, "{}", m.last);
     }

@@ -200,6 +200,8 @@ impl<B: Backend, S: Scalar> Lanczos<'_, B, S> {
                     }
                     self.opts.tol = share(&opts.tol, theta);
                     self.opts.reorthogonalization = reorth;
+                    // Progress is reported per substep, below.
+                    self.opts.progress = None;
                     self.opts.max_products = budget;
                     self.partial_at_max_dim = true;
                     // A nonzero estimate keeps `build` from planning (and refusing) anew.
@@ -240,7 +242,15 @@ impl<B: Backend, S: Scalar> Lanczos<'_, B, S> {
             };
             let (lo, hi) = gershgorin(&self.alpha, &self.beta, k);
             if width.is_none() {
-                width = Some(hi - lo);
+                // Known now: the estimate of the whole call, from the products so far and
+                // equal substeps over what is left at the step this T_k suggests.
+                let w = hi - lo;
+                width = Some(w);
+                let left = 1.0 - done - theta;
+                if left > 0.0 {
+                    let t = planned_fraction(w, tau, opts.tol.rtol, left, k as f64);
+                    report.cost_estimate = report.matvecs + (left / t).ceil() as usize * k;
+                }
             }
             // The extreme Ritz values (inside the spectrum, the outer ones converging first):
             // for the norm of e^{sA} that carries this substep's error to the end.
