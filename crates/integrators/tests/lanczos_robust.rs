@@ -432,3 +432,34 @@ fn progress_reports_the_fraction_of_time_per_substep() {
     assert!(f.windows(2).all(|w| w[0] < w[1]) && f[0] > 0.0, "{f:?}");
     assert_eq!(*f.last().unwrap(), 1.0);
 }
+
+#[test]
+fn decaying_runs_that_fit_in_max_dim_are_not_split() {
+    // The Hochbruck–Lubich decay bound predicts ~880 steps for the 3D Laplacian at
+    // t‖A‖ = 3e4 (rtol 1e−8); the run needs far fewer and must stay one run under max_dim 300.
+    let lap = laplacian(12, 3);
+    let v = start_vector::<f64>(lap.n(), 8);
+    let t = 3e4 / lap.norm1();
+    let opts = LanczosOptions {
+        max_dim: 300,
+        ..Default::default()
+    };
+    let (w, r) = lanczos_expmv(&CPU, &lap.op, t, &v, &opts).unwrap();
+    let (w1, r1) = lanczos_expmv(
+        &CPU,
+        &lap.op,
+        t,
+        &v,
+        &LanczosOptions {
+            max_substeps: 1,
+            ..opts
+        },
+    )
+    .unwrap();
+    eprintln!(
+        "3D Laplacian t‖A‖ = 3e4: {} products, {} substeps",
+        r.matvecs, r.substeps
+    );
+    assert_eq!((r.substeps, r.matvecs), (1, r1.matvecs));
+    assert_eq!(w, w1);
+}
