@@ -32,9 +32,10 @@ pub struct Report {
     /// included in `matvecs`.
     pub estimate_matvecs: usize,
     /// Accepted substeps (Leja, Arnoldi), scaling steps s summed over intervals (Taylor), 1
-    /// per vector for Lanczos.
+    /// per vector for Lanczos unless a large τ‖A‖ splits e^{τA}v into substeps.
     pub substeps: usize,
-    /// Rejected step-size trials (Arnoldi) or halved substeps (Leja).
+    /// Rejected step-size trials (Arnoldi), halved substeps (Leja), or Lanczos substeps whose
+    /// Krylov basis carried no fraction of the time (its products spent).
     pub rejected: usize,
     /// Largest degree of the polynomial in A that was used: the Krylov dimension (Lanczos,
     /// Arnoldi), the Taylor degree m* (Taylor) or the interpolation degree (Leja).
@@ -42,7 +43,8 @@ pub struct Report {
     /// Degree of every accepted substep, in order (Leja only; empty for the others).
     pub degrees: Vec<usize>,
     /// Estimated absolute 2-norm error of the result (largest over vectors and output
-    /// times): Lanczos' a posteriori estimate at the final dimension, Arnoldi's and Leja's
+    /// times): Lanczos' a posteriori estimate at the final dimension (with substeps: their
+    /// estimates, each times ‖e^{sA}‖ over the rest s of the time, summed), Arnoldi's and Leja's
     /// local estimates summed over substeps, Taylor's relative sizes of the last series terms
     /// summed over steps times ‖w‖ (Leja adds ε·Σ_j|d_j|·‖y_j‖, the rounding of its Newton
     /// sums), and never below the rounding floor [`crate::ROUNDING_FACTOR`]·ε·(1 +
