@@ -284,15 +284,15 @@ pub struct LanczosOptions {
     /// of orthogonality is found harmful, see [`crate::Lanczos`]).
     pub reorthogonalization: Reorthogonalize,
     /// Most substeps e^{τ_s A}…e^{τ_1 A}v when a single e^{τA}v needs a Krylov dimension above
-    /// `max_dim` (see [`crate::Lanczos`]); 1 turns substeps off. φ-functions and several
-    /// output times never take substeps.
+    /// `max_dim` (see [`crate::Lanczos`]); 1 turns substeps off, and so does
+    /// `allow_unconverged`. φ-functions and several output times never take substeps.
     pub max_substeps: usize,
     /// Run even if the operator does not report [`matexp_core::LinearOperator::is_hermitian`]
     /// (the caller vouches for it).
     pub assume_hermitian: bool,
     /// Return the result reached at `max_dim` with `Report::converged = false` instead of
-    /// [`Error::NoConvergence`] (not when `max_products` stops the call). Where the call may
-    /// take substeps (`max_substeps` > 1, a single e^{τA}v), it takes them instead.
+    /// [`Error::NoConvergence`] (not when `max_products` stops the call). Turns substeps off:
+    /// the result at `max_dim` is what is asked for (e.g. a fixed Krylov dimension).
     pub allow_unconverged: bool,
     /// Cost cap: most operator applications per call; default unlimited. A call whose
     /// up-front estimate ([`crate::Report::cost_estimate`]; the Krylov dimension predicted by the Hochbruck–Lubich bounds, see [`crate::Lanczos`]) exceeds twice the cap is

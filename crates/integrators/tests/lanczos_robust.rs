@@ -463,3 +463,17 @@ fn decaying_runs_that_fit_in_max_dim_are_not_split() {
     assert_eq!((r.substeps, r.matvecs), (1, r1.matvecs));
     assert_eq!(w, w1);
 }
+
+#[test]
+fn allow_unconverged_keeps_the_fixed_dimension() {
+    // The graph crate's fixed Krylov dimension: the result at max_dim, no substeps.
+    let h = chain(1000);
+    let v = start_vector::<c64>(1000, 9);
+    let opts = LanczosOptions {
+        max_dim: 50,
+        allow_unconverged: true,
+        ..Default::default()
+    };
+    let (_, r) = lanczos_expmv(&CPU, &h, c64::new(0.0, -300.0), &v, &opts).unwrap();
+    assert_eq!((r.substeps, r.matvecs, r.converged), (1, 50, false));
+}

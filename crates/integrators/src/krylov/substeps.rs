@@ -3,7 +3,8 @@
 //! step-size control, Sidje 1998, with Lanczos' own dimension growth inside a substep).
 //!
 //! **When.** Only for a single output e^{τA}v (not φ-functions, not several times, which
-//! share one basis), when [`LanczosOptions::max_substeps`] > 1, and when either the
+//! share one basis), when [`LanczosOptions::max_substeps`] > 1 and `allow_unconverged` is off
+//! (it asks for the result at `max_dim`), and when either the
 //! Hochbruck–Lubich prediction for the oscillatory part of τ (Im τ; sharp, 2134 products for
 //! 2500 predicted on the tight-binding chain) exceeds `max_dim` (< n) before the first
 //! product, or a run reaches `max_dim` without meeting the tolerance. The products of that run
@@ -84,9 +85,13 @@ fn growth(sigma: c64, (lo, hi): (f64, f64)) -> f64 {
 }
 
 impl<B: Backend, S: Scalar> Lanczos<'_, B, S> {
-    /// Whether a call for these targets may take substeps.
+    /// Whether a call for these targets may take substeps (not with `allow_unconverged`,
+    /// which asks for the result at `max_dim`, e.g. the graph crate's fixed dimension).
     pub(super) fn substeps_allowed(&self, targets: &[(Func, c64)]) -> bool {
-        self.opts.max_substeps > 1 && targets.len() == 1 && targets[0].0 == Func::Exp
+        self.opts.max_substeps > 1
+            && !self.opts.allow_unconverged
+            && targets.len() == 1
+            && targets[0].0 == Func::Exp
     }
 
     /// Whether the oscillatory part of the prediction for the whole τ (spectral width
