@@ -69,8 +69,8 @@ pub struct Report {
     /// operator bounds its spectrum; Arnoldi: the planned substeps times m + 1, after the
     /// first basis; 0 where none was made). See each method for its measured accuracy.
     pub cost_estimate: usize,
-    /// The spectral bounds used and where they came from (Leja; Taylor for Hermitian
-    /// operators with bounds).
+    /// The spectral bounds used and where they came from (Leja and Taylor), or for the
+    /// Krylov methods the box their projected matrices showed ([`BoundsSource::Ritz`]).
     pub bounds: Option<(SpectralBounds, BoundsSource)>,
     /// Lanczos: the first step from which the basis was reorthogonalized (`Some(0)` with
     /// [`crate::Reorthogonalize::Always`], the restart point where the estimated loss of

@@ -439,3 +439,36 @@ fn tight_boxes_are_not_measured_and_trivial_calls_cost_nothing() {
     assert_eq!((r.matvecs, r.estimate_matvecs), (0, 0));
     assert_eq!(w, v);
 }
+
+/// The Krylov methods show what they saw: Arnoldi's report holds the Gershgorin box of its
+/// Hessenberg matrices, which contains its Ritz values and here the spectrum's part that
+/// matters (the advection matrix, eigenvalues 2a·i·cos(kπ/(n+1)), inside i·[−2a, 2a]).
+#[test]
+fn arnoldi_reports_the_box_of_its_ritz_values() {
+    use matexp_integrators::{Arnoldi, ArnoldiOptions};
+    let n = 60;
+    let (a, coef) = advection(n);
+    let v = values(n, 9);
+    let mut w = vec![0.0; n];
+    let r = Arnoldi::new(
+        &CpuBackend::new(),
+        ArnoldiOptions::default().with_rtol(1e-10),
+    )
+    .unwrap()
+    .expmv(&a, 1.0, &v, &mut w)
+    .unwrap();
+    let err = rel_err(&w, &advection_reference(n, coef, 1.0, &v));
+    show("arnoldi advection", &r, err);
+    assert!(err <= 1e-10, "{err:e}");
+    let (b, source) = r.bounds.expect("Arnoldi reports its box");
+    assert_eq!(source, BoundsSource::Ritz);
+    // Skew-symmetric A gives a (nearly) skew-symmetric H: a thin box around the imaginary
+    // axis, reaching at least the largest Ritz values (≥ half the spectral radius here) and
+    // within the Gershgorin bound of H (‖H‖ ≤ ‖A‖ ≤ 2a).
+    assert!(b.re_min <= 0.0 && b.re_max >= 0.0, "{b:?}");
+    assert!(
+        b.im_max >= coef && b.im_max <= 2.0 * 2.0 * coef + 1e-9,
+        "{b:?}"
+    );
+    assert!(format!("{r}").contains("Ritz"), "{r}");
+}

@@ -330,6 +330,7 @@ impl<'a, B: Backend, S: Scalar> Arnoldi<'a, B, S> {
                     aug::scale(be, S::from_f64(1.0 / hn), next)?;
                 }
                 report.max_degree = report.max_degree.max(mb);
+                report.bounds = ritz_box(&h, mb, report.bounds);
                 let avnorm = if breakdown {
                     0.0
                 } else {
@@ -508,6 +509,43 @@ impl<'a, B: Backend, S: Scalar> Arnoldi<'a, B, S> {
         self.cand = Some(cand);
         self.av = Some(av);
         result.map(|()| report)
+    }
+}
+
+/// The Gershgorin box of the leading `m × m` block of the Hessenberg matrix `h` (it holds
+/// the Ritz values), united with `seen` (earlier substeps); `seen` unchanged when a value
+/// is not finite.
+fn ritz_box<S: Scalar>(
+    h: &Matrix<S>,
+    m: usize,
+    seen: Option<(matexp_core::SpectralBounds, crate::BoundsSource)>,
+) -> Option<(matexp_core::SpectralBounds, crate::BoundsSource)> {
+    let (mut a, mut b, mut c, mut d) = seen.map_or(
+        (
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ),
+        |(s, _)| (s.re_min, s.re_max, s.im_min, s.im_max),
+    );
+    for i in 0..m {
+        let r: f64 = (0..m)
+            .filter(|&j| j != i)
+            .map(|j| h[(i, j)].to_c64().norm())
+            .sum();
+        let z = h[(i, i)].to_c64();
+        (a, b) = (a.min(z.re - r), b.max(z.re + r));
+        (c, d) = (c.min(z.im - r), d.max(z.im + r));
+    }
+    if !S::IS_COMPLEX {
+        // Real H: its Ritz values come in conjugate pairs, so the box is symmetric.
+        let y = d.max(-c);
+        (c, d) = (-y, y);
+    }
+    match matexp_core::SpectralBounds::new(a, b, c, d) {
+        Ok(bx) => Some((bx, crate::BoundsSource::Ritz)),
+        Err(_) => seen,
     }
 }
 

@@ -39,6 +39,10 @@ pub enum BoundsSource {
     /// intersected with a Lanczos interval (Hermitian operators) or a power-iteration disc
     /// (others), because the intersection was less than half as wide: see [`tighten`].
     Tightened,
+    /// What a Krylov method saw rather than used: the Gershgorin box of its projected matrix
+    /// (the tridiagonal T_k of Lanczos, the Hessenberg matrices of Arnoldi's substeps,
+    /// united), which holds its Ritz values.
+    Ritz,
 }
 
 /// A tightened box is used only when its width is below this fraction of the given box's.
