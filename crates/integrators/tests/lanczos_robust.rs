@@ -477,3 +477,33 @@ fn allow_unconverged_keeps_the_fixed_dimension() {
     let (_, r) = lanczos_expmv(&CPU, &h, c64::new(0.0, -300.0), &v, &opts).unwrap();
     assert_eq!((r.substeps, r.matvecs, r.converged), (1, 50, false));
 }
+
+#[test]
+fn substeps_respect_the_cost_cap() {
+    let n = 2000;
+    let h = chain(n);
+    let v = start_vector::<c64>(n, 10);
+    let tau = c64::new(0.0, -1250.0);
+    let detail = |max_products: usize| match lanczos_expmv(
+        &CPU,
+        &h,
+        tau,
+        &v,
+        &LanczosOptions {
+            max_products,
+            ..Default::default()
+        },
+    ) {
+        Err(Error::NoConvergence { detail, .. }) => detail,
+        other => panic!("expected NoConvergence, got {:?}", other.map(|x| x.1)),
+    };
+    // Refused up front: about 4000 products are planned.
+    let d = detail(1000);
+    assert!(
+        d.contains("max_products = 1000") && d.contains("refused"),
+        "{d}"
+    );
+    // Planned within twice the cap, then stopped on the way at the cap.
+    let d = detail(2100);
+    assert!(d.contains("max_products = 2100"), "{d}");
+}
