@@ -275,9 +275,11 @@ fn chain_case(t_norm: f64, hidden: bool) {
         "{} products",
         r.matvecs
     );
-    // The old behaviour fails at max_dim.
-    let old = lanczos_expmv(&CPU, &h, tau, &v, &never().with_rtol(rtol));
-    assert!(matches!(old, Err(Error::NoConvergence { .. })));
+    if t_norm <= 2500.0 {
+        // The old behaviour fails at max_dim.
+        let old = lanczos_expmv(&CPU, &h, tau, &v, &never().with_rtol(rtol));
+        assert!(matches!(old, Err(Error::NoConvergence { .. })));
+    }
 }
 
 #[test]

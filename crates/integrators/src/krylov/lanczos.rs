@@ -150,9 +150,9 @@ pub(crate) enum Func {
 /// to at most the tolerance of the call (details and the real-τ case in `substeps.rs`). The
 /// run that reached `max_dim` is kept: its T_k takes the largest fraction of τ it can carry.
 /// Measured on the tight-binding chain n = 2000 (rtol 10⁻⁸, max_dim 500): τ‖H‖ = 2500 in
-/// 2878 products (6 substeps, error 1.6e−11; one run with max_dim 3000: about 2130 products
-/// in three times the time), τ‖H‖ = 10⁴ in 11566 (24 substeps, error 2.6e−11); a random
-/// sparse symmetric H, n = 800, τ‖H‖ = 2500 in 2475 products (error 2.2e−10).
+/// 2831 products (6 substeps, error 1.0e−9; one run with max_dim 3000: about 2130 products
+/// in four times the time), τ‖H‖ = 10⁴ in 11308 (23 substeps, error 2.7e−9); a random
+/// sparse symmetric H, n = 800, τ‖H‖ = 2500 in 2524 products (error 5.1e−10).
 ///
 /// **Overflow.** e^{tA}·1 reaches 1e195 on large graphs. ‖v‖ is kept apart, e^{tΛ} is
 /// evaluated as e^{c}·e^{tΛ − c} with c = max Re(tλ), the estimate is compared in that
@@ -230,6 +230,9 @@ pub struct Lanczos<'a, B: Backend, S: Scalar> {
     /// `build` returns the unconverged T at `max_dim` instead of failing (a substep is then
     /// cut to what it can take, see `substeps.rs`).
     partial_at_max_dim: bool,
+    /// Dimension of the first convergence check of `build` (at least `check_every`): a
+    /// substep sets it below the dimension the one before needed, 0 otherwise.
+    first_check: usize,
 }
 
 /// Steps to the next convergence check after a failed one at dimension `k` whose worst
@@ -318,6 +321,7 @@ impl<'a, B: Backend + 'a, S: Scalar> ExpmvMethod<'a, B, S> for Lanczos<'a, B, S>
             coeffs: None,
             sums: None,
             partial_at_max_dim: false,
+            first_check: 0,
         })
     }
 
@@ -650,7 +654,7 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
         if mode == Reorthogonalize::Always {
             report.reorthogonalized_from = Some(0);
         }
-        let mut next_check = opts.check_every.min(opts.max_dim);
+        let mut next_check = opts.check_every.max(self.first_check).min(opts.max_dim);
         // The worst estimate / tolerance ratio at the previous check, for the schedule.
         let mut previous: Option<(usize, f64)> = None;
         let mut scanned = 0;
