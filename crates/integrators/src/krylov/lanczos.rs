@@ -809,6 +809,7 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
                             ),
                         });
                     }
+                    report.bounds = self.ritz_interval(k).or(report.bounds);
                     return Ok((Tridiagonal { k }, coeffs));
                 }
                 let miss = coeffs
@@ -839,6 +840,24 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
             }
             j += 1 + ahead;
         }
+    }
+
+    /// The Gershgorin interval of T_k (it holds the Ritz values), for the report
+    /// ([`crate::BoundsSource::Ritz`]); `None` when not finite.
+    fn ritz_interval(
+        &self,
+        k: usize,
+    ) -> Option<(matexp_core::SpectralBounds, crate::BoundsSource)> {
+        let (lo, hi) =
+            (0..k.min(self.alpha.len())).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), i| {
+                let below = if i > 0 { self.beta[i - 1] } else { 0.0 };
+                let above = if i + 1 < k { self.beta[i] } else { 0.0 };
+                let r = below.abs() + above.abs();
+                (lo.min(self.alpha[i] - r), hi.max(self.alpha[i] + r))
+            });
+        matexp_core::SpectralBounds::real(lo, hi)
+            .ok()
+            .map(|b| (b, crate::BoundsSource::Ritz))
     }
 
     /// The error for a time whose products t·λ with the eigenvalues of T_k leave the `f64`
