@@ -124,6 +124,11 @@ fn lookahead_meets_the_tolerance_within_a_lookahead_of_the_synchronous_products(
                 rq.converged && eq <= rtol,
                 "queued: error {eq:e} at rtol {rtol:e}"
             );
+            // The report shows the interval of T_k's Gershgorin discs: inside ±‖T‖ ≤ ±‖A‖₁.
+            let (b, source) = rq.bounds.expect("Lanczos reports its interval");
+            let norm = 24.0 * ((n + 1) * (n + 1)) as f64;
+            assert_eq!(source, matexp_integrators::BoundsSource::Ritz);
+            assert!(b.is_real() && -norm <= b.re_min && b.re_min < b.re_max && b.re_max <= norm);
             // Checks reached by both are the same; the queued run adds a lookahead (at most
             // max(check_every, k/10)) at the check that converges and may stop one check later.
             let bound = rc.matvecs + 2 * (4usize.max(rc.matvecs / 10) + 1);
