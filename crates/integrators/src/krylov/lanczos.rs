@@ -941,15 +941,8 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
                 if j + 1 == k {
                     break;
                 }
-                let (ip, iu) = ((j + 2) % 3, (j + 1) % 3);
-                let (q_prev, q_cur, u) = three_slots(&mut self.basis, ip, ic, iu, j > 0);
-                op.apply(be, S::one(), q_cur, S::zero(), u)?;
+                self.fused_step(op, j)?;
                 report.matvecs += 1;
-                let c = self
-                    .coeffs
-                    .as_mut()
-                    .ok_or_else(|| Error::Device("lanczos: coefficient array missing".into()))?;
-                be.lanczos_step(j, q_prev, q_cur, u, c)?;
             }
         }
         for (i, o) in out.iter().enumerate() {
