@@ -317,7 +317,10 @@ fn fused_lanczos_steps_match_the_cpu_coefficients() {
         check(
             &format!("spin bath c64 (pythagorean {pythagorean})"),
             8,
-            1e-11,
+            // The Pythagorean β carries the sums' rounding times ‖w‖²/β² (≤ 16, see
+            // `Backend::lanczos_update`), and the two backends sum in different orders (the
+            // CPU squares its scaled norm): 3.2e−11 measured on an H200 at step 8.
+            if pythagorean { 1e-10 } else { 1e-11 },
             &lanczos_coefficients(&g, &hg, &psi, 8, pythagorean),
             &lanczos_coefficients(&cpu, &h, &psi, 8, pythagorean),
         );
