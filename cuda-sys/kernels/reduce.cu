@@ -328,25 +328,6 @@ extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)
     if (threadIdx.x == 0) c[2 * j + 1] = mx::ssq_norm(v[0], v[1], v[2]);
 }
 
-// Row sums of width-4 partials, one level of a tree: block b sums rows [b * blockDim.x,
-// (b + 1) * blockDim.x) of `in` (nrows rows of 4 doubles) into row b of `out`, in a fixed
-// order. Lets a kernel with one block per few rows (a full grid) reduce through the bounded
-// partials workspace: 256 rows become one.
-extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)
-    sum_rows4(uint32_t nrows, const double *__restrict__ in, double *__restrict__ out) {
-    double v[4] = {0.0, 0.0, 0.0, 0.0};
-    const uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
-    if (r < nrows) {
-#pragma unroll
-        for (int k = 0; k < 4; ++k) v[k] = in[4 * (uint64_t)r + k];
-    }
-    mx::block_sum<4>(v);
-    if (threadIdx.x == 0) {
-#pragma unroll
-        for (int k = 0; k < 4; ++k) out[4 * (uint64_t)blockIdx.x + k] = v[k];
-    }
-}
-
 // Column sums of a row-major [nparts][width] array of partials into out[0..width).
 // Launch with one block of MX_REDUCE_THREADS threads; width <= 4.
 extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)

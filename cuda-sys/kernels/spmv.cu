@@ -158,10 +158,8 @@ __device__ void spmv_pattern_hybrid(MxSpmvParams p, const I *__restrict__ row_pt
 // (beta_j = c[2j-1]; no subtraction when x_prev is null) and per-block rows of
 // (Re <x, y>, Im <x, y>, ||y||^2, ||x||^2) for the Pythagorean step of reduce.cu, so that
 // no second pass reads x and y. x[row] and x_prev[row] are the row's own entries (x[row] is
-// usually just loaded by the row's gather). The host launches a full grid (a row group per
-// block, as the plain SpMV: measured faster than a capped grid-stride launch) and reduces
-// the per-block rows in two levels (sum_rows4, finish_sum); the grid-stride loop serves a
-// capped grid on matrices too large for that. lanes_log2 = 0 gives a thread per row.
+// usually just loaded by the row's gather). Grid-stride over row groups with a capped grid
+// (at most MX_MAX_PARTIALS blocks) as the Leja step; lanes_log2 = 0 gives a thread per row.
 template <typename T, typename I, bool VALUES>
 __device__ void spmv_lanczos(uint64_t nrows, uint32_t lanes_log2, const I *__restrict__ row_ptr,
                              const I *__restrict__ col_idx, const T *__restrict__ values,

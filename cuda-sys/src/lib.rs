@@ -93,7 +93,6 @@ mod tests {
             "finish_max".to_string(),
             "lanczos_beta".to_string(),
             "lanczos_beta_if".to_string(),
-            "sum_rows4".to_string(),
         ];
         for s in SCALARS {
             for k in [

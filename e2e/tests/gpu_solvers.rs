@@ -64,9 +64,16 @@ fn same_on_both<S: Scalar>(
         e <= bound,
         "{name}: GPU differs from CPU by {e:e} (bound {bound:e})"
     );
+    // Lanczos on the GPU queues steps ahead of each check (the device works while the host
+    // decides): up to a lookahead, max(4, k/10), more, and a check that lands later.
     let (lo, hi) = (mc.min(mg) as f64, mc.max(mg) as f64);
+    let ahead = if name.starts_with("lanczos") {
+        2.0 * (4.0f64.max(lo / 10.0) + 1.0)
+    } else {
+        0.0
+    };
     assert!(
-        hi <= 1.1 * lo + 2.0,
+        hi <= 1.1 * lo + 2.0 + ahead,
         "{name}: {mg} GPU products vs {mc} on the CPU"
     );
 }

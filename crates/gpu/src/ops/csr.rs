@@ -88,8 +88,6 @@ pub struct GpuCsr<S: Scalar> {
     /// A = −Aᴴ: the spectrum is imaginary and the bounds are the disc box's imaginary side.
     skew_hermitian: bool,
     cusparse: Mutex<Option<cusparse::SpMatrix>>,
-    /// Per-block rows of the fused Lanczos product's sums (grown on first use).
-    lanczos_rows: Mutex<Option<DeviceBuffer<f64>>>,
     _s: PhantomData<S>,
 }
 
@@ -143,7 +141,6 @@ impl<S: Scalar> GpuCsr<S> {
             hermitian: false,
             skew_hermitian: false,
             cusparse: Mutex::new(None),
-            lanczos_rows: Mutex::new(None),
             _s: PhantomData,
         })
     }
@@ -386,12 +383,7 @@ impl<S: Scalar> LinearOperator<GpuBackend, S> for GpuCsr<S> {
             resolve(self.kernel, self.st.auto_lanes)?,
             self.st.auto_lanes,
         );
-        let mut rows = self
-            .lanczos_rows
-            .lock()
-            .map_err(|_| Error::Device("Lanczos scratch poisoned".into()))?;
         self.st.lanczos_into::<S>(
-            &mut rows,
             self.values.device_ptr(),
             log2,
             c.device_ptr(),

@@ -7,7 +7,7 @@ use crate::kernels::blas1::mx_scalar;
 use crate::kernels::reduce::{self, Finish, PendingSlot};
 use crate::kernels::{
     LEJA_CSR, LEJA_PATTERN, SPMV_CSR_LANCZOS, SPMV_CSR_SCALAR, SPMV_CSR_VECTOR,
-    SPMV_PATTERN_SCALAR, SPMV_PATTERN_VECTOR, SUM_ROWS4,
+    SPMV_PATTERN_SCALAR, SPMV_PATTERN_VECTOR,
 };
 use crate::rt::{Device, DeviceBuffer, Function, Kernel, KernelIndex, LaunchConfig, scalar};
 use matexp_core::{Error, Result, Scalar, ShiftedStep, SpectralBounds};
@@ -359,17 +359,13 @@ impl CsrStructure {
         })
     }
 
-    /// The product of a Lanczos step with its sums (`spmv_csr_lanczos`, then `sum_rows4` and
-    /// `finish_sum`): y ← A·x − β_j·x_prev (β_j = `c[2j − 1]`; no subtraction when `x_prev`
-    /// is 0) and (Re⟨x, y⟩, Im⟨x, y⟩, ‖y‖², ‖x‖²) into `sums` on the device, in one pass over
-    /// the matrix. The grid is full (a row group per block, as the plain SpMV) up to 256 ×
-    /// `MX_MAX_PARTIALS` blocks, its per-block rows kept in `scratch` (grown as needed) and
-    /// reduced 256 to one into the partials workspace; larger matrices take that many blocks
-    /// and the kernel's grid-stride loop. Square matrices only (callers check).
+    /// The product of a Lanczos step with its sums (`spmv_csr_lanczos` + `finish_sum`):
+    /// y ← A·x − β_j·x_prev (β_j = `c[2j − 1]`; no subtraction when `x_prev` is 0) and
+    /// (Re⟨x, y⟩, Im⟨x, y⟩, ‖y‖², ‖x‖²) into `sums` on the device, in one pass. Square
+    /// matrices only (callers check).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn lanczos_into<S: Scalar>(
         &self,
-        scratch: &mut Option<DeviceBuffer<f64>>,
         values: u64,
         log2: u32,
         c: u64,
@@ -380,24 +376,17 @@ impl CsrStructure {
         sums: u64,
     ) -> Result<()> {
         let rows_per_block = (MX_REDUCE_THREADS >> log2) as usize;
-        let level = MX_REDUCE_THREADS as usize;
         let grid = self
             .nrows
             .div_ceil(rows_per_block)
-            .clamp(1, level * MX_MAX_PARTIALS as usize);
-        if scratch.as_ref().is_none_or(|b| b.len() < 4 * grid) {
-            *scratch = None;
-            *scratch = Some(DeviceBuffer::uninit(&self.device, 4 * grid)?);
-        }
-        let rows = scratch.as_ref().map_or(0, |b| b.device_ptr());
+            .clamp(1, MX_MAX_PARTIALS as usize) as u32;
         let f = self.function::<S>(&SPMV_CSR_LANCZOS)?;
-        let fold = SUM_ROWS4.get(&self.device)?;
         let (rp, ci) = self.indices.ptrs();
-        let (nrows, j64, grid32) = (self.nrows as u64, j as u64, grid as u32);
+        let (nrows, j64) = (self.nrows as u64, j as u64);
         reduce::reduce_into(&self.device, Finish::Sum(4), sums, |partials| {
             // SAFETY: structure buffers as in `spmv`; values has nnz elements, x, x_prev
             // (unless 0) and y nrows (= ncols) elements, y overlapping neither; c holds at
-            // least 2j + 2 doubles; `rows` holds grid rows of 4 doubles.
+            // least 2j + 2 doubles; partials holds grid rows of 4 doubles.
             unsafe {
                 self.device
                     .launch_builder(f)
@@ -411,21 +400,10 @@ impl CsrStructure {
                     .arg(&x)
                     .arg(&x_prev)
                     .arg(&y)
-                    .arg(&rows)
-                    .launch(LaunchConfig::linear(grid32, MX_REDUCE_THREADS))?
-            };
-            let folded = grid.div_ceil(level) as u32;
-            // SAFETY: `rows` holds the grid rows written above; partials holds
-            // MX_MAX_PARTIALS ≥ `folded` rows of 4 doubles.
-            unsafe {
-                self.device
-                    .launch_builder(fold)
-                    .arg(&grid32)
-                    .arg(&rows)
                     .arg(&partials)
-                    .launch(LaunchConfig::linear(folded, MX_REDUCE_THREADS))?
+                    .launch(LaunchConfig::linear(grid, MX_REDUCE_THREADS))?
             };
-            Ok(folded)
+            Ok(grid)
         })
     }
 
