@@ -10,8 +10,9 @@
 // matrix (multi-GPU) uses the same kernel with offset pointers. With one device,
 // x_rows == x.
 //
-// Grid-stride over row groups with a capped grid (at most MX_MAX_PARTIALS blocks), so the
-// partials array has a fixed bound. lanes_log2 = 0 gives one thread per row.
+// Grid-stride over row groups with one wave of blocks (8 per SM, at most MX_MAX_PARTIALS), so
+// the partials array is short and its one-block finish quick. lanes_log2 = 0 gives one
+// thread per row.
 #include "common.cuh"
 
 namespace mx {
@@ -32,6 +33,11 @@ __device__ void leja_step(MxLejaParams p, const I *__restrict__ row_ptr,
     for (uint64_t base = blockIdx.x * rows_per_block; base < p.nrows;
          base += (uint64_t)gridDim.x * rows_per_block) {
         const uint64_t row = base + (threadIdx.x >> p.lanes_log2);
+        const bool mine = lane == 0 && row < p.nrows;
+        // The row's own entries are loaded before its gather so that their latency overlaps
+        // it (loaded after, the Lanczos product's measured 2.6x their bytes in time).
+        const T xr = mine ? x_rows[row] : zero<T>();
+        const T ar = mine ? acc[row] : zero<T>();
         T s = zero<T>();
         const I *rp = row_ptr;
         if (row < p.nrows) {
@@ -42,10 +48,10 @@ __device__ void leja_step(MxLejaParams p, const I *__restrict__ row_ptr,
             }
         }
         s = group_sum(s, lanes);
-        if (lane == 0 && row < p.nrows) {
-            const T yn = mad(inv_gamma, s, mul(shift, x_rows[row]));
+        if (mine) {
+            const T yn = mad(inv_gamma, s, mul(shift, xr));
             y_next[row] = yn;
-            acc[row] = mad(coeff, yn, acc[row]);
+            acc[row] = mad(coeff, yn, ar);
             ssq_add(ssq, yn);
         }
     }
