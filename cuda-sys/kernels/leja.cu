@@ -10,9 +10,9 @@
 // matrix (multi-GPU) uses the same kernel with offset pointers. With one device,
 // x_rows == x.
 //
-// Grid-stride over row groups with one wave of blocks (8 per SM, at most MX_MAX_PARTIALS), so
-// the partials array is short and its one-block finish quick. lanes_log2 = 0 gives one
-// thread per row.
+// Grid-stride over row groups with a capped grid (at most MX_MAX_PARTIALS blocks), the
+// per-block rows folded 256 to one (fold_rows) before the one-block finish. lanes_log2 = 0
+// gives one thread per row.
 #include "common.cuh"
 
 namespace mx {

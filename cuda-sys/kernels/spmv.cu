@@ -158,10 +158,10 @@ __device__ void spmv_pattern_hybrid(MxSpmvParams p, const I *__restrict__ row_pt
 // (beta_j = c[2j-1]; no subtraction when x_prev is null) and per-block rows of
 // (Re <x, y>, Im <x, y>, ||y||^2, ||x||^2) for the Pythagorean step of reduce.cu, so that
 // no second pass reads x and y. x[row] and x_prev[row] are the row's own entries (x[row] is
-// usually just loaded by the row's gather). Grid-stride over row groups with a grid that
-// fills the device once (8 blocks per SM): the finish then sums ~10^3 partial rows, where
-// 16384 (the cap) cost it 29 us, 6 % of a 256^3 Laplacian product. lanes_log2 = 0 gives a
-// thread per row.
+// usually just loaded by the row's gather). Grid-stride over row groups with a capped grid
+// (at most MX_MAX_PARTIALS blocks: many blocks keep the memory busy; one wave of 8 per SM
+// measured 2.3x slower), the per-block rows folded 256 to one (fold_rows) before the
+// finish. lanes_log2 = 0 gives a thread per row.
 template <typename T, typename I, bool VALUES>
 __device__ void spmv_lanczos(uint64_t nrows, uint32_t lanes_log2, const I *__restrict__ row_ptr,
                              const I *__restrict__ col_idx, const T *__restrict__ values,

@@ -93,6 +93,7 @@ mod tests {
             "finish_max".to_string(),
             "lanczos_beta".to_string(),
             "lanczos_beta_if".to_string(),
+            "fold_rows".to_string(),
         ];
         for s in SCALARS {
             for k in [

@@ -30,6 +30,7 @@ pub(crate) static AMAX_PARTIAL: Kernel = Kernel::new(&REDUCE, "amax_partial");
 pub(crate) static SUM_PARTIAL: Kernel = Kernel::new(&REDUCE, "sum_partial");
 pub(crate) static FINISH_SUM: Kernel = Kernel::new(&REDUCE, "finish_sum");
 pub(crate) static FINISH_MAX: Kernel = Kernel::new(&REDUCE, "finish_max");
+pub(crate) static FOLD_ROWS: Kernel = Kernel::new(&REDUCE, "fold_rows");
 pub(crate) static LANCZOS_UPDATE: Kernel = Kernel::new(&REDUCE, "lanczos_update");
 pub(crate) static LANCZOS_SCALE: Kernel = Kernel::new(&REDUCE, "lanczos_scale");
 pub(crate) static LANCZOS_BETA: Kernel = Kernel::new(&REDUCE, "lanczos_beta");
@@ -57,7 +58,13 @@ mod tests {
     fn every_kernel_id_names_kernels_of_its_module() {
         let scalars = ["f32", "f64", "c32", "c64"];
         let entries = |k: &Kernel| k.module().entries().collect::<Vec<_>>();
-        for k in [&FINISH_SUM, &FINISH_MAX, &LANCZOS_BETA, &LANCZOS_BETA_IF] {
+        for k in [
+            &FINISH_SUM,
+            &FINISH_MAX,
+            &LANCZOS_BETA,
+            &LANCZOS_BETA_IF,
+            &FOLD_ROWS,
+        ] {
             assert!(entries(k).contains(&k.base_name()), "{k:?}");
         }
         for k in [

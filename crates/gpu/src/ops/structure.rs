@@ -6,7 +6,7 @@
 use crate::kernels::blas1::mx_scalar;
 use crate::kernels::reduce::{self, Finish, PendingSlot};
 use crate::kernels::{
-    LEJA_CSR, LEJA_PATTERN, SPMV_CSR_LANCZOS, SPMV_CSR_SCALAR, SPMV_CSR_VECTOR,
+    FOLD_ROWS, LEJA_CSR, LEJA_PATTERN, SPMV_CSR_LANCZOS, SPMV_CSR_SCALAR, SPMV_CSR_VECTOR,
     SPMV_PATTERN_SCALAR, SPMV_PATTERN_VECTOR,
 };
 use crate::rt::{Device, DeviceBuffer, Function, Kernel, KernelIndex, LaunchConfig, scalar};
@@ -218,6 +218,9 @@ pub(crate) struct CsrStructure {
     pub(crate) nnz: usize,
     pub(crate) indices: Indices,
     pub(crate) auto_lanes: u32,
+    /// Per-block rows of the fused products' sums, folded into the reduction workspace
+    /// (`MX_MAX_PARTIALS` rows of up to 4 doubles, allocated on first use).
+    pub(crate) block_rows: std::sync::Mutex<Option<DeviceBuffer<f64>>>,
 }
 
 impl CsrStructure {
@@ -236,6 +239,7 @@ impl CsrStructure {
             nnz: col_idx.len(),
             indices: Indices::upload(device, row_ptr, col_idx)?,
             auto_lanes,
+            block_rows: std::sync::Mutex::new(None),
         })
     }
 
@@ -318,11 +322,13 @@ impl CsrStructure {
         y_next: u64,
         acc: u64,
     ) -> Result<PendingSlot> {
-        // One wave of blocks: few partial rows, a short finish (see `lanczos_into`).
-        let rows_per_block = MX_REDUCE_THREADS >> log2;
+        // Many blocks (a capped grid) keep the memory busy: one wave of 8 per SM measured
+        // 2.3× slower. Their rows are folded before the finish (`fold_block_rows`).
+        let rows_per_block = (MX_REDUCE_THREADS >> log2) as usize;
         let grid = self
-            .device
-            .grid_for(self.nrows, rows_per_block, MX_MAX_PARTIALS);
+            .nrows
+            .div_ceil(rows_per_block)
+            .clamp(1, MX_MAX_PARTIALS as usize) as u32;
         let kernel = if values.is_some() {
             &LEJA_CSR
         } else {
@@ -339,23 +345,24 @@ impl CsrStructure {
         };
         let (rp, ci) = self.indices.ptrs();
         reduce::reduce(&self.device, Finish::Sum(3), |partials| {
-            let mut launch = self.device.launch_builder(f);
-            launch.arg(&p).arg(&rp).arg(&ci);
-            if let Some(v) = values.as_ref() {
-                launch.arg(v);
-            }
-            // SAFETY: structure buffers as in `spmv`; x has ncols elements, x_rows, y_next,
-            // acc nrows; partials holds grid rows of 3 doubles.
-            unsafe {
-                launch
-                    .arg(&x)
-                    .arg(&x_rows)
-                    .arg(&y_next)
-                    .arg(&acc)
-                    .arg(&partials)
-                    .launch(LaunchConfig::linear(grid, MX_REDUCE_THREADS))?
-            };
-            Ok(grid)
+            self.fold_block_rows(grid, 3, partials, |rows| {
+                let mut launch = self.device.launch_builder(f);
+                launch.arg(&p).arg(&rp).arg(&ci);
+                if let Some(v) = values.as_ref() {
+                    launch.arg(v);
+                }
+                // SAFETY: structure buffers as in `spmv`; x has ncols elements, x_rows,
+                // y_next, acc nrows; rows holds grid rows of 3 doubles.
+                unsafe {
+                    launch
+                        .arg(&x)
+                        .arg(&x_rows)
+                        .arg(&y_next)
+                        .arg(&acc)
+                        .arg(&rows)
+                        .launch(LaunchConfig::linear(grid, MX_REDUCE_THREADS))
+                }
+            })
         })
     }
 
@@ -375,37 +382,78 @@ impl CsrStructure {
         y: u64,
         sums: u64,
     ) -> Result<()> {
-        // One wave of blocks (8 per SM): their partial rows are few, so the one-block
-        // finish is short (16384 rows cost it 29 µs on an H200).
-        let rows_per_block = MX_REDUCE_THREADS >> log2;
+        // Many blocks (a capped grid) keep the memory busy: one wave of 8 per SM measured
+        // 2.3× slower. Their rows are folded before the finish (`fold_block_rows`).
+        let rows_per_block = (MX_REDUCE_THREADS >> log2) as usize;
         let grid = self
-            .device
-            .grid_for(self.nrows, rows_per_block, MX_MAX_PARTIALS);
+            .nrows
+            .div_ceil(rows_per_block)
+            .clamp(1, MX_MAX_PARTIALS as usize) as u32;
         let f = self.function::<S>(&SPMV_CSR_LANCZOS)?;
         let (rp, ci) = self.indices.ptrs();
         let (nrows, j64) = (self.nrows as u64, j as u64);
         reduce::reduce_into(&self.device, Finish::Sum(4), sums, |partials| {
-            // SAFETY: structure buffers as in `spmv`; values has nnz elements, x, x_prev
-            // (unless 0) and y nrows (= ncols) elements, y overlapping neither; c holds at
-            // least 2j + 2 doubles; partials holds grid rows of 4 doubles.
-            unsafe {
-                self.device
-                    .launch_builder(f)
-                    .arg(&nrows)
-                    .arg(&log2)
-                    .arg(&rp)
-                    .arg(&ci)
-                    .arg(&values)
-                    .arg(&c)
-                    .arg(&j64)
-                    .arg(&x)
-                    .arg(&x_prev)
-                    .arg(&y)
-                    .arg(&partials)
-                    .launch(LaunchConfig::linear(grid, MX_REDUCE_THREADS))?
-            };
-            Ok(grid)
+            self.fold_block_rows(grid, 4, partials, |rows| {
+                // SAFETY: structure buffers as in `spmv`; values has nnz elements, x, x_prev
+                // (unless 0) and y nrows (= ncols) elements, y overlapping neither; c holds
+                // at least 2j + 2 doubles; rows holds grid rows of 4 doubles.
+                unsafe {
+                    self.device
+                        .launch_builder(f)
+                        .arg(&nrows)
+                        .arg(&log2)
+                        .arg(&rp)
+                        .arg(&ci)
+                        .arg(&values)
+                        .arg(&c)
+                        .arg(&j64)
+                        .arg(&x)
+                        .arg(&x_prev)
+                        .arg(&y)
+                        .arg(&rows)
+                        .launch(LaunchConfig::linear(grid, MX_REDUCE_THREADS))
+                }
+            })
         })
+    }
+
+    /// The partial pass of a fused product's reduction: `launch(rows)` queues a kernel that
+    /// writes `grid` ≤ `MX_MAX_PARTIALS` rows of `width` ≤ 4 doubles at `rows` (this
+    /// structure's buffer), then `fold_rows` sums them 256 to one into `partials` (the
+    /// reduction workspace); returns the folded row count for the finish.
+    fn fold_block_rows(
+        &self,
+        grid: u32,
+        width: u32,
+        partials: u64,
+        launch: impl FnOnce(u64) -> Result<()>,
+    ) -> Result<u32> {
+        let mut guard = self
+            .block_rows
+            .lock()
+            .map_err(|_| Error::Device("fused-product scratch poisoned".into()))?;
+        if guard.is_none() {
+            *guard = Some(DeviceBuffer::uninit(
+                &self.device,
+                MX_MAX_PARTIALS as usize * 4,
+            )?);
+        }
+        let rows = guard.as_ref().map_or(0, |b| b.device_ptr());
+        launch(rows)?;
+        let folded = grid.div_ceil(MX_REDUCE_THREADS);
+        let f = FOLD_ROWS.get(&self.device)?;
+        // SAFETY: `rows` holds the `grid` rows of `width` doubles just written; partials holds
+        // MX_MAX_PARTIALS ≥ `folded` rows of up to 4 doubles.
+        unsafe {
+            self.device
+                .launch_builder(f)
+                .arg(&grid)
+                .arg(&width)
+                .arg(&rows)
+                .arg(&partials)
+                .launch(LaunchConfig::linear(folded, MX_REDUCE_THREADS))?
+        };
+        Ok(folded)
     }
 
     /// Bytes a product must move at least: structure and values once, x once, y written
