@@ -20,11 +20,11 @@ fn inverse_or_zero(beta: f64) -> f64 {
 /// small eigenproblems (O(k²), 1–3 ms at k ≈ 250), during which a device with nothing
 /// queued would idle: on seed 000's Table 12 (k = 267, ~20 checks) that idle time was a
 /// third of the call. So `L` steps are queued before the host computation, with
-/// L = ⌈1.25·H_prev/s⌉ (H_prev the previous check's host time, growing slowly with k;
-/// s the device time of a step, from the first read, where the device had run `k` queued
-/// steps while the host did nothing), clamped to [1, max(`check_every`, k/10)]: a check
-/// that costs the host less than a step queues one (measured on seed 000's Table 10, a
-/// fixed four added six products to 37 and 3 ms to 26 ms).
+/// L = round(1.25·H_prev/s) (H_prev the previous check's host time, growing slowly with k;
+/// s the device time of a step, from the first read after one step), at most
+/// max(`check_every`, k/10): a check that costs the host under ~0.4 of a step queues none,
+/// since a step queued for nothing would cost more than the idle time it saves (measured on
+/// seed 000's Table 10, a fixed four added six products to 37 and 3 ms to 26 ms).
 /// If the check converges, those L steps (≈ H of device time, the idle time of one check)
 /// are spent for nothing and counted; every check that does not converge saves H.
 #[derive(Debug, Default)]
@@ -49,11 +49,8 @@ impl Lookahead {
     fn steps(&self, k: usize, check_every: usize) -> usize {
         let hi = check_every.max(k / 10);
         match self.step_secs {
-            Some(s) if s > 0.0 => {
-                let want = (1.25 * self.host_secs / s).ceil();
-                (want.min(hi as f64) as usize).max(1)
-            }
-            _ => 1,
+            Some(s) if s > 0.0 => (1.25 * self.host_secs / s).round().min(hi as f64) as usize,
+            _ => 0,
         }
     }
 }
