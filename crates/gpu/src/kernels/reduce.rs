@@ -679,6 +679,20 @@ fn same_device_any(a: &Device, b: &Device) -> Result<()> {
     Ok(())
 }
 
+/// Σ conj(xᵢ)·yᵢ over n elements of S into `out[0..2)` (re, im doubles) on the device:
+/// `dot_partial` + `finish_sum`, no host wait.
+pub(crate) fn dot_into<S: Scalar>(
+    device: &Device,
+    n: usize,
+    x: u64,
+    y: u64,
+    out: u64,
+) -> Result<()> {
+    reduce_into(device, Finish::Sum(2), out, |p| {
+        dot_partial::<S>(device, n, x, y, p)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -757,18 +771,4 @@ mod tests {
         assert!(combine_max::<f32>(&[[1.0; 4], [f64::NAN; 4], [3.0; 4]]).is_nan());
         assert_eq!(combine_max::<f64>(&[[1.0; 4], [3.0; 4]]), 3.0);
     }
-}
-
-/// Σ conj(xᵢ)·yᵢ over n elements of S into `out[0..2)` (re, im doubles) on the device:
-/// `dot_partial` + `finish_sum`, no host wait.
-pub(crate) fn dot_into<S: Scalar>(
-    device: &Device,
-    n: usize,
-    x: u64,
-    y: u64,
-    out: u64,
-) -> Result<()> {
-    reduce_into(device, Finish::Sum(2), out, |p| {
-        dot_partial::<S>(device, n, x, y, p)
-    })
 }
