@@ -298,19 +298,29 @@ MX_FOR_EACH_SCALAR(MX_REDUCE)
 
 MX_FOR_EACH_SCALAR(MX_LANCZOS)
 
+namespace mx {
 // c[2j+1] <- beta_{j+1} = sqrt of the column sums of nparts MxSsqPartial rows (the partials
-// of lanczos_update), overflow-safe. One block of MX_REDUCE_THREADS threads.
-extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)
-    lanczos_beta(uint32_t nparts, const MxSsqPartial *__restrict__ partials,
-                 double *__restrict__ c, uint64_t j) {
+// of a Lanczos update), overflow-safe. Called by one whole block.
+__device__ __forceinline__ void lanczos_beta_into(uint32_t nparts,
+                                                  const MxSsqPartial *__restrict__ partials,
+                                                  double *__restrict__ c, uint64_t j) {
     double v[3] = {0.0, 0.0, 0.0};
     for (uint32_t i = threadIdx.x; i < nparts; i += blockDim.x) {
         v[0] += partials[i].small;
         v[1] += partials[i].medium;
         v[2] += partials[i].big;
     }
-    mx::block_sum<3>(v);
-    if (threadIdx.x == 0) c[2 * j + 1] = mx::ssq_norm(v[0], v[1], v[2]);
+    block_sum<3>(v);
+    if (threadIdx.x == 0) c[2 * j + 1] = ssq_norm(v[0], v[1], v[2]);
+}
+} // namespace mx
+
+// beta_{j+1} of the classical step (lanczos_update's partials). One block of
+// MX_REDUCE_THREADS threads.
+extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)
+    lanczos_beta(uint32_t nparts, const MxSsqPartial *__restrict__ partials,
+                 double *__restrict__ c, uint64_t j) {
+    mx::lanczos_beta_into(nparts, partials, c, j);
 }
 
 // lanczos_beta when the Pythagorean step's flag (sums[4]) is set; nothing otherwise.
@@ -318,14 +328,7 @@ extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)
     lanczos_beta_if(uint32_t nparts, const MxSsqPartial *__restrict__ partials,
                     double *__restrict__ c, uint64_t j, const double *__restrict__ sums) {
     if (sums[4] == 0.0) return;
-    double v[3] = {0.0, 0.0, 0.0};
-    for (uint32_t i = threadIdx.x; i < nparts; i += blockDim.x) {
-        v[0] += partials[i].small;
-        v[1] += partials[i].medium;
-        v[2] += partials[i].big;
-    }
-    mx::block_sum<3>(v);
-    if (threadIdx.x == 0) c[2 * j + 1] = mx::ssq_norm(v[0], v[1], v[2]);
+    mx::lanczos_beta_into(nparts, partials, c, j);
 }
 
 // One level of a tree of column sums: block b sums rows [b * blockDim.x, (b + 1) *

@@ -12,19 +12,10 @@ use matexp_integrators::{
 };
 use matexp_sparse::CsrMatrix;
 
-/// SplitMix64 values in [−1, 1).
+/// SplitMix64 values in [−1, 1) (the testkit's generator).
 fn values(n: usize, seed: u64) -> Vec<f64> {
-    let mut state = seed;
-    (0..n)
-        .map(|_| {
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^= z >> 31;
-            (z >> 11) as f64 * (2.0 / (1u64 << 53) as f64) - 1.0
-        })
-        .collect()
+    let mut rng = matexp_testkit::SplitMix64::new(seed);
+    (0..n).map(|_| 2.0 * rng.next_f64() - 1.0).collect()
 }
 
 fn rel_err(x: &[f64], y: &[f64]) -> f64 {

@@ -35,7 +35,7 @@ use super::{
     LANCZOS_BETA, LANCZOS_BETA_IF, LANCZOS_PYTHAG_UPDATE, LANCZOS_SCALE, LANCZOS_SCALE_IF,
     LANCZOS_SUMS, LANCZOS_UPDATE,
 };
-use crate::rt::{Device, LaunchConfig};
+use crate::rt::{Device, Function, LaunchConfig};
 use matexp_core::{Result, Scalar};
 use matexp_cuda_sys::{MX_MAX_PARTIALS, MX_REDUCE_THREADS};
 
@@ -64,9 +64,13 @@ pub(crate) fn lanczos_finish<S: Scalar>(
     c: u64,
 ) -> Result<()> {
     let (n64, j64) = (n as u64, j as u64);
-    with_partials(device, |partials| {
-        let grid = device.grid_for(n, MX_REDUCE_THREADS, MX_MAX_PARTIALS);
-        let update = LANCZOS_UPDATE.for_scalar::<S>(device)?;
+    let update = LANCZOS_UPDATE.for_scalar::<S>(device)?;
+    let finish = StepEnd {
+        beta: LANCZOS_BETA.get(device)?,
+        scale: LANCZOS_SCALE.for_scalar::<S>(device)?,
+        flag: None,
+    };
+    update_then_finish(device, n, j, w, c, finish, |grid, partials| {
         // SAFETY: q, w (and q_prev unless 0) hold n elements of S, c holds 2j + 2 doubles
         // (checked by the caller), partials holds `grid` ≤ MX_MAX_PARTIALS rows of three
         // doubles; w does not overlap q or q_prev (distinct basis vectors).
@@ -80,28 +84,54 @@ pub(crate) fn lanczos_finish<S: Scalar>(
                 .arg(&q_prev)
                 .arg(&w)
                 .arg(&partials)
-                .launch(LaunchConfig::linear(grid, MX_REDUCE_THREADS))?
-        };
-        let beta = LANCZOS_BETA.get(device)?;
-        // SAFETY: partials holds the `grid` rows written above; c holds 2j + 2 doubles.
-        unsafe {
-            device
-                .launch_builder(beta)
-                .arg(&grid)
-                .arg(&partials)
-                .arg(&c)
-                .arg(&j64)
-                .launch(LaunchConfig::linear(1, MX_REDUCE_THREADS))
+                .launch(LaunchConfig::linear(grid, MX_REDUCE_THREADS))
         }
+    })
+}
+
+/// The kernels that end a step after its update: β_{j+1} from the update's partial sums of
+/// squares, then w ← w/β_{j+1}; both gated by the Pythagorean flag `sums[4]` when `flag` is
+/// the address of the sums (they return at once where the update was trusted).
+struct StepEnd {
+    beta: Function,
+    scale: Function,
+    flag: Option<u64>,
+}
+
+/// Queues `update(grid, partials)` (a grid-stride kernel over n elements writing `grid` rows
+/// of sums of squares), then the β and scaling kernels of `finish`.
+#[allow(clippy::too_many_arguments)]
+fn update_then_finish(
+    device: &Device,
+    n: usize,
+    j: usize,
+    w: u64,
+    c: u64,
+    finish: StepEnd,
+    update: impl FnOnce(u32, u64) -> Result<()>,
+) -> Result<()> {
+    let (n64, j64) = (n as u64, j as u64);
+    with_partials(device, |partials| {
+        let grid = device.grid_for(n, MX_REDUCE_THREADS, MX_MAX_PARTIALS);
+        update(grid, partials)?;
+        let mut launch = device.launch_builder(finish.beta);
+        launch.arg(&grid).arg(&partials).arg(&c).arg(&j64);
+        if let Some(flag) = finish.flag.as_ref() {
+            launch.arg(flag);
+        }
+        // SAFETY: partials holds the `grid` rows the update wrote (when it flagged, for the
+        // gated kernel, which reads nothing otherwise); c holds 2j + 2 doubles, the sums
+        // LANCZOS_SUMS (checked by the callers).
+        unsafe { launch.launch(LaunchConfig::linear(1, MX_REDUCE_THREADS)) }
     })?;
-    let scale = LANCZOS_SCALE.for_scalar::<S>(device)?;
-    // SAFETY: w holds n elements of S; c holds 2j + 2 doubles.
+    let mut launch = device.launch_builder(finish.scale);
+    launch.arg(&n64).arg(&c).arg(&j64);
+    if let Some(flag) = finish.flag.as_ref() {
+        launch.arg(flag);
+    }
+    // SAFETY: w holds n elements of S; c and the sums as above.
     unsafe {
-        device
-            .launch_builder(scale)
-            .arg(&n64)
-            .arg(&c)
-            .arg(&j64)
+        launch
             .arg(&w)
             .launch(LaunchConfig::grid_stride(device, n, MX_REDUCE_THREADS))
     }
@@ -157,9 +187,13 @@ pub(crate) fn lanczos_pythag_update<S: Scalar>(
     sums: u64,
 ) -> Result<()> {
     let (n64, j64) = (n as u64, j as u64);
-    with_partials(device, |partials| {
-        let grid = device.grid_for(n, MX_REDUCE_THREADS, MX_MAX_PARTIALS);
-        let update = LANCZOS_PYTHAG_UPDATE.for_scalar::<S>(device)?;
+    let update = LANCZOS_PYTHAG_UPDATE.for_scalar::<S>(device)?;
+    let finish = StepEnd {
+        beta: LANCZOS_BETA_IF.get(device)?,
+        scale: LANCZOS_SCALE_IF.for_scalar::<S>(device)?,
+        flag: Some(sums),
+    };
+    update_then_finish(device, n, j, w, c, finish, |grid, partials| {
         // SAFETY: q, w hold n elements of S and do not overlap, c at least 2j + 2 doubles,
         // sums LANCZOS_SUMS doubles (checked by the caller); partials holds `grid` rows of
         // three doubles.
@@ -173,32 +207,7 @@ pub(crate) fn lanczos_pythag_update<S: Scalar>(
                 .arg(&q)
                 .arg(&w)
                 .arg(&partials)
-                .launch(LaunchConfig::linear(grid, MX_REDUCE_THREADS))?
-        };
-        let beta = LANCZOS_BETA_IF.get(device)?;
-        // SAFETY: partials holds the `grid` rows the update wrote when it flagged (and is
-        // not read otherwise); c and sums as above.
-        unsafe {
-            device
-                .launch_builder(beta)
-                .arg(&grid)
-                .arg(&partials)
-                .arg(&c)
-                .arg(&j64)
-                .arg(&sums)
-                .launch(LaunchConfig::linear(1, MX_REDUCE_THREADS))
+                .launch(LaunchConfig::linear(grid, MX_REDUCE_THREADS))
         }
-    })?;
-    let scale = LANCZOS_SCALE_IF.for_scalar::<S>(device)?;
-    // SAFETY: w holds n elements of S; c and sums as above.
-    unsafe {
-        device
-            .launch_builder(scale)
-            .arg(&n64)
-            .arg(&c)
-            .arg(&j64)
-            .arg(&sums)
-            .arg(&w)
-            .launch(LaunchConfig::grid_stride(device, n, MX_REDUCE_THREADS))
-    }
+    })
 }
