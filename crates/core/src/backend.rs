@@ -299,6 +299,80 @@ pub trait Backend: Send + Sync + Debug {
             }
         }
     }
+
+    /// Settles step j of the **deferred** Lanczos form: given `sums` of w = A·q_j −
+    /// β_j·q_{j−1} (from [`crate::LinearOperator::lanczos_product`] or
+    /// [`crate::LinearOperator::lanczos_advance`]), writes `c[2j] = α_j`, `c[2j + 1] =
+    /// β_{j+1}` as [`Backend::lanczos_update`] does, but leaves the division to the reader
+    /// of q_{j+1}: where the Pythagorean β is trusted ([`lanczos_pythagoras`]) w is left
+    /// as it is and `sums[4] = 0` (q_{j+1} = (w − α_j·q_j)/β_{j+1}, formed where it is read:
+    /// [`Backend::lanczos_form`] or a fused [`crate::LinearOperator::lanczos_advance`]);
+    /// otherwise w ← (w − α_j·q_j)/β_{j+1} by the exact overflow-safe norm, exactly as
+    /// [`Backend::lanczos_update`], and `sums[4] = 1` (w then is q_{j+1}).
+    ///
+    /// **Why.** The update pass of a Lanczos step (read w and q_j, write q_{j+1}) costs
+    /// three vectors of memory traffic; an operator that forms q_{j+1} while it gathers it
+    /// for the next product pays one more read and one write instead.
+    ///
+    /// **Cost.** Nothing beyond a few scalars when trusted; three passes otherwise. The
+    /// default reads `sums` on the host; GPU backends decide on the device.
+    ///
+    /// # Errors
+    ///
+    /// As [`Backend::lanczos_sums`].
+    fn lanczos_settle<S: Scalar>(
+        &self,
+        j: usize,
+        q: &Self::Vector<S>,
+        w: &mut Self::Vector<S>,
+        c: &mut Self::Vector<f64>,
+        sums: &mut Self::Vector<f64>,
+    ) -> Result<()> {
+        lanczos_lengths(self, j, c, sums)?;
+        let mut host = [0.0; 4];
+        self.read_coeffs(sums, 0, &mut host)?;
+        match lanczos_pythagoras(&host) {
+            Some((alpha, beta)) => {
+                self.write_coeffs(c, 2 * j, &[alpha, beta])?;
+                self.write_coeffs(sums, 4, &[0.0])
+            }
+            None => {
+                self.lanczos_update(j, q, w, c, sums)?;
+                self.write_coeffs(sums, 4, &[1.0])
+            }
+        }
+    }
+
+    /// q_{j+1} of a settled deferred step ([`Backend::lanczos_settle`]) into `q_next`:
+    /// (w − α_j·q_j)·(1/β_{j+1}) when `sums[4] = 0`, a copy of w otherwise: the vector that
+    /// [`Backend::lanczos_update`] would have left in w, by the same operations.
+    ///
+    /// **Cost.** One pass (reads 2n, writes n); the default reads the flag on the host.
+    ///
+    /// # Errors
+    ///
+    /// As [`Backend::lanczos_sums`]; unequal lengths.
+    fn lanczos_form<S: Scalar>(
+        &self,
+        j: usize,
+        q: &Self::Vector<S>,
+        w: &Self::Vector<S>,
+        c: &Self::Vector<f64>,
+        sums: &Self::Vector<f64>,
+        q_next: &mut Self::Vector<S>,
+    ) -> Result<()> {
+        lanczos_lengths(self, j, c, sums)?;
+        let mut flag = [0.0];
+        self.read_coeffs(sums, 4, &mut flag)?;
+        self.copy(w, q_next)?;
+        if flag[0] == 0.0 {
+            let mut ab = [0.0; 2];
+            self.read_coeffs(c, 2 * j, &mut ab)?;
+            self.axpby(S::from_f64(-ab[0]), q, S::one(), q_next)?;
+            self.scale(S::from_f64(1.0 / ab[1]), q_next)?;
+        }
+        Ok(())
+    }
 }
 
 /// The argument checks of [`Backend::linear_combination`]: as many coefficients as vectors,

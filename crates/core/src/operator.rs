@@ -162,6 +162,45 @@ pub trait LinearOperator<B: Backend, S: Scalar>: Send + Sync {
         backend.lanczos_sums(j, q_prev, q, w, c, sums)
     }
 
+    /// Whether [`lanczos_advance`](Self::lanczos_advance) forms q_{j+1} inside the product's
+    /// own pass. Lanczos then runs the deferred form of its step ([`Backend::lanczos_settle`]
+    /// + `lanczos_advance`), which saves the update pass; `false` (the default) keeps the
+    /// product + update form.
+    fn lanczos_advance_fused(&self) -> bool {
+        false
+    }
+
+    /// Step j + 1 of the deferred Lanczos form, once step j is settled
+    /// ([`Backend::lanczos_settle`]): `q_next` ← q_{j+1} (formed from `w_prev` and q_j =
+    /// `q` as [`Backend::lanczos_form`] does), then `w` ← A·q_{j+1} − β_{j+1}·q_j with the
+    /// sums of step j + 1 in `sums` (as [`lanczos_product`](Self::lanczos_product)). `w`
+    /// overlaps neither `w_prev` nor `q_next`: a fused product still gathers from `w_prev`
+    /// while other rows are written.
+    ///
+    /// The default is [`Backend::lanczos_form`] followed by `lanczos_product`; operators
+    /// that say [`lanczos_advance_fused`](Self::lanczos_advance_fused) do both in one pass
+    /// (reads A, q_j and w_prev; writes q_{j+1} and w), the same values up to the order of
+    /// the sums' rounding.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Backend::lanczos_form`] and [`lanczos_product`](Self::lanczos_product).
+    #[allow(clippy::too_many_arguments)]
+    fn lanczos_advance(
+        &self,
+        backend: &B,
+        j: usize,
+        q: &B::Vector<S>,
+        w_prev: &B::Vector<S>,
+        q_next: &mut B::Vector<S>,
+        w: &mut B::Vector<S>,
+        c: &B::Vector<f64>,
+        sums: &mut B::Vector<f64>,
+    ) -> Result<()> {
+        backend.lanczos_form(j, q, w_prev, c, sums, q_next)?;
+        self.lanczos_product(backend, j + 1, Some(q), q_next, w, c, sums)
+    }
+
     /// One fused shifted-product step ([`ShiftedStep`]):
     /// `y_next ← alpha·A·y_prev + shift·y_prev`, `p ← p + coeff·y_next`, returns
     /// ‖y_next‖₂. The default runs the four operations one after another; GPU operators
