@@ -164,8 +164,8 @@ pub trait LinearOperator<B: Backend, S: Scalar>: Send + Sync {
 
     /// Whether [`lanczos_advance`](Self::lanczos_advance) forms q_{j+1} inside the product's
     /// own pass. Lanczos then runs the deferred form of its step ([`Backend::lanczos_settle`]
-    /// + `lanczos_advance`), which saves the update pass; `false` (the default) keeps the
-    /// product + update form.
+    /// and `lanczos_advance`), which saves the update pass; `false` (the default) keeps the
+    /// product-and-update form.
     fn lanczos_advance_fused(&self) -> bool {
         false
     }

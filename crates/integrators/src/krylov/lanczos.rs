@@ -226,6 +226,14 @@ pub struct Lanczos<'a, B: Backend, S: Scalar> {
     coeffs: Option<B::Vector<f64>>,
     /// The sums of the Pythagorean step ([`Backend::lanczos_update`]), allocated on first use.
     sums: Option<B::Vector<f64>>,
+    /// The deferred form ([`LinearOperator::lanczos_advance`]): the two vectors w_j =
+    /// A·q_j − β_j·q_{j−1} alternate between these slots (the fused advance still gathers
+    /// from one while it writes the other).
+    pending: Vec<B::Vector<S>>,
+    /// Step whose product is done but not yet settled ([`Backend::lanczos_settle`]).
+    unsettled: Option<usize>,
+    /// Whether this run takes the deferred form (set per `build`).
+    deferred: bool,
     /// `build` returns the unconverged T at `max_dim` instead of failing (a substep is then
     /// cut to what it can take, see `substeps.rs`).
     partial_at_max_dim: bool,
@@ -319,6 +327,9 @@ impl<'a, B: Backend + 'a, S: Scalar> ExpmvMethod<'a, B, S> for Lanczos<'a, B, S>
             beta: Vec::new(),
             coeffs: None,
             sums: None,
+            pending: Vec::new(),
+            unsettled: None,
+            deferred: false,
             partial_at_max_dim: false,
             first_check: 0,
         })
@@ -438,6 +449,7 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
         if n != self.n {
             self.n = n;
             self.basis.clear();
+            self.pending.clear();
         }
         if !(op.is_hermitian() || self.opts.assume_hermitian) {
             return Err(Error::invalid(
@@ -559,7 +571,16 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
     /// into the coefficient array, u ← q_{j+1}): the three-term recurrence in Paige's order,
     /// β_{j+1} by the Pythagorean identity where it is trusted. One-pass: q_j = basis[j], u = basis[j+1];
     /// two-pass: three rotating slots.
+    ///
+    /// In the deferred form (`self.deferred`) step j is instead the settling of step j − 1
+    /// ([`Backend::lanczos_settle`], unless a read point did it) and
+    /// [`LinearOperator::lanczos_advance`]: q_j is written into basis[j] by the product
+    /// that gathers it, and w_j waits in a `pending` slot for the next step or
+    /// [`Self::settle`]. Same coefficients, same basis, one pass over memory fewer.
     fn fused_step<O: LinearOperator<B, S> + ?Sized>(&mut self, op: &O, j: usize) -> Result<()> {
+        if self.deferred {
+            return self.deferred_step(op, j);
+        }
         let be = self.backend;
         self.ensure_coeffs(j)?;
         let (ip, ic, iu) = if self.opts.two_pass {
@@ -568,9 +589,7 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
             self.ensure_basis(j + 2)?;
             (j.wrapping_sub(1), j, j + 1)
         };
-        if self.sums.is_none() {
-            self.sums = Some(be.zeros::<f64>(matexp_core::LANCZOS_SUMS)?);
-        }
+        self.ensure_sums()?;
         let (q_prev, q_cur, u) = three_slots(&mut self.basis, ip, ic, iu, j > 0);
         let (Some(c), Some(sums)) = (self.coeffs.as_mut(), self.sums.as_mut()) else {
             return Err(Error::Device("lanczos: coefficient arrays missing".into()));
@@ -578,6 +597,80 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
         // The product forms the step's sums in its own pass where the operator fuses them.
         op.lanczos_product(be, j, q_prev, q_cur, u, c, sums)?;
         be.lanczos_update(j, q_cur, u, c, sums)
+    }
+
+    fn ensure_sums(&mut self) -> Result<()> {
+        if self.sums.is_none() {
+            self.sums = Some(self.backend.zeros::<f64>(matexp_core::LANCZOS_SUMS)?);
+        }
+        Ok(())
+    }
+
+    /// Step j of the deferred form (one-pass only; see [`Self::fused_step`]).
+    fn deferred_step<O: LinearOperator<B, S> + ?Sized>(&mut self, op: &O, j: usize) -> Result<()> {
+        let be = self.backend;
+        self.ensure_coeffs(j)?;
+        self.ensure_basis(j + 1)?;
+        self.ensure_sums()?;
+        while self.pending.len() < 2 {
+            self.pending.push(be.zeros(self.n)?);
+        }
+        if j == 0 {
+            let (Some(c), Some(sums)) = (self.coeffs.as_ref(), self.sums.as_mut()) else {
+                return Err(Error::Device("lanczos: coefficient arrays missing".into()));
+            };
+            op.lanczos_product(be, 0, None, &self.basis[0], &mut self.pending[0], c, sums)?;
+        } else {
+            if self.unsettled == Some(j - 1) {
+                self.settle()?;
+            }
+            let (done, rest) = self.basis.split_at_mut(j);
+            let (w_prev, w) = {
+                let (a, b) = self.pending.split_at_mut(1);
+                if j % 2 == 1 {
+                    (&a[0], &mut b[0])
+                } else {
+                    (&b[0], &mut a[0])
+                }
+            };
+            let (Some(c), Some(sums)) = (self.coeffs.as_ref(), self.sums.as_mut()) else {
+                return Err(Error::Device("lanczos: coefficient arrays missing".into()));
+            };
+            op.lanczos_advance(be, j - 1, &done[j - 1], w_prev, &mut rest[0], w, c, sums)?;
+        }
+        self.unsettled = Some(j);
+        Ok(())
+    }
+
+    /// Settles the step whose product is done ([`Backend::lanczos_settle`]): its α_j,
+    /// β_{j+1} reach the coefficient array. A no-op outside the deferred form.
+    fn settle(&mut self) -> Result<()> {
+        let Some(j) = self.unsettled.take() else {
+            return Ok(());
+        };
+        let (Some(c), Some(sums)) = (self.coeffs.as_mut(), self.sums.as_mut()) else {
+            return Err(Error::Device("lanczos: coefficient arrays missing".into()));
+        };
+        self.backend
+            .lanczos_settle(j, &self.basis[j], &mut self.pending[j % 2], c, sums)
+    }
+
+    /// q_k into basis[k] from a settled deferred step k − 1 (for a restart from step k).
+    fn form_next(&mut self, k: usize) -> Result<()> {
+        self.settle()?;
+        self.ensure_basis(k + 1)?;
+        let (done, rest) = self.basis.split_at_mut(k);
+        let (Some(c), Some(sums)) = (self.coeffs.as_ref(), self.sums.as_ref()) else {
+            return Err(Error::Device("lanczos: coefficient arrays missing".into()));
+        };
+        self.backend.lanczos_form(
+            k - 1,
+            &done[k - 1],
+            &self.pending[(k - 1) % 2],
+            c,
+            sums,
+            &mut rest[0],
+        )
     }
 
     fn ensure_basis(&mut self, count: usize) -> Result<()> {
@@ -641,6 +734,10 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
         let two_pass = opts.two_pass;
         let mode = opts.effective_reorthogonalization();
         let mut fused = mode != Reorthogonalize::Always;
+        // The deferred form needs every q_j stored (the two-pass mode regenerates its basis
+        // by the classical order of the fused step).
+        self.deferred = fused && !two_pass && op.lanczos_advance_fused();
+        self.unsettled = None;
         self.alpha.clear();
         self.beta.clear();
         self.ensure_basis(if two_pass { 3 } else { 2 })?;
@@ -700,9 +797,11 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
             let last = k >= opts.max_dim;
             let due = last || k >= next_check;
             let mut ahead = 0;
-            if let Some(c) = self.coeffs.as_ref().filter(|_| fused)
-                && (due || k == 1 || k == self.n)
-            {
+            let read_point = fused && (due || k == 1 || k == self.n);
+            if read_point {
+                self.settle()?;
+            }
+            if let Some(c) = self.coeffs.as_ref().filter(|_| read_point) {
                 let known = self.alpha.len();
                 let mut fresh = vec![0.0; 2 * (k - known)];
                 let waited = Instant::now();
@@ -821,6 +920,10 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
                     // Steps 0..i kept a semi-orthogonal basis: redo step i onwards with full
                     // reorthogonalization (the products since are spent and counted); the
                     // check due at k is made when k is reached again.
+                    if self.deferred && i == k {
+                        self.form_next(k)?;
+                    }
+                    self.deferred = false;
                     fused = false;
                     self.alpha.truncate(i);
                     self.beta.truncate(i);
