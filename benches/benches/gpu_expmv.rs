@@ -23,9 +23,13 @@
 //! Records (one JSON object per line) go to `DIR/expmv_gpu.jsonl` (default
 //! `target/bench-records`). Exit status 3 means no GPU.
 
+#[path = "common/cusparse_route.rs"]
+mod cusparse_route;
+
+use cusparse_route::CusparseRoute;
 use matexp_benches::Record;
 use matexp_core::{Backend, CpuBackend, LinearOperator, Scalar, c64};
-use matexp_gpu::{GpuBackend, GpuCsr, SpmvKernel};
+use matexp_gpu::{GpuBackend, GpuCsr};
 use matexp_integrators::{
     Arnoldi, ArnoldiOptions, ExpmvMethod, Lanczos, LanczosOptions, Leja, LejaOptions, Report,
     Taylor, TaylorOptions,
@@ -501,7 +505,7 @@ fn table_case<S: Scalar>(
         .matvecs(vendor_report.matvecs as u64)
         .tol(tol)
         .error(vendor_e)
-        .extra("route", "our Lanczos, cusparseSpMV for every product")
+        .extra("route", cusparse_route::ROUTE)
         .extra("reference", reference_name)
         .extra("host_wall", true);
     r.time_s = vendor_time;
@@ -539,37 +543,6 @@ fn table_case<S: Scalar>(
         ctx.records.push(r);
     }
     Ok(())
-}
-
-/// A CSR matrix whose products go through cuSPARSE (`SpmvKernel::Cusparse`); everything
-/// else of the operator (Hermitian flag, spectral bounds) is the matrix's, and the Lanczos
-/// product is the default (product, then the sums in a pass of their own).
-struct CusparseRoute<'a, S: Scalar>(&'a GpuCsr<S>);
-
-impl<S: Scalar> LinearOperator<GpuBackend, S> for CusparseRoute<'_, S> {
-    fn nrows(&self) -> usize {
-        LinearOperator::<GpuBackend, S>::nrows(self.0)
-    }
-    fn ncols(&self) -> usize {
-        LinearOperator::<GpuBackend, S>::ncols(self.0)
-    }
-    fn apply(
-        &self,
-        backend: &GpuBackend,
-        alpha: S,
-        x: &matexp_gpu::GpuVector<S>,
-        beta: S,
-        y: &mut matexp_gpu::GpuVector<S>,
-    ) -> matexp_core::Result<()> {
-        self.0
-            .apply_with(backend, SpmvKernel::Cusparse, alpha, x, beta, y)
-    }
-    fn spectral_bounds(&self) -> Option<matexp_core::SpectralBounds> {
-        LinearOperator::<GpuBackend, S>::spectral_bounds(self.0)
-    }
-    fn is_hermitian(&self) -> bool {
-        LinearOperator::<GpuBackend, S>::is_hermitian(self.0)
-    }
 }
 
 fn write_records(dir: &PathBuf, records: &[Record]) -> Res<()> {

@@ -12,12 +12,28 @@
 //!
 //! ```text
 //! cargo bench -p matexp-benches --bench gpu_spmv -- [--out DIR] [--small] [--reps N] [--no-multi]
+//!     [--no-e2e] [--only PART,...]
 //! ```
+//!
+//! `--only` runs the parts whose name contains one of the given texts: `blas1`,
+//! `spin_bath_L18`, `spin_bath_L21`, `laplace3d_N256`, `barabasi_albert_n1000000_m10`
+//! (pattern kernels and the Lanczos centrality run), `erdos_renyi_n1000000_e10000000` and
+//! `e2e` (seed 000's Tables 10 and 12 end to end); the copy bandwidth is always measured.
+//!
+//! Vendor routes (when the cuSPARSE probe passes): beside each fused Leja step, the same step
+//! from vendor calls (cusparseSpMV, cuBLAS axpy and nrm2; backend `cusparse`); beside the
+//! Lanczos centrality run and each end-to-end Leja run, the same solver over cuSPARSE's SpMV
+//! (`common/cusparse_route.rs`, backend `cusparse`, error against the same reference), its
+//! time over ours as `vendor_ratio` on our one-GPU record.
 //!
 //! Records (matexp_benches::Record, one JSON object per line) go to `DIR/<suite>.jsonl`
 //! (default `target/bench-records`); `cargo xtask ingest DIR` merges them into
 //! `bench-results/<device>/`. A summary table is printed last. Exit status 3 means no GPU.
 
+#[path = "common/cusparse_route.rs"]
+mod cusparse_route;
+
+use cusparse_route::CusparseRoute;
 use matexp_benches::Record;
 use matexp_core::{Backend, LinearOperator, Scalar, ShiftedStep, c32, c64};
 use matexp_gpu::{
@@ -45,6 +61,10 @@ struct Args {
     reps: usize,
     multi: bool,
     e2e: bool,
+    /// `--only A,B,…`: run only the parts whose name contains one of these (`blas1`,
+    /// `spin_bath_L18`, `spin_bath_L21`, `laplace3d`, `barabasi_albert`, `erdos_renyi`,
+    /// `e2e`); none: every part.
+    only: Option<Vec<String>>,
     /// `--cusparse-probe [SCALAR N]`: a cuSPARSE self-check (default f64, n = 4).
     cusparse_probe: Option<(String, usize)>,
 }
@@ -58,6 +78,7 @@ fn parse_args() -> Args {
         reps: 30,
         multi: true,
         e2e: true,
+        only: None,
         cusparse_probe: None,
     };
     let mut it = std::env::args().skip(1);
@@ -67,6 +88,11 @@ fn parse_args() -> Args {
             "--small" => a.small = true,
             "--no-multi" => a.multi = false,
             "--no-e2e" => a.e2e = false,
+            "--only" => {
+                a.only = it
+                    .next()
+                    .map(|v| v.split(',').map(|p| p.trim().to_string()).collect())
+            }
             "--cusparse-probe" => {
                 let rest: Vec<String> = std::env::args().collect();
                 let i = rest
@@ -82,6 +108,15 @@ fn parse_args() -> Args {
         }
     }
     a
+}
+
+impl Args {
+    /// Whether the part `name` runs (see `only`).
+    fn wants(&self, name: &str) -> bool {
+        self.only
+            .as_ref()
+            .is_none_or(|o| o.iter().any(|p| name.contains(p.as_str())))
+    }
 }
 
 /// Deterministic pseudo-random numbers for inputs (testkit's SplitMix64): fresh per case,
@@ -252,8 +287,10 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
     copy.reps = ctx.reps as u64;
     ctx.records.push(copy.extra("gbps", copy_bw / 1e9));
 
-    blas1(&mut ctx, if args.small { 1 << 20 } else { 1 << 26 })?;
-    ctx.flush(&args.out)?;
+    if args.wants("blas1") {
+        blas1(&mut ctx, if args.small { 1 << 20 } else { 1 << 26 })?;
+        ctx.flush(&args.out)?;
+    }
 
     let (spins, lap_n, ba_n) = if args.small {
         (vec![12usize, 14], 32usize, 20_000usize)
@@ -261,6 +298,9 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
         (vec![18, 21], 256, 1_000_000)
     };
     for &l in &spins {
+        if !args.wants(&format!("spin_bath_L{l}")) {
+            continue;
+        }
         let model = SpinBath::seed000(l, 1).map_err(err)?;
         let t = Instant::now();
         let h64 = model
@@ -289,7 +329,7 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
             ctx.flush(&args.out)?;
         }
     }
-    {
+    if args.wants(&format!("laplace3d_N{lap_n}")) {
         let t = Instant::now();
         let a = laplacian_3d::<f64, u32>(lap_n).map_err(err)?;
         println!(
@@ -305,7 +345,7 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
             ctx.flush(&args.out)?;
         }
     }
-    {
+    if args.wants(&format!("barabasi_albert_n{ba_n}_m10")) {
         let t = Instant::now();
         let g = barabasi_albert::<u32>(ba_n, 10, 1).map_err(err)?;
         println!(
@@ -318,7 +358,7 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
         lanczos_case(&mut ctx, &format!("tc_barabasi_albert_n{ba_n}_m10_k50"), &g)?;
         ctx.flush(&args.out)?;
     }
-    {
+    if args.wants(&format!("erdos_renyi_n{ba_n}_e{}", 10 * ba_n)) {
         // Uniform degrees with the Barabási–Albert graph's n and stored entries (10 n edges):
         // the hybrid kernel must not lose where the vector kernel already suits.
         let t = Instant::now();
@@ -334,7 +374,7 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
     }
 
     ctx.flush(&args.out)?;
-    if args.e2e {
+    if args.e2e && args.wants("e2e") {
         leja_e2e(&mut ctx, args)?;
         ctx.flush(&args.out)?;
     }
@@ -811,6 +851,75 @@ fn lanczos_case(ctx: &mut Ctx, case: &str, p: &matexp_sparse::PatternCsr<u32>) -
     let rel = matexp_core::norms::nrm2(&diff) / matexp_core::norms::nrm2(&wc);
     let max = matexp_core::norms::amax(&wc);
     let (tg, tc) = (median(&gpu_times), median(&cpu_times));
+    // The vendor route: the same Lanczos over cuSPARSE's SpMV on the pattern with explicit
+    // ones, the same options, error against the same CPU result.
+    let vendor = if ctx.cusparse {
+        eprintln!("  {case}: Lanczos over cuSPARSE's SpMV");
+        let ones: CsrMatrix<f64, u32> = p.with_values(1.0);
+        let a = GpuCsr::from_csr(&g, &ones)
+            .map_err(err)?
+            .assume_hermitian(true);
+        drop(ones);
+        let route = CusparseRoute(&a);
+        let mut times = Vec::new();
+        let mut last = None;
+        let mut failed = None;
+        for _ in 0..4 {
+            let t = Instant::now();
+            match total_communicability::<_, f64, _>(&g, &route, 1.0, &opts)
+                .and_then(|r| g.synchronize().map(|_| r))
+            {
+                Ok(r) => {
+                    times.push(t.elapsed().as_secs_f64());
+                    last = Some(r);
+                }
+                Err(e) => {
+                    failed = Some(e.to_string());
+                    break;
+                }
+            }
+        }
+        match (failed, last) {
+            (None, Some((w, r))) => {
+                times.remove(0);
+                times.sort_by(f64::total_cmp);
+                let wv = g.to_host(&w).map_err(err)?;
+                let d: Vec<f64> = wv.iter().zip(&wc).map(|(a, b)| a - b).collect();
+                let e = matexp_core::norms::nrm2(&d) / matexp_core::norms::nrm2(&wc);
+                Some((median(&times), times.len(), e, r))
+            }
+            (failed, _) => {
+                println!(
+                    "  {case}: Lanczos over cuSPARSE failed: {}",
+                    failed.unwrap_or_else(|| "no run".into())
+                );
+                None
+            }
+        }
+    } else {
+        None
+    };
+    if let Some((tv, reps, e, r)) = &vendor {
+        println!(
+            "  {case}: Lanczos over cuSPARSE {tv:.3} s ({:.2}× ours), {} matvecs, rel. diff {e:.1e}",
+            tv / tg,
+            r.matvecs
+        );
+        let mut rec = ctx
+            .record("lanczos_gpu", case, "cusparse", "f64")
+            .size("n", n)
+            .size("nnz", p.nnz())
+            .matvecs(r.matvecs as u64)
+            .tol(1e-14)
+            .error(*e)
+            .extra("krylov_dim", r.max_degree)
+            .extra("route", cusparse_route::ROUTE)
+            .extra("error_vs", "cpu backend, same host")
+            .extra("host_wall", true);
+        rec.time_s = *tv;
+        rec.reps = *reps as u64;
+        ctx.records.push(rec);
+    }
     println!(
         "  {case}: GPU {tg:.3} s, CPU {tc:.3} s ({} threads), speedup {:.1}, {} / {} matvecs, rel. diff {rel:.1e}, max entry {max:.3e}",
         rayon::current_num_threads(),
@@ -838,6 +947,7 @@ fn lanczos_case(ctx: &mut Ctx, case: &str, p: &matexp_sparse::PatternCsr<u32>) -
             rec.error = Some(rel);
             rec = rec.extra("cpu_over_gpu", tc / tg);
             rec = rec.extra("error_vs", "cpu backend, same host");
+            rec.vendor_ratio = vendor.as_ref().map(|v| v.0 / tg);
         } else {
             rec = rec.extra("threads", rayon::current_num_threads());
         }
@@ -1018,7 +1128,46 @@ fn leja_run<S: Scalar>(
     let (w, rep) = last.ok_or("no result")?;
     let e = rel_to(&up(&g.to_host(&w).map_err(err)?), &reference);
     results.push(("gpu".into(), median_of(&mut times), times.len(), e, rep));
-    drop((w, op, gv));
+    drop(w);
+    // The vendor route of the same run: our Leja over cuSPARSE's SpMV (each term the trait's
+    // default step: copy, cusparseSpMV, axpby, norm), the same options, runs and reference.
+    let mut vendor_t = None;
+    if ctx.cusparse {
+        eprintln!("  {case} {}: Leja over cuSPARSE's SpMV", S::NAME);
+        let route = CusparseRoute(&op);
+        let mut times = Vec::new();
+        let mut last = None;
+        let mut failed = None;
+        for _ in 0..3 {
+            let t = Instant::now();
+            match solve(&g, &route, problem, &gv, &opts)
+                .and_then(|r| g.synchronize().map(|_| r).map_err(err))
+            {
+                Ok(r) => {
+                    times.push(t.elapsed().as_secs_f64());
+                    last = Some(r);
+                }
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
+        }
+        match (failed, last) {
+            (None, Some((w, rep))) => {
+                times.remove(0);
+                let e = rel_to(&up(&g.to_host(&w).map_err(err)?), &reference);
+                let t = median_of(&mut times);
+                vendor_t = Some(t);
+                results.push(("cusparse".into(), t, times.len(), e, rep));
+            }
+            (failed, _) => {
+                let e = failed.unwrap_or_else(|| "no run".into());
+                println!("  {case} {}: Leja over cuSPARSE failed: {e}", S::NAME);
+            }
+        }
+    }
+    drop((op, gv));
     if multi && matexp_gpu::device_count().map_err(err)? >= 2 {
         eprintln!("  {case} {}: Leja on all GPUs", S::NAME);
         let m = MultiGpuBackend::all()
@@ -1084,6 +1233,12 @@ fn leja_run<S: Scalar>(
             .extra("host_wall", true);
         if *backend == "cpu" {
             r = r.extra("threads", rayon::current_num_threads());
+        }
+        if *backend == "cusparse" {
+            r = r.extra("route", cusparse_route::ROUTE);
+        }
+        if *backend == "gpu" {
+            r.vendor_ratio = vendor_t.map(|v| v / t);
         }
         r.time_s = *t;
         r.reps = *reps as u64;
