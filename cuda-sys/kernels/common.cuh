@@ -227,6 +227,14 @@ __device__ __forceinline__ uint64_t grid_threads() { return (uint64_t)gridDim.x 
     X(c64, double2, u64, uint64_t)
 
 namespace mx {
+// q_{j+1} = (w - alpha_j q_j) * (1 / beta_{j+1}) at one index: the one expression of the
+// Pythagorean update, the deferred form (lanczos_form) and the fused products that gather
+// q_{j+1} from w and q_j (spmv_csr_lanczos_advance), so that all give the same bits.
+template <typename T>
+__device__ __forceinline__ T lanczos_next(T neg_alpha, T inv_beta, T q, T w) {
+    return mul(inv_beta, mad(neg_alpha, q, w));
+}
+
 // Adds one element's terms of a Lanczos step's sums: (Re conj(q) w, Im conj(q) w, |w|^2, |q|^2).
 template <typename T>
 __device__ __forceinline__ void lanczos_sums_add(double (&v)[4], T qi, T wi) {

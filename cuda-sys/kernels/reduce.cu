@@ -212,11 +212,13 @@ __device__ void lanczos_sums(uint64_t n, const double *__restrict__ c, uint64_t 
 // The update of the Pythagorean step (see above): c[2j] = alpha_j, and c[2j+1] = beta_{j+1}
 // with w <- (w - alpha_j q) / beta_{j+1} when trusted (reads 2n, writes n); otherwise
 // w <- w - alpha_j q with Blue's partial sums of squares and sums[4] = 1. Every block decides
-// from the same sums, so all take the same branch.
+// from the same sums, so all take the same branch. `defer` (the settle of the deferred form)
+// leaves a trusted w as it is, for the reader of q_{j+1} to form (sums[4] = 0).
 template <typename T>
 __device__ void lanczos_pythag_update(uint64_t n, double *__restrict__ c, uint64_t j,
                                       double *__restrict__ sums, const T *__restrict__ q,
-                                      T *__restrict__ w, MxSsqPartial *__restrict__ partials) {
+                                      T *__restrict__ w, MxSsqPartial *__restrict__ partials,
+                                      uint32_t defer) {
     double alpha, beta;
     const bool ok = lanczos_pythagoras(sums, alpha, beta);
     if (blockIdx.x == 0 && threadIdx.x == 0) {
@@ -227,8 +229,9 @@ __device__ void lanczos_pythag_update(uint64_t n, double *__restrict__ c, uint64
     const T a = make<T>(real_scalar(-alpha));
     const uint64_t g = grid_threads();
     if (ok) {
+        if (defer) return;
         const T s = make<T>(real_scalar(1.0 / beta));
-        for (uint64_t i = global_thread(); i < n; i += g) w[i] = mul(s, mad(a, q[i], w[i]));
+        for (uint64_t i = global_thread(); i < n; i += g) w[i] = lanczos_next(a, s, q[i], w[i]);
     } else {
         MxSsqPartial ss = ssq_zero();
         for (uint64_t i = global_thread(); i < n; i += g) {
@@ -238,6 +241,23 @@ __device__ void lanczos_pythag_update(uint64_t n, double *__restrict__ c, uint64
         }
         block_store_ssq(ss, partials + blockIdx.x);
     }
+}
+
+// q_next <- q_{j+1} of a settled deferred step: formed from w and q_j when sums[4] = 0
+// (alpha_j = c[2j], beta_{j+1} = c[2j+1]), else w itself (the settle took the exact norm).
+// Reads 2n (n), writes n.
+template <typename T>
+__device__ void lanczos_form(uint64_t n, const double *__restrict__ c, uint64_t j,
+                             const double *__restrict__ sums, const T *__restrict__ q,
+                             const T *__restrict__ w, T *__restrict__ q_next) {
+    const uint64_t g = grid_threads();
+    if (sums[4] != 0.0) {
+        for (uint64_t i = global_thread(); i < n; i += g) q_next[i] = w[i];
+        return;
+    }
+    const T a = make<T>(real_scalar(-c[2 * j]));
+    const T s = make<T>(real_scalar(1.0 / c[2 * j + 1]));
+    for (uint64_t i = global_thread(); i < n; i += g) q_next[i] = lanczos_next(a, s, q[i], w[i]);
 }
 
 // w <- w / beta_{j+1} when the flag is set (beta_{j+1} = c[2j+1] from lanczos_beta_if).
@@ -287,8 +307,13 @@ MX_FOR_EACH_SCALAR(MX_REDUCE)
     }                                                                                            \
     extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
         lanczos_pythag_update_##name(uint64_t n, double *c, uint64_t j, double *sums,            \
-                                     const T *q, T *w, MxSsqPartial *partials) {                 \
-        mx::lanczos_pythag_update<T>(n, c, j, sums, q, w, partials);                             \
+                                     const T *q, T *w, MxSsqPartial *partials, uint32_t defer) { \
+        mx::lanczos_pythag_update<T>(n, c, j, sums, q, w, partials, defer);                      \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
+        lanczos_form_##name(uint64_t n, const double *c, uint64_t j, const double *sums,         \
+                            const T *q, const T *w, T *q_next) {                                 \
+        mx::lanczos_form<T>(n, c, j, sums, q, w, q_next);                                        \
     }                                                                                            \
     extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
         lanczos_scale_if_##name(uint64_t n, const double *c, uint64_t j, const double *sums,     \

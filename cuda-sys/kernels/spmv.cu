@@ -17,19 +17,45 @@
 
 namespace mx {
 
-// Partial sum over the entries j = start + lane, start + lane + lanes, ... of one row.
+// x at an index, read from memory.
+template <typename T> struct Stored {
+    const T *__restrict__ x;
+    __device__ __forceinline__ T operator()(uint64_t i) const { return x[i]; }
+};
+
+// q_{j+1} at an index, formed from w and q_j where it is read (the deferred Lanczos step).
+template <typename T> struct Formed {
+    const T *__restrict__ w;
+    const T *__restrict__ q;
+    T neg_alpha, inv_beta;
+    __device__ __forceinline__ T operator()(uint64_t i) const {
+        return lanczos_next(neg_alpha, inv_beta, q[i], w[i]);
+    }
+};
+
+// Partial sum over the entries j = start + lane, start + lane + lanes, ... of one row, x
+// read through `x` (Stored or Formed).
+template <typename T, typename I, bool VALUES, typename X>
+__device__ __forceinline__ T row_partial_of(const I *__restrict__ row_ptr,
+                                            const I *__restrict__ col_idx,
+                                            const T *__restrict__ values, X x, uint64_t row,
+                                            unsigned lane, unsigned lanes) {
+    T s = zero<T>();
+    const I end = row_ptr[row + 1];
+    for (I j = row_ptr[row] + lane; j < end; j += lanes) {
+        const T xv = x(col_idx[j]);
+        s = VALUES ? mad(values[j], xv, s) : add(s, xv);
+    }
+    return s;
+}
+
 template <typename T, typename I, bool VALUES>
 __device__ __forceinline__ T row_partial(const I *__restrict__ row_ptr,
                                          const I *__restrict__ col_idx,
                                          const T *__restrict__ values, const T *__restrict__ x,
                                          uint64_t row, unsigned lane, unsigned lanes) {
-    T s = zero<T>();
-    const I end = row_ptr[row + 1];
-    for (I j = row_ptr[row] + lane; j < end; j += lanes) {
-        const T xv = x[col_idx[j]];
-        s = VALUES ? mad(values[j], xv, s) : add(s, xv);
-    }
-    return s;
+    return row_partial_of<T, I, VALUES>(row_ptr, col_idx, values, Stored<T>{x}, row, lane,
+                                        lanes);
 }
 
 template <typename T>
@@ -154,24 +180,24 @@ __device__ void spmv_pattern_hybrid(MxSpmvParams p, const I *__restrict__ row_pt
     if (lane == 0 && mine) y[row] = axpby_one(make<T>(p.alpha), s, p.beta, y + row);
 }
 
-// The product of a Lanczos step with its sums in the same pass: y = A x - beta_j x_prev
-// (beta_j = c[2j-1]; no subtraction when x_prev is null) and per-block rows of
-// (Re <x, y>, Im <x, y>, ||y||^2, ||x||^2) for the Pythagorean step of reduce.cu, so that
-// no second pass reads x and y. x[row] and x_prev[row] are the row's own entries (x[row] is
-// usually just loaded by the row's gather). Grid-stride over row groups with a capped grid
-// (at most MX_MAX_PARTIALS blocks: many blocks keep the memory busy; one wave of 8 per SM
-// measured 2.3x slower), the per-block rows folded 256 to one (fold_rows) before the
+// The product of a Lanczos step with its sums in the same pass: y = A x - beta x_prev
+// (no subtraction when x_prev is null) and per-block rows of (Re <x, y>, Im <x, y>, ||y||^2,
+// ||x||^2) for the Pythagorean step of reduce.cu, so that no second pass reads x and y. x is
+// read through `x` (Stored, or Formed from the previous w and q in the deferred step, which
+// then also writes the row's x to x_out). x(row) and x_prev[row] are the row's own entries
+// (x(row) is usually just loaded by the row's gather). Grid-stride over row groups with a
+// capped grid (at most MX_MAX_PARTIALS blocks: many blocks keep the memory busy; one wave of
+// 8 per SM measured 2.3x slower), the per-block rows folded 256 to one (fold_rows) before the
 // finish. lanes_log2 = 0 gives a thread per row.
-template <typename T, typename I, bool VALUES>
-__device__ void spmv_lanczos(uint64_t nrows, uint32_t lanes_log2, const I *__restrict__ row_ptr,
-                             const I *__restrict__ col_idx, const T *__restrict__ values,
-                             const double *__restrict__ c, uint64_t j, const T *__restrict__ x,
-                             const T *__restrict__ x_prev, T *__restrict__ y,
-                             double *__restrict__ partials) {
+template <typename T, typename I, bool VALUES, typename X>
+__device__ void spmv_lanczos_body(uint64_t nrows, uint32_t lanes_log2,
+                                  const I *__restrict__ row_ptr, const I *__restrict__ col_idx,
+                                  const T *__restrict__ values, T b, X x,
+                                  const T *__restrict__ x_prev, T *__restrict__ x_out,
+                                  T *__restrict__ y, double *__restrict__ partials) {
     const unsigned lanes = 1u << lanes_log2;
     const unsigned lane = threadIdx.x & (lanes - 1);
     const uint64_t rows_per_block = blockDim.x >> lanes_log2;
-    const T b = make<T>(MxScalar{x_prev != nullptr ? -c[2 * j - 1] : 0.0, 0.0});
     double v[4] = {0.0, 0.0, 0.0, 0.0};
     // `base` is the same for the whole block, so the shuffles see full warps.
     for (uint64_t base = blockIdx.x * rows_per_block; base < nrows;
@@ -181,14 +207,16 @@ __device__ void spmv_lanczos(uint64_t nrows, uint32_t lanes_log2, const I *__res
         // The row's own entries are loaded before its gather, so that their latency overlaps
         // it instead of trailing it (measured: loaded after, they cost 80 us a product on the
         // 256^3 Laplacian, 2.6x their bytes).
-        const T xr = mine ? x[row] : zero<T>();
+        const T xr = mine ? x(row) : zero<T>();
         const T xp = mine && x_prev != nullptr ? x_prev[row] : zero<T>();
         T s = zero<T>();
-        if (row < nrows) s = row_partial<T, I, VALUES>(row_ptr, col_idx, values, x, row, lane, lanes);
+        if (row < nrows)
+            s = row_partial_of<T, I, VALUES>(row_ptr, col_idx, values, x, row, lane, lanes);
         s = group_sum(s, lanes);
         if (mine) {
             if (x_prev != nullptr) s = mad(b, xp, s);
             y[row] = s;
+            if (x_out != nullptr) x_out[row] = xr;
             lanczos_sums_add(v, xr, s);
         }
     }
@@ -196,6 +224,44 @@ __device__ void spmv_lanczos(uint64_t nrows, uint32_t lanes_log2, const I *__res
     if (threadIdx.x == 0) {
 #pragma unroll
         for (int k = 0; k < 4; ++k) partials[4 * blockIdx.x + k] = v[k];
+    }
+}
+
+// Step j of the Lanczos product: y = A x - beta_j x_prev (beta_j = c[2j-1]).
+template <typename T, typename I, bool VALUES>
+__device__ void spmv_lanczos(uint64_t nrows, uint32_t lanes_log2, const I *__restrict__ row_ptr,
+                             const I *__restrict__ col_idx, const T *__restrict__ values,
+                             const double *__restrict__ c, uint64_t j, const T *__restrict__ x,
+                             const T *__restrict__ x_prev, T *__restrict__ y,
+                             double *__restrict__ partials) {
+    const T b = make<T>(MxScalar{x_prev != nullptr ? -c[2 * j - 1] : 0.0, 0.0});
+    spmv_lanczos_body<T, I, VALUES>(nrows, lanes_log2, row_ptr, col_idx, values, b,
+                                    Stored<T>{x}, x_prev, nullptr, y, partials);
+}
+
+// Step j + 1 of the deferred form, once step j is settled (lanczos_pythag_update with defer,
+// reduce.cu): q_{j+1} is gathered as (w_prev - alpha_j q) / beta_{j+1} where sums[4] = 0, as
+// w_prev where the settle took the exact norm (sums[4] = 1), and written to q_next by the
+// row's owner; y = A q_{j+1} - beta_{j+1} q with the sums of step j + 1. Reads A, w_prev
+// and q; writes q_next and y: one vector of traffic more than the product alone, against
+// three for a separate update pass. Every block reads the same flag: a uniform branch.
+template <typename T, typename I, bool VALUES>
+__device__ void spmv_lanczos_advance(uint64_t nrows, uint32_t lanes_log2,
+                                     const I *__restrict__ row_ptr, const I *__restrict__ col_idx,
+                                     const T *__restrict__ values, const double *__restrict__ c,
+                                     uint64_t j, const double *__restrict__ sums,
+                                     const T *__restrict__ q, const T *__restrict__ w_prev,
+                                     T *__restrict__ q_next, T *__restrict__ y,
+                                     double *__restrict__ partials) {
+    const T b = make<T>(MxScalar{-c[2 * j + 1], 0.0});
+    if (sums[4] != 0.0) {
+        spmv_lanczos_body<T, I, VALUES>(nrows, lanes_log2, row_ptr, col_idx, values, b,
+                                        Stored<T>{w_prev}, q, q_next, y, partials);
+    } else {
+        const Formed<T> x{w_prev, q, make<T>(MxScalar{-c[2 * j], 0.0}),
+                          make<T>(MxScalar{1.0 / c[2 * j + 1], 0.0})};
+        spmv_lanczos_body<T, I, VALUES>(nrows, lanes_log2, row_ptr, col_idx, values, b, x, q,
+                                        q_next, y, partials);
     }
 }
 
@@ -219,6 +285,14 @@ __device__ void spmv_lanczos(uint64_t nrows, uint32_t lanes_log2, const I *__res
                                           const T *x_prev, T *y, double *partials) {             \
         mx::spmv_lanczos<T, I, true>(nrows, lanes_log2, row_ptr, col_idx, values, c, j, x,       \
                                      x_prev, y, partials);                                       \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
+        spmv_csr_lanczos_advance_##name##_##iname(                                               \
+            uint64_t nrows, uint32_t lanes_log2, const I *row_ptr, const I *col_idx,             \
+            const T *values, const double *c, uint64_t j, const double *sums, const T *q,        \
+            const T *w_prev, T *q_next, T *y, double *partials) {                                \
+        mx::spmv_lanczos_advance<T, I, true>(nrows, lanes_log2, row_ptr, col_idx, values, c, j,  \
+                                             sums, q, w_prev, q_next, y, partials);              \
     }                                                                                            \
     extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
         spmv_pattern_scalar_##name##_##iname(MxSpmvParams p, const I *row_ptr,                   \

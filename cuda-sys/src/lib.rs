@@ -110,6 +110,7 @@ mod tests {
                 "lanczos_sums",
                 "lanczos_pythag_update",
                 "lanczos_scale_if",
+                "lanczos_form",
             ] {
                 v.push(format!("{k}_{s}"));
             }
@@ -118,6 +119,7 @@ mod tests {
                     "spmv_csr_scalar",
                     "spmv_csr_vector",
                     "spmv_csr_lanczos",
+                    "spmv_csr_lanczos_advance",
                     "spmv_pattern_scalar",
                     "spmv_pattern_vector",
                     "spmv_pattern_hybrid",

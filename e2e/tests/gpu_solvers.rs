@@ -241,16 +241,26 @@ fn imaginary_leja_agrees_with_the_cpu_backend_on_the_spin_bath() {
     assert!((norms::nrm2(&w64) - norms::nrm2(&psi)).abs() < 1e-7);
 }
 
-/// `steps` Lanczos steps through `Backend::lanczos_step` on any backend (or, with
-/// `pythagorean`, through `LinearOperator::lanczos_product` + `Backend::lanczos_update`, as
-/// `Lanczos` steps): the coefficient array (α_j at 2j, β_{j+1} at 2j + 1) read once at the
-/// end, as `Lanczos` reads it at a check point.
+/// The three forms of a Lanczos step.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Form {
+    /// `Backend::lanczos_step` after a plain product.
+    Classical,
+    /// `LinearOperator::lanczos_product` + `Backend::lanczos_update`.
+    Pythagorean,
+    /// `Backend::lanczos_settle` + `LinearOperator::lanczos_advance` (q_{j+1} formed in the
+    /// next product).
+    Deferred,
+}
+
+/// `steps` Lanczos steps of the given form on any backend: the coefficient array (α_j at
+/// 2j, β_{j+1} at 2j + 1) read once at the end, as `Lanczos` reads it at a check point.
 fn lanczos_coefficients<B: Backend, S: Scalar, O: matexp_core::LinearOperator<B, S>>(
     b: &B,
     op: &O,
     v: &[S],
     steps: usize,
-    pythagorean: bool,
+    form: Form,
 ) -> Vec<f64> {
     let n = v.len();
     let mut q: Vec<B::Vector<S>> = (0..steps + 1).map(|_| b.zeros(n).unwrap()).collect();
@@ -260,11 +270,50 @@ fn lanczos_coefficients<B: Backend, S: Scalar, O: matexp_core::LinearOperator<B,
         .unwrap();
     let mut c = b.zeros::<f64>(2 * steps).unwrap();
     let mut sums = b.zeros::<f64>(matexp_core::LANCZOS_SUMS).unwrap();
+    if form == Form::Deferred {
+        let mut pending: Vec<B::Vector<S>> = (0..2).map(|_| b.zeros(n).unwrap()).collect();
+        op.lanczos_product(b, 0, None, &q[0], &mut pending[0], &c, &mut sums)
+            .unwrap();
+        for j in 1..steps {
+            let (done, rest) = q.split_at_mut(j);
+            let (lo, hi) = pending.split_at_mut(1);
+            let (w_prev, w) = if j % 2 == 1 {
+                (&mut lo[0], &mut hi[0])
+            } else {
+                (&mut hi[0], &mut lo[0])
+            };
+            b.lanczos_settle(j - 1, &done[j - 1], w_prev, &mut c, &mut sums)
+                .unwrap();
+            op.lanczos_advance(
+                b,
+                j - 1,
+                &done[j - 1],
+                w_prev,
+                &mut rest[0],
+                w,
+                &c,
+                &mut sums,
+            )
+            .unwrap();
+        }
+        let last = (steps - 1) % 2;
+        b.lanczos_settle(
+            steps - 1,
+            &q[steps - 1],
+            &mut pending[last],
+            &mut c,
+            &mut sums,
+        )
+        .unwrap();
+    }
     for j in 0..steps {
+        if form == Form::Deferred {
+            break;
+        }
         let (done, rest) = q.split_at_mut(j + 1);
         let w = &mut rest[0];
         let prev = if j > 0 { Some(&done[j - 1]) } else { None };
-        if pythagorean {
+        if form == Form::Pythagorean {
             op.lanczos_product(b, j, prev, &done[j], w, &c, &mut sums)
                 .unwrap();
             b.lanczos_update(j, &done[j], w, &mut c, &mut sums).unwrap();
@@ -302,14 +351,44 @@ fn fused_lanczos_steps_match_the_cpu_coefficients() {
     let v = smooth_plus_noise::<f64>(a.nrows());
     let ag = GpuCsr::from_csr(&g, &a).unwrap();
     // Each GPU path against the CPU's path of the same arithmetic (the classical step, and
-    // the Pythagorean step in Paige's order, which the CPU runs from its default sums).
-    for pythagorean in [false, true] {
+    // the Pythagorean step in Paige's order, which the CPU runs from its default sums, and
+    // its deferred form, whose fused GPU product forms q_{j+1} where it gathers it).
+    for form in [Form::Classical, Form::Pythagorean, Form::Deferred] {
         check(
-            &format!("laplace3d f64 (pythagorean {pythagorean})"),
+            &format!("laplace3d f64 ({form:?})"),
             24,
             1e-13,
-            &lanczos_coefficients(&g, &ag, &v, 24, pythagorean),
-            &lanczos_coefficients(&cpu, &a, &v, 24, pythagorean),
+            &lanczos_coefficients(&g, &ag, &v, 24, form),
+            &lanczos_coefficients(&cpu, &a, &v, 24, form),
+        );
+    }
+    // The deferred GPU form gathers the same bits the update pass would have written.
+    check(
+        "laplace3d f64 (deferred vs Pythagorean, GPU)",
+        24,
+        1e-15,
+        &lanczos_coefficients(&g, &ag, &v, 24, Form::Deferred),
+        &lanczos_coefficients(&g, &ag, &v, 24, Form::Pythagorean),
+    );
+    // I + 1e−9·L: w ≈ α_j q_j, the Pythagorean β is not trusted, and the settle takes the
+    // exact norm on the device (sums[4] = 1), which the advance then reads as q_{j+1}.
+    let values: Vec<f64> = (0..a.nrows())
+        .flat_map(|i| {
+            let (cols, vals) = a.row(i);
+            cols.iter()
+                .zip(vals)
+                .map(move |(&c, &x)| 1e-9 * x + if c as usize == i { 1.0 } else { 0.0 })
+        })
+        .collect();
+    let shifted = CsrMatrix::from_pattern(a.pattern().clone(), values).unwrap();
+    let sg = GpuCsr::from_csr(&g, &shifted).unwrap();
+    for form in [Form::Pythagorean, Form::Deferred] {
+        check(
+            &format!("I + 1e-9 L f64 ({form:?})"),
+            12,
+            1e-13,
+            &lanczos_coefficients(&g, &sg, &v, 12, form),
+            &lanczos_coefficients(&cpu, &shifted, &v, 12, form),
         );
     }
     let bath = SpinBath::seed000(12, 7).unwrap();
@@ -320,16 +399,20 @@ fn fused_lanczos_steps_match_the_cpu_coefficients() {
     // ~30× per step, 1e−14 at j = 1 to 7e−3 at j = 10, measured on the CPU), and the
     // coefficients amplify rounding alike: two correct backends differ by ~3e−12 at step 8
     // (H200) and part ways at O(1) past step 10. The bound follows that growth.
-    for pythagorean in [false, true] {
+    for form in [Form::Classical, Form::Pythagorean, Form::Deferred] {
         check(
-            &format!("spin bath c64 (pythagorean {pythagorean})"),
+            &format!("spin bath c64 ({form:?})"),
             8,
             // The Pythagorean β carries the sums' rounding times ‖w‖²/β² (≤ 16, see
             // `Backend::lanczos_update`), and the two backends sum in different orders (the
             // CPU squares its scaled norm): 3.2e−11 measured on an H200 at step 8.
-            if pythagorean { 1e-10 } else { 1e-11 },
-            &lanczos_coefficients(&g, &hg, &psi, 8, pythagorean),
-            &lanczos_coefficients(&cpu, &h, &psi, 8, pythagorean),
+            if form == Form::Classical {
+                1e-11
+            } else {
+                1e-10
+            },
+            &lanczos_coefficients(&g, &hg, &psi, 8, form),
+            &lanczos_coefficients(&cpu, &h, &psi, 8, form),
         );
     }
 }

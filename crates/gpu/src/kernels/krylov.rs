@@ -14,6 +14,16 @@
 //! Traffic beside the product: n (q_{j−1} in the product) + 3n, against 8n for the
 //! classical step below.
 //!
+//! **The deferred form** (what `Lanczos` runs on `GpuCsr`; [`Backend::lanczos_settle`]):
+//! `lanczos_pythag_update` with `defer` writes α_j, β_{j+1} and leaves a trusted w as it
+//! is; the next product (`spmv_csr_lanczos_advance`) gathers q_{j+1} = (w − α_j q_j)/β_{j+1}
+//! from w and q_j, writes it once and forms w_{j+1} with its sums. Traffic beside the
+//! product: n (q_j) + n (w, read) + n (q_{j+1}, written): 3n against 4n, and one launch
+//! pass fewer over memory. Where the settle does not trust β it finishes as the
+//! Pythagorean step does and the product reads w as q_{j+1} (`sums[4]` = 1).
+//!
+//! [`Backend::lanczos_settle`]: matexp_core::Backend::lanczos_settle
+//!
 //! **The classical step** ([`Backend::lanczos_step`], w = A·q_j on entry):
 //! 1. `dot_partial` + `finish_sum` (width 2) into `c + 2j`: α_j = Re⟨q_j, w⟩;
 //! 2. `lanczos_update`: w ← w − α_j·q_j − β_j·q_{j−1}, with Blue's per-block sums of squares;
@@ -32,8 +42,8 @@
 
 use super::reduce::{Finish, reduce_into, with_partials};
 use super::{
-    LANCZOS_BETA, LANCZOS_BETA_IF, LANCZOS_PYTHAG_UPDATE, LANCZOS_SCALE, LANCZOS_SCALE_IF,
-    LANCZOS_SUMS, LANCZOS_UPDATE,
+    LANCZOS_BETA, LANCZOS_BETA_IF, LANCZOS_FORM, LANCZOS_PYTHAG_UPDATE, LANCZOS_SCALE,
+    LANCZOS_SCALE_IF, LANCZOS_SUMS, LANCZOS_UPDATE,
 };
 use crate::rt::{Device, Function, LaunchConfig};
 use matexp_core::{Result, Scalar};
@@ -176,7 +186,10 @@ pub(crate) fn lanczos_sums<S: Scalar>(
 
 /// Queues the Pythagorean update (`lanczos_pythag_update`), then `lanczos_beta_if` and
 /// `lanczos_scale_if`, which finish the step by the exact norm only where the update
-/// flagged it (they return at once otherwise).
+/// flagged it (they return at once otherwise). `defer` (the settle of the deferred form)
+/// leaves a trusted w unscaled for the reader of q_{j+1} (`lanczos_form`,
+/// `spmv_csr_lanczos_advance`).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn lanczos_pythag_update<S: Scalar>(
     device: &Device,
     n: usize,
@@ -185,8 +198,9 @@ pub(crate) fn lanczos_pythag_update<S: Scalar>(
     w: u64,
     c: u64,
     sums: u64,
+    defer: bool,
 ) -> Result<()> {
-    let (n64, j64) = (n as u64, j as u64);
+    let (n64, j64, defer) = (n as u64, j as u64, u32::from(defer));
     let update = LANCZOS_PYTHAG_UPDATE.for_scalar::<S>(device)?;
     let finish = StepEnd {
         beta: LANCZOS_BETA_IF.get(device)?,
@@ -207,7 +221,38 @@ pub(crate) fn lanczos_pythag_update<S: Scalar>(
                 .arg(&q)
                 .arg(&w)
                 .arg(&partials)
+                .arg(&defer)
                 .launch(LaunchConfig::linear(grid, MX_REDUCE_THREADS))
         }
     })
+}
+
+/// Queues `lanczos_form`: q_next ← q_{j+1} of a settled deferred step (formed from w and
+/// q_j, or w itself where the settle took the exact norm; decided on the device).
+pub(crate) fn lanczos_form<S: Scalar>(
+    device: &Device,
+    n: usize,
+    j: usize,
+    c: u64,
+    sums: u64,
+    q: u64,
+    w: u64,
+    q_next: u64,
+) -> Result<()> {
+    let (n64, j64) = (n as u64, j as u64);
+    let f = LANCZOS_FORM.for_scalar::<S>(device)?;
+    // SAFETY: q, w, q_next hold n elements of S, q_next overlapping neither; c holds at
+    // least 2j + 2 doubles and sums LANCZOS_SUMS (checked by the caller).
+    unsafe {
+        device
+            .launch_builder(f)
+            .arg(&n64)
+            .arg(&c)
+            .arg(&j64)
+            .arg(&sums)
+            .arg(&q)
+            .arg(&w)
+            .arg(&q_next)
+            .launch(LaunchConfig::grid_stride(device, n, MX_REDUCE_THREADS))
+    }
 }

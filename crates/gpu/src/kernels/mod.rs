@@ -38,10 +38,12 @@ pub(crate) static LANCZOS_BETA_IF: Kernel = Kernel::new(&REDUCE, "lanczos_beta_i
 pub(crate) static LANCZOS_SUMS: Kernel = Kernel::new(&REDUCE, "lanczos_sums");
 pub(crate) static LANCZOS_PYTHAG_UPDATE: Kernel = Kernel::new(&REDUCE, "lanczos_pythag_update");
 pub(crate) static LANCZOS_SCALE_IF: Kernel = Kernel::new(&REDUCE, "lanczos_scale_if");
+pub(crate) static LANCZOS_FORM: Kernel = Kernel::new(&REDUCE, "lanczos_form");
 
 pub(crate) static SPMV_CSR_SCALAR: Kernel = Kernel::new(&SPMV, "spmv_csr_scalar");
 pub(crate) static SPMV_CSR_VECTOR: Kernel = Kernel::new(&SPMV, "spmv_csr_vector");
 pub(crate) static SPMV_CSR_LANCZOS: Kernel = Kernel::new(&SPMV, "spmv_csr_lanczos");
+pub(crate) static SPMV_CSR_LANCZOS_ADVANCE: Kernel = Kernel::new(&SPMV, "spmv_csr_lanczos_advance");
 pub(crate) static SPMV_PATTERN_SCALAR: Kernel = Kernel::new(&SPMV, "spmv_pattern_scalar");
 pub(crate) static SPMV_PATTERN_VECTOR: Kernel = Kernel::new(&SPMV, "spmv_pattern_vector");
 pub(crate) static SPMV_PATTERN_HYBRID: Kernel = Kernel::new(&SPMV, "spmv_pattern_hybrid");
@@ -81,6 +83,7 @@ mod tests {
             &LANCZOS_SUMS,
             &LANCZOS_PYTHAG_UPDATE,
             &LANCZOS_SCALE_IF,
+            &LANCZOS_FORM,
         ] {
             for s in scalars {
                 let name = format!("{}_{s}", k.base_name());
@@ -91,6 +94,7 @@ mod tests {
             &SPMV_CSR_SCALAR,
             &SPMV_CSR_VECTOR,
             &SPMV_CSR_LANCZOS,
+            &SPMV_CSR_LANCZOS_ADVANCE,
             &SPMV_PATTERN_SCALAR,
             &SPMV_PATTERN_VECTOR,
             &SPMV_PATTERN_HYBRID,

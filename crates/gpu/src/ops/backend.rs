@@ -414,6 +414,69 @@ impl Backend for GpuBackend {
             w.device_ptr(),
             c.device_ptr(),
             sums.device_ptr(),
+            false,
+        )
+    }
+
+    /// The Pythagorean update's launches with the trusted write left out (decided on the
+    /// device); no host wait.
+    fn lanczos_settle<S: Scalar>(
+        &self,
+        j: usize,
+        q: &GpuVector<S>,
+        w: &mut GpuVector<S>,
+        c: &mut GpuVector<f64>,
+        sums: &mut GpuVector<f64>,
+    ) -> Result<()> {
+        self.lanczos_args("lanczos_settle", j, None, q, w, c)?;
+        self.own("sums", sums)?;
+        check_range(
+            "lanczos_settle: sums",
+            sums.len(),
+            0,
+            matexp_core::LANCZOS_SUMS,
+        )?;
+        crate::kernels::krylov::lanczos_pythag_update::<S>(
+            &self.device,
+            q.len(),
+            j,
+            q.device_ptr(),
+            w.device_ptr(),
+            c.device_ptr(),
+            sums.device_ptr(),
+            true,
+        )
+    }
+
+    /// One kernel (`lanczos_form`), the flag read on the device.
+    fn lanczos_form<S: Scalar>(
+        &self,
+        j: usize,
+        q: &GpuVector<S>,
+        w: &GpuVector<S>,
+        c: &GpuVector<f64>,
+        sums: &GpuVector<f64>,
+        q_next: &mut GpuVector<S>,
+    ) -> Result<()> {
+        self.lanczos_args("lanczos_form", j, None, q, w, c)?;
+        self.own("sums", sums)?;
+        self.own("q_next", q_next)?;
+        check_dim("lanczos_form: q_next length", q.len(), q_next.len())?;
+        check_range(
+            "lanczos_form: sums",
+            sums.len(),
+            0,
+            matexp_core::LANCZOS_SUMS,
+        )?;
+        crate::kernels::krylov::lanczos_form::<S>(
+            &self.device,
+            q.len(),
+            j,
+            c.device_ptr(),
+            sums.device_ptr(),
+            q.device_ptr(),
+            w.device_ptr(),
+            q_next.device_ptr(),
         )
     }
 }

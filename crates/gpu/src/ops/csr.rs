@@ -313,6 +313,47 @@ fn leja_checks<S: Scalar>(
     check_dim("leja_step: p length", st.nrows, p.len())
 }
 
+impl<S: Scalar> GpuCsr<S> {
+    /// The checks of the fused Lanczos products at step `j`: a square matrix, vectors and
+    /// arrays of this device and of the right lengths.
+    fn check_lanczos(
+        &self,
+        backend: &GpuBackend,
+        j: usize,
+        q: &GpuVector<S>,
+        w: &GpuVector<S>,
+        c: &GpuVector<f64>,
+        sums: &GpuVector<f64>,
+    ) -> Result<()> {
+        if self.st.nrows != self.st.ncols {
+            return Err(Error::invalid(
+                "operator",
+                format!("{}x{}", self.st.nrows, self.st.ncols),
+                "a Lanczos product needs a square matrix",
+            ));
+        }
+        check_vectors(backend, &self.st.device, self.st.nrows, self.st.ncols, q, w)?;
+        backend.own("c", c)?;
+        backend.own("sums", sums)?;
+        if c.len() < 2 * j + 2 || sums.len() < matexp_core::LANCZOS_SUMS {
+            return Err(Error::dim(
+                "lanczos_product: coefficient and sums arrays",
+                (2 * j + 2).max(matexp_core::LANCZOS_SUMS),
+                c.len().min(sums.len()),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Lanes per row of the fused products (log2), from the kernel choice.
+    fn lanes_log2(&self) -> Result<u32> {
+        Ok(leja_log2(
+            resolve(self.kernel, self.st.auto_lanes)?,
+            self.st.auto_lanes,
+        ))
+    }
+}
+
 impl<S: Scalar> LinearOperator<GpuBackend, S> for GpuCsr<S> {
     fn nrows(&self) -> usize {
         self.st.nrows
@@ -354,23 +395,7 @@ impl<S: Scalar> LinearOperator<GpuBackend, S> for GpuCsr<S> {
         c: &GpuVector<f64>,
         sums: &mut GpuVector<f64>,
     ) -> Result<()> {
-        if self.st.nrows != self.st.ncols {
-            return Err(Error::invalid(
-                "operator",
-                format!("{}x{}", self.st.nrows, self.st.ncols),
-                "a Lanczos product needs a square matrix",
-            ));
-        }
-        check_vectors(backend, &self.st.device, self.st.nrows, self.st.ncols, q, w)?;
-        backend.own("c", c)?;
-        backend.own("sums", sums)?;
-        if c.len() < 2 * j + 2 || sums.len() < matexp_core::LANCZOS_SUMS {
-            return Err(Error::dim(
-                "lanczos_product: coefficient and sums arrays",
-                (2 * j + 2).max(matexp_core::LANCZOS_SUMS),
-                c.len().min(sums.len()),
-            ));
-        }
+        self.check_lanczos(backend, j, q, w, c, sums)?;
         let prev = match q_prev.filter(|_| j > 0) {
             Some(p) => {
                 backend.own("q_prev", p)?;
@@ -379,17 +404,47 @@ impl<S: Scalar> LinearOperator<GpuBackend, S> for GpuCsr<S> {
             }
             None => 0,
         };
-        let log2 = leja_log2(
-            resolve(self.kernel, self.st.auto_lanes)?,
-            self.st.auto_lanes,
-        );
         self.st.lanczos_into::<S>(
             self.values.device_ptr(),
-            log2,
+            self.lanes_log2()?,
             c.device_ptr(),
             j,
             q.device_ptr(),
             prev,
+            w.device_ptr(),
+            sums.device_ptr(),
+        )
+    }
+    fn lanczos_advance_fused(&self) -> bool {
+        self.st.nrows == self.st.ncols
+    }
+    /// One pass (`spmv_csr_lanczos_advance`): q_{j+1} formed from `w_prev` and q_j where it
+    /// is gathered and written once, the product, the β_{j+1}·q_j subtraction and the
+    /// step's sums (reads A, q_j, w_prev; writes q_next, w).
+    fn lanczos_advance(
+        &self,
+        backend: &GpuBackend,
+        j: usize,
+        q: &GpuVector<S>,
+        w_prev: &GpuVector<S>,
+        q_next: &mut GpuVector<S>,
+        w: &mut GpuVector<S>,
+        c: &GpuVector<f64>,
+        sums: &mut GpuVector<f64>,
+    ) -> Result<()> {
+        self.check_lanczos(backend, j + 1, q, w, c, sums)?;
+        backend.own("w_prev", w_prev)?;
+        backend.own("q_next", q_next)?;
+        check_dim("lanczos_advance: w_prev length", q.len(), w_prev.len())?;
+        check_dim("lanczos_advance: q_next length", q.len(), q_next.len())?;
+        self.st.lanczos_advance_into::<S>(
+            self.values.device_ptr(),
+            self.lanes_log2()?,
+            c.device_ptr(),
+            j,
+            q.device_ptr(),
+            w_prev.device_ptr(),
+            q_next.device_ptr(),
             w.device_ptr(),
             sums.device_ptr(),
         )

@@ -6,8 +6,8 @@
 use crate::kernels::blas1::mx_scalar;
 use crate::kernels::reduce::{self, Finish, PendingSlot};
 use crate::kernels::{
-    FOLD_ROWS, LEJA_CSR, LEJA_PATTERN, SPMV_CSR_LANCZOS, SPMV_CSR_SCALAR, SPMV_CSR_VECTOR,
-    SPMV_PATTERN_SCALAR, SPMV_PATTERN_VECTOR,
+    FOLD_ROWS, LEJA_CSR, LEJA_PATTERN, SPMV_CSR_LANCZOS, SPMV_CSR_LANCZOS_ADVANCE, SPMV_CSR_SCALAR,
+    SPMV_CSR_VECTOR, SPMV_PATTERN_SCALAR, SPMV_PATTERN_VECTOR,
 };
 use crate::rt::{Device, DeviceBuffer, Function, Kernel, KernelIndex, LaunchConfig, scalar};
 use matexp_core::{Error, Result, Scalar, ShiftedStep, SpectralBounds};
@@ -382,6 +382,42 @@ impl CsrStructure {
         y: u64,
         sums: u64,
     ) -> Result<()> {
+        let args = [c, j as u64, x, x_prev, y];
+        self.fused_lanczos::<S>(&SPMV_CSR_LANCZOS, values, log2, sums, &args)
+    }
+
+    /// Step j + 1 of the deferred Lanczos form in one pass (`spmv_csr_lanczos_advance` +
+    /// `finish_sum`), once step j is settled: q_{j+1} gathered from `w_prev` and q_j = `q`
+    /// (or `w_prev` itself, by the flag in `sums`) and written to `q_next`, y ← A·q_{j+1} −
+    /// β_{j+1}·q_j and the sums of step j + 1 into `sums`. Square matrices only.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn lanczos_advance_into<S: Scalar>(
+        &self,
+        values: u64,
+        log2: u32,
+        c: u64,
+        j: usize,
+        q: u64,
+        w_prev: u64,
+        q_next: u64,
+        y: u64,
+        sums: u64,
+    ) -> Result<()> {
+        let args = [c, j as u64, sums, q, w_prev, q_next, y];
+        self.fused_lanczos::<S>(&SPMV_CSR_LANCZOS_ADVANCE, values, log2, sums, &args)
+    }
+
+    /// Launches a fused Lanczos product `kernel` (arguments: nrows, lanes_log2, row_ptr,
+    /// col_idx, values, then `args` (addresses and the step, all 64-bit), then the block rows)
+    /// and reduces its rows of four sums into `sums`.
+    fn fused_lanczos<S: Scalar>(
+        &self,
+        kernel: &'static Kernel,
+        values: u64,
+        log2: u32,
+        sums: u64,
+        args: &[u64],
+    ) -> Result<()> {
         // Many blocks (a capped grid) keep the memory busy: one wave of 8 per SM measured
         // 2.3× slower. Their rows are folded before the finish (`fold_block_rows`).
         let rows_per_block = (MX_REDUCE_THREADS >> log2) as usize;
@@ -389,27 +425,23 @@ impl CsrStructure {
             .nrows
             .div_ceil(rows_per_block)
             .clamp(1, MX_MAX_PARTIALS as usize) as u32;
-        let f = self.function::<S>(&SPMV_CSR_LANCZOS)?;
+        let f = self.function::<S>(kernel)?;
         let (rp, ci) = self.indices.ptrs();
-        let (nrows, j64) = (self.nrows as u64, j as u64);
+        let nrows = self.nrows as u64;
         reduce::reduce_into(&self.device, Finish::Sum(4), sums, |partials| {
             self.fold_block_rows(grid, 4, partials, |rows| {
-                // SAFETY: structure buffers as in `spmv`; values has nnz elements, x, x_prev
-                // (unless 0) and y nrows (= ncols) elements, y overlapping neither; c holds
-                // at least 2j + 2 doubles; rows holds grid rows of 4 doubles.
+                let mut launch = self.device.launch_builder(f);
+                launch.arg(&nrows).arg(&log2).arg(&rp).arg(&ci).arg(&values);
+                for a in args {
+                    launch.arg(a);
+                }
+                // SAFETY: structure buffers as in `spmv`; values has nnz elements; the
+                // vectors the callers pass hold nrows (= ncols) elements of S, the written
+                // ones overlapping none of the read ones; c holds the step's coefficients
+                // and sums LANCZOS_SUMS doubles (checked by the callers); rows holds grid
+                // rows of 4 doubles.
                 unsafe {
-                    self.device
-                        .launch_builder(f)
-                        .arg(&nrows)
-                        .arg(&log2)
-                        .arg(&rp)
-                        .arg(&ci)
-                        .arg(&values)
-                        .arg(&c)
-                        .arg(&j64)
-                        .arg(&x)
-                        .arg(&x_prev)
-                        .arg(&y)
+                    launch
                         .arg(&rows)
                         .launch(LaunchConfig::linear(grid, MX_REDUCE_THREADS))
                 }
