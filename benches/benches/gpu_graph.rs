@@ -11,15 +11,25 @@
 //!   dimension k = 50 (europe_osm: k = 20 in two-pass mode, the basis recomputed instead of
 //!   stored), host wall time (with synchronisation) on the GPU and on the CPU backend; the
 //!   GPU result's relative 2-norm difference from the CPU's, and the largest entry (the
-//!   overflow the thesis met);
+//!   overflow the thesis met); beside it (when the cuSPARSE probe passes) the vendor route,
+//!   the same Lanczos over cuSPARSE's SpMV on explicit ones (`common/cusparse_route.rs`,
+//!   backend `cusparse`, error against the same CPU result, `vendor_ratio` on ours), and the
+//!   thesis's single-precision run (Fig. 30, 31; `--no-f32` skips it): the same case in f32
+//!   on the GPU, ours and the vendor route, error against the f64 CPU result; where e^A·1
+//!   leaves the f32 range the run fails as the thesis's did (NaN there), recorded with
+//!   `extra.failed` and no error;
 //! * on the Barabási–Albert graph: the measures the thesis did not compute — the Estrada
 //!   index by Hutch++ with its 95 % interval, and the exact subgraph centralities of the ten
 //!   most communicable nodes — on the GPU and the CPU backend.
 //!
 //! ```text
-//! cargo bench -p matexp-benches --bench gpu_graph -- [--out DIR] [--small] [--reps N] [--only NAME]
-//!     [--no-peers] [--peer-time-limit S]
+//! cargo bench -p matexp-benches --bench gpu_graph -- [--out DIR] [--small] [--reps N]
+//!     [--only NAME,...] [--no-peers] [--peer-time-limit S] [--no-f32]
 //! ```
+//!
+//! `--only` takes graph names of the catalog (`barabasi`, `adaptive`, `california`,
+//! `channel-500`, `com-LiveJournal`, `coPapersDBLP`, `hugetrace-00020`, `road_central`,
+//! `europe_osm`; `_` may stand for `-`).
 //!
 //! Peers of `tc/<graph>_k50` (on by default, each bounded by `--peer-time-limit` seconds,
 //! default 120; `--no-peers` skips them; a peer that cannot run records nothing and says why
@@ -34,14 +44,17 @@
 //! with this run's values to `DIR/graphs/` for `benches/peers/networkx_centrality.py`.
 //! Exit status 3 means no GPU.
 
+#[path = "common/cusparse_route.rs"]
+mod cusparse_route;
 #[path = "common/gpu_peer.rs"]
 mod gpu_peer;
 #[path = "common/graph_catalog.rs"]
 mod graph_catalog;
 
+use cusparse_route::CusparseRoute;
 use graph_catalog::{SEED_GRAPHS, SeedGraph};
 use matexp_benches::Record;
-use matexp_core::{Backend, CpuBackend};
+use matexp_core::{Backend, CpuBackend, LinearOperator, Scalar};
 use matexp_gpu::{GpuBackend, GpuCsr, GpuPattern, SpmvKernel, median, time_runs};
 use matexp_graph::{
     CommunicabilityOptions, ProbeOptions, QuadratureOptions, estrada_index_hutchpp,
@@ -63,7 +76,8 @@ struct Args {
     out: PathBuf,
     small: bool,
     reps: usize,
-    only: Option<String>,
+    only: Option<Vec<String>>,
+    f32: bool,
     probe: bool,
     peers: bool,
     peer_limit: f64,
@@ -77,6 +91,7 @@ fn parse_args() -> Args {
         small: false,
         reps: 20,
         only: None,
+        f32: true,
         probe: false,
         peers: true,
         peer_limit: 120.0,
@@ -87,7 +102,12 @@ fn parse_args() -> Args {
             "--out" => a.out = it.next().map(PathBuf::from).unwrap_or(a.out),
             "--small" => a.small = true,
             "--reps" => a.reps = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.reps),
-            "--only" => a.only = it.next(),
+            "--only" => {
+                a.only = it
+                    .next()
+                    .map(|v| v.split(',').map(|p| p.trim().to_string()).collect())
+            }
+            "--no-f32" => a.f32 = false,
             "--cusparse-probe" => a.probe = true,
             "--no-peers" => a.peers = false,
             "--peer-time-limit" => {
@@ -214,7 +234,10 @@ fn run(gpu: &GpuBackend, args: &Args) -> Res<()> {
     };
     let scale = if args.small { 0.01 } else { 1.0 };
     for s in &SEED_GRAPHS {
-        if args.only.as_ref().is_some_and(|o| o != s.name) {
+        if args.only.as_ref().is_some_and(|o| {
+            !o.iter()
+                .any(|n| n.replace('-', "_") == s.name.replace('-', "_"))
+        }) {
             continue;
         }
         let sc = if s.n < 100_000 { 1.0 } else { scale };
@@ -231,7 +254,7 @@ fn run(gpu: &GpuBackend, args: &Args) -> Res<()> {
         );
         let label = s.label(sc);
         spmv_case(&mut ctx, s, &label, &p)?;
-        let tc = tc_case(&mut ctx, s, &label, &p)?;
+        let tc = tc_case(&mut ctx, s, &label, &p, args.f32)?;
         if args.peers {
             tc_peers(&mut ctx, s, &label, &p, &tc, args.peer_limit)?;
         }
@@ -322,7 +345,36 @@ fn wall<T>(runs: usize, mut f: impl FnMut() -> Res<T>) -> Res<(Vec<f64>, T)> {
     Ok((times, last.ok_or("no run")?))
 }
 
-fn tc_case(ctx: &mut Ctx<'_>, s: &SeedGraph, label: &str, p: &PatternCsr<u32>) -> Res<Vec<f64>> {
+/// One timed GPU run of `total_communicability` in precision S: median wall time of `runs`
+/// runs after an untimed one, their count, the last result in f64 and its products.
+fn tc_gpu<S: Scalar, O: LinearOperator<GpuBackend, S>>(
+    g: &GpuBackend,
+    op: &O,
+    opts: &CommunicabilityOptions,
+    runs: usize,
+) -> Res<(f64, usize, Vec<f64>, usize)> {
+    total_communicability::<_, S, _>(g, op, opts).map_err(err)?;
+    let (times, (w, rep)) = wall(runs, || {
+        let r = total_communicability::<_, S, _>(g, op, opts).map_err(err)?;
+        g.synchronize().map_err(err)?;
+        Ok(r)
+    })?;
+    let w: Vec<f64> = g
+        .to_host(&w)
+        .map_err(err)?
+        .iter()
+        .map(|x| x.to_c64().re)
+        .collect();
+    Ok((median(&times), times.len(), w, rep.matvecs))
+}
+
+fn tc_case(
+    ctx: &mut Ctx<'_>,
+    s: &SeedGraph,
+    label: &str,
+    p: &PatternCsr<u32>,
+    f32_runs: bool,
+) -> Res<Vec<f64>> {
     let g = ctx.gpu;
     let op = GpuPattern::from_pattern(g, p).map_err(err)?;
     let two_pass = s.k == 20;
@@ -346,6 +398,17 @@ fn tc_case(ctx: &mut Ctx<'_>, s: &SeedGraph, label: &str, p: &PatternCsr<u32>) -
     let max = wc.iter().copied().fold(0.0, f64::max);
     let (tgm, tcm) = (median(&tg), median(&tc_cpu));
     let case = format!("tc/{label}_k{}", s.k);
+    // The explicit ones cuSPARSE needs (f64 and, for the f32 runs, f32), built once.
+    let ones = ctx.cusparse.then(|| p.with_values(1.0f64));
+    let vendor = match &ones {
+        Some(ones) => {
+            let a = GpuCsr::from_csr(g, ones)
+                .map_err(err)?
+                .assume_hermitian(true);
+            vendor_tc::<f64>(ctx, &case, &a, &opts, &wc)
+        }
+        None => None,
+    };
     for (backend, t, times, r) in [("gpu", tgm, &tg, &rep), ("cpu", tcm, &tc_cpu, &repc)] {
         let mut rec = ctx
             .record(&case, backend, s, p)
@@ -362,10 +425,33 @@ fn tc_case(ctx: &mut Ctx<'_>, s: &SeedGraph, label: &str, p: &PatternCsr<u32>) -
                 .extra("error_vs", "cpu backend, same host")
                 .extra("cpu_over_gpu", tcm / tgm)
                 .extra("seed_speedup", s.seed_serial_s / s.seed_cuda_s);
+            rec.vendor_ratio = vendor.as_ref().map(|v| v.0 / tgm);
         } else {
             rec = rec.extra("threads", rayon::current_num_threads());
         }
         ctx.records.push(rec);
+    }
+    if let Some((tv, reps, e, matvecs)) = vendor {
+        let mut rec = ctx
+            .record(&case, "cusparse", s, p)
+            .matvecs(matvecs as u64)
+            .error(e)
+            .extra("krylov_dim", s.k)
+            .extra("two_pass", two_pass)
+            .extra("route", cusparse_route::ROUTE)
+            .extra("error_vs", "cpu backend, same host")
+            .extra("host_wall", true);
+        rec.time_s = tv;
+        rec.reps = reps as u64;
+        ctx.records.push(rec);
+        ctx.summary.push(format!(
+            "  {label:<22} e^A·1 k={} over cuSPARSE's SpMV: {tv:.3} s ({:.2}× ours), rel. diff {e:.1e}",
+            s.k,
+            tv / tgm
+        ));
+    }
+    if f32_runs {
+        tc_f32(ctx, s, label, p, &op, ones.as_ref(), &opts, &wc, tcm)?;
     }
     ctx.summary.push(format!(
         "  {label:<22} e^A·1 k={}{}: GPU {tgm:.3} s, CPU {tcm:.3} s ({:.1}×), rel. diff {diff:.1e}, max {max:.2e}; thesis {:.3} s / {:.3} s",
@@ -376,6 +462,108 @@ fn tc_case(ctx: &mut Ctx<'_>, s: &SeedGraph, label: &str, p: &PatternCsr<u32>) -
         s.seed_serial_s
     ));
     Ok(wc)
+}
+
+/// The vendor route of `case` in precision S: our Lanczos over cuSPARSE's SpMV on `a`
+/// (explicit ones): median time, runs, error against `wc` (f64 CPU result), products; `None`
+/// (said on stdout) if it fails.
+fn vendor_tc<S: Scalar>(
+    ctx: &Ctx<'_>,
+    case: &str,
+    a: &GpuCsr<S>,
+    opts: &CommunicabilityOptions,
+    wc: &[f64],
+) -> Option<(f64, usize, f64, usize)> {
+    match tc_gpu::<S, _>(ctx.gpu, &CusparseRoute(a), opts, 3) {
+        Ok((t, reps, w, matvecs)) => Some((t, reps, rel_diff(&w, wc), matvecs)),
+        Err(e) => {
+            println!("  {case} {}: Lanczos over cuSPARSE failed: {e}", S::NAME);
+            None
+        }
+    }
+}
+
+/// The thesis's single-precision run (Fig. 30, 31): `tc/<graph>_k<k>` in f32 on the GPU, ours
+/// and (when ours stays finite) the vendor route, errors against the f64 CPU result `wc`.
+#[allow(clippy::too_many_arguments)]
+fn tc_f32(
+    ctx: &mut Ctx<'_>,
+    s: &SeedGraph,
+    label: &str,
+    p: &PatternCsr<u32>,
+    op: &GpuPattern,
+    ones: Option<&CsrMatrix<f64, u32>>,
+    opts: &CommunicabilityOptions,
+    wc: &[f64],
+    t_cpu: f64,
+) -> Res<()> {
+    let case = format!("tc/{label}_k{}", s.k);
+    let base = |ctx: &Ctx<'_>, backend: &str| {
+        let mut r = ctx
+            .record(&case, backend, s, p)
+            .extra("krylov_dim", s.k)
+            .extra("two_pass", opts.two_pass)
+            .extra("error_vs", "ours, CPU backend in f64, same host")
+            .extra("host_wall", true);
+        r.precision = "f32".into();
+        r
+    };
+    let start = Instant::now();
+    let ours = match tc_gpu::<f32, _>(ctx.gpu, op, opts, 3) {
+        Ok(v) => v,
+        Err(e) => {
+            // e^A·1 beyond the f32 range (the thesis's NaN): the failure is the result.
+            println!("  {label:<22} e^A·1 k={} f32: failed: {e}", s.k);
+            let mut r = base(ctx, "gpu").extra("failed", e);
+            r.time_s = start.elapsed().as_secs_f64();
+            r.reps = 1;
+            ctx.records.push(r);
+            return Ok(());
+        }
+    };
+    let (t, reps, w, matvecs) = ours;
+    let e = rel_diff(&w, wc);
+    let vendor = match ones {
+        Some(ones) => {
+            let vals: Vec<f32> = ones.values().iter().map(|&v| v as f32).collect();
+            let a = GpuCsr::from_parts(
+                ctx.gpu,
+                ones.nrows(),
+                ones.ncols(),
+                ones.row_ptr(),
+                ones.col_idx(),
+                &vals,
+            )
+            .map_err(err)?
+            .assume_hermitian(true);
+            vendor_tc::<f32>(ctx, &case, &a, opts, wc)
+        }
+        None => None,
+    };
+    let mut r = base(ctx, "gpu")
+        .matvecs(matvecs as u64)
+        .error(e)
+        .extra("cpu_f64_over_gpu_f32", t_cpu / t);
+    r.time_s = t;
+    r.reps = reps as u64;
+    r.vendor_ratio = vendor.as_ref().map(|v| v.0 / t);
+    ctx.records.push(r);
+    if let Some((tv, reps, ev, matvecs)) = vendor {
+        let mut r = base(ctx, "cusparse")
+            .matvecs(matvecs as u64)
+            .error(ev)
+            .extra("route", cusparse_route::ROUTE);
+        r.time_s = tv;
+        r.reps = reps as u64;
+        ctx.records.push(r);
+    }
+    ctx.summary.push(format!(
+        "  {label:<22} e^A·1 k={} f32: GPU {t:.3} s ({:.1}× the f64 CPU run), rel. diff to f64 {e:.1e}{}",
+        s.k,
+        t_cpu / t,
+        vendor.map_or(String::new(), |v| format!(", cuSPARSE route {:.3} s", v.0))
+    ));
+    Ok(())
 }
 
 /// SciPy's expm_multiply(A, 1) on the host CPU and its algorithm over CuPy on the GPU, at

@@ -712,6 +712,23 @@ fn spmv_case<S: Scalar>(
     })
     .map_err(err)?;
     drop(pend);
+    // The same step from vendor calls: a device copy, cusparseSpMV (y_next ← α·A·y_prev +
+    // shift·y_next), cublas?axpy and cublas?nrm2 with the norm left on the device (as the
+    // deferred norms above), all on the device's stream.
+    let t_vendor = if ctx.cusparse {
+        match vendor_leja_step(&g, &op, &step, &x, &mut yn, &mut p, ctx.reps) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                println!(
+                    "  {case} {}: Leja step from vendor calls failed: {e}",
+                    S::NAME
+                );
+                None
+            }
+        }
+    } else {
+        None
+    };
     let fused_bytes = bytes + 2 * n * std::mem::size_of::<S>();
     let r = ctx
         .record("leja_step_gpu", case, "gpu", S::NAME)
@@ -719,12 +736,133 @@ fn spmv_case<S: Scalar>(
         .extra("unfused_s", median(&t_unfused))
         .extra("pending_dropped_s", median(&t_fused_dropped))
         .extra("spmv_s", best.0);
-    ctx.push(r, &t_fused, fused_bytes, n, nnz, None, "leja fused");
+    ctx.push(
+        r,
+        &t_fused,
+        fused_bytes,
+        n,
+        nnz,
+        t_vendor.as_deref().map(median),
+        "leja fused",
+    );
+    if let Some(t) = &t_vendor {
+        let r = ctx
+            .record("leja_step_gpu", case, "cusparse", S::NAME)
+            .extra("fused", false)
+            .extra(
+                "calls",
+                "device copy, cusparseSpMV (CSR, ALG_DEFAULT), cublas axpy, cublas nrm2 (device pointer mode)",
+            );
+        ctx.push(r, t, fused_bytes, n, nnz, None, "leja vendor calls");
+    }
     let r = ctx
         .record("leja_step_gpu", &format!("{case}/unfused"), "gpu", S::NAME)
         .extra("fused", false);
     ctx.push(r, &t_unfused, fused_bytes, n, nnz, None, "leja unfused");
     Ok(())
+}
+
+/// Per-step times (as [`timed`]) of one Leja step built from vendor calls: `y_next ← y_prev`
+/// (device copy), cusparseSpMV `y_next ← α·A·y_prev + shift·y_next`, cuBLAS
+/// `p ← p + coeff·y_next` and `‖y_next‖₂` into device memory (pointer mode device, so no
+/// step waits for the host, as our deferred norms).
+fn vendor_leja_step<S: Scalar>(
+    g: &GpuBackend,
+    op: &GpuCsr<S>,
+    step: &ShiftedStep<S>,
+    x: &matexp_gpu::GpuVector<S>,
+    yn: &mut matexp_gpu::GpuVector<S>,
+    p: &mut matexp_gpu::GpuVector<S>,
+    reps: usize,
+) -> Res<Vec<f64>> {
+    use matexp_gpu::cudarc::cublas::{CudaBlas, sys as cb};
+    let dev = g.device().clone();
+    let blas = std::panic::catch_unwind(|| CudaBlas::new(dev.stream().clone()))
+        .map_err(|_| "cuBLAS could not be loaded".to_string())?
+        .map_err(|e| format!("cuBLAS handle: {e:?}"))?;
+    let h = *blas.handle();
+    // SAFETY: a valid handle of this device.
+    let s = unsafe {
+        cb::cublasSetPointerMode_v2(h, cb::cublasPointerMode_t::CUBLAS_POINTER_MODE_DEVICE)
+    };
+    if s != cb::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+        return Err(format!("cublasSetPointerMode: {s:?}"));
+    }
+    let n = std::ffi::c_int::try_from(x.len()).map_err(err)?;
+    let coeff = g.upload(&[step.coeff]).map_err(err)?;
+    let norm = g.zeros::<S>(1).map_err(err)?;
+    let (a, yp, pp, r) = (
+        coeff.device_ptr(),
+        yn.device_ptr(),
+        p.device_ptr(),
+        norm.device_ptr(),
+    );
+    let ok = |s: cb::cublasStatus_t, what: &str| -> matexp_core::Result<()> {
+        if s == cb::cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+            Ok(())
+        } else {
+            Err(matexp_core::Error::Device(format!("{what}: {s:?}")))
+        }
+    };
+    let blas_calls = || -> matexp_core::Result<()> {
+        // SAFETY: device arrays of n scalars of type S (one for the coefficient and the
+        // norm, whose real part takes the result) on the handle's device and stream.
+        unsafe {
+            match S::NAME {
+                "f64" => {
+                    ok(
+                        cb::cublasDaxpy_v2(h, n, a as _, yp as _, 1, pp as _, 1),
+                        "axpy",
+                    )?;
+                    ok(cb::cublasDnrm2_v2(h, n, yp as _, 1, r as _), "nrm2")
+                }
+                "f32" => {
+                    ok(
+                        cb::cublasSaxpy_v2(h, n, a as _, yp as _, 1, pp as _, 1),
+                        "axpy",
+                    )?;
+                    ok(cb::cublasSnrm2_v2(h, n, yp as _, 1, r as _), "nrm2")
+                }
+                "c64" => {
+                    ok(
+                        cb::cublasZaxpy_v2(h, n, a as _, yp as _, 1, pp as _, 1),
+                        "axpy",
+                    )?;
+                    ok(cb::cublasDznrm2_v2(h, n, yp as _, 1, r as _), "nrm2")
+                }
+                "c32" => {
+                    ok(
+                        cb::cublasCaxpy_v2(h, n, a as _, yp as _, 1, pp as _, 1),
+                        "axpy",
+                    )?;
+                    ok(cb::cublasScnrm2_v2(h, n, yp as _, 1, r as _), "nrm2")
+                }
+                other => Err(matexp_core::Error::Device(format!(
+                    "no cuBLAS calls for {other}"
+                ))),
+            }
+        }
+    };
+    let t = timed(&dev, reps, || {
+        g.copy(x, yn)?;
+        op.apply_with(g, SpmvKernel::Cusparse, step.alpha, x, step.shift, yn)?;
+        blas_calls()
+    })
+    .map_err(err)?;
+    // The vendor step's norm against ours of the same y_next (one check, not timed).
+    g.copy(x, yn).map_err(err)?;
+    op.apply_with(g, SpmvKernel::Cusparse, step.alpha, x, step.shift, yn)
+        .map_err(err)?;
+    blas_calls().map_err(err)?;
+    // The real result sits in the first bytes of the slot: its real part (the imaginary
+    // part of a complex slot stays zero).
+    let got = g.to_host(&norm).map_err(err)?[0].to_c64().re;
+    let want = matexp_core::RealScalar::as_f64(g.nrm2(yn).map_err(err)?);
+    if !(got - want).abs().le(&(1e-3 * want.abs())) {
+        return Err(format!("cuBLAS nrm2 {got:e} against ours {want:e}"));
+    }
+    drop(blas);
+    Ok(t)
 }
 
 fn pattern_case(ctx: &mut Ctx, case: &str, p: &matexp_sparse::PatternCsr<u32>) -> Res<()> {
