@@ -440,6 +440,174 @@ __device__ void march(const MxStencilParams &p, const T *__restrict__ x,
 }
 
 // ---------------------------------------------------------------------------------------
+// The Lanczos step of the streaming kernel.
+//
+// Two forms, one march (the ring, the in-plane neighbours and the boundaries of `march`):
+// * product (ADV = false): x = q_j; w <- A q_j - beta_j q_{j-1} (beta_j = c[2j - 1]; no
+//   subtraction when xq = q_{j-1} is null). Reads 2 vectors (q_j, q_{j-1}), writes 1.
+// * advance (ADV = true): x = w_prev, xq = q_j of a settled deferred step j (see the core's
+//   Backend::lanczos_settle): every value of q_{j+1} the product needs is formed where it is
+//   gathered, q_{j+1} = (w_prev - alpha_j q_j) * (1 / beta_{j+1}) (alpha_j = c[2j],
+//   beta_{j+1} = c[2j + 1]) when sums[4] == 0, else w_prev itself (the settle already
+//   scaled it); the point's own value is stored to q_next and w <- A q_{j+1} - beta_{j+1} q_j.
+//   Reads 2 vectors (w_prev, q_j; the neighbours through L1), writes 2 (q_next, w): one
+//   read and one write fewer than a product plus a separate update pass.
+// Both leave per-block rows (<q, w>, 0, ||w||^2, ||q||^2) of the step's q and w in partials
+// (4 doubles per block, block index order) for finish_sum of the GPU crate's reductions.
+// The formed value comes from one function (mx::lanczos_next of common.cuh, the expression
+// of the GPU crate's Pythagorean update and lanczos_form, with -alpha_j and 1/beta_{j+1}
+// rounded to T as they are there), so every thread that gathers a point and the thread that
+// stores it compute the same bits: q_next is exactly the vector the product was taken of,
+// and the vector the backend's lanczos_form would have written.
+template <typename T> struct LanczosForm {
+    T a; // -alpha_j, rounded to T
+    T s; // 1 / beta_{j+1}, rounded to T
+    bool direct; // sums[4] != 0: w_prev already is q_{j+1}
+    __device__ __forceinline__ T operator()(T q, T w) const {
+        return direct ? w : mx::lanczos_next(a, s, q, w);
+    }
+};
+
+// Sums K doubles per thread over a block of whole warps (at most 1024 threads, 2D) and
+// stores them at out[0..K) (fixed order: warps by linear thread index).
+template <int K> __device__ __forceinline__ void block_store_any(double (&v)[K], double *out) {
+    __shared__ double buf[K][32];
+    const int tid = threadIdx.x + blockDim.x * threadIdx.y;
+    const int warps = (int)(blockDim.x * blockDim.y) >> 5;
+    const int warp = tid >> 5, lane = tid & 31;
+#pragma unroll
+    for (int k = 0; k < K; ++k) v[k] = mx::warp_sum(v[k]);
+    if (lane == 0) {
+#pragma unroll
+        for (int k = 0; k < K; ++k) buf[k][warp] = v[k];
+    }
+    __syncthreads();
+    if (warp == 0) {
+#pragma unroll
+        for (int k = 0; k < K; ++k) v[k] = mx::warp_sum(lane < warps ? buf[k][lane] : 0.0);
+        if (lane == 0) {
+#pragma unroll
+            for (int k = 0; k < K; ++k) out[k] = v[k];
+        }
+    }
+}
+
+// A (the ring's lead) as the fused shifted step: the step streams two vectors too.
+template <typename T, int BC, bool ADV, int A>
+__device__ void march_lanczos(const MxStencilParams &p, const T *__restrict__ x,
+                              const T *__restrict__ xq, const T *__restrict__ coef,
+                              const double *__restrict__ c, uint64_t j,
+                              const double *__restrict__ sums, T *__restrict__ q_next,
+                              T *__restrict__ w, double *__restrict__ partials) {
+    constexpr int R = A + 3; // ring: planes lz - 1 .. lz + 1 + A
+    const int n = (int)p.n, nz = (int)p.nz;
+    const int ix = blockIdx.x * blockDim.x + threadIdx.x;
+    const int iy = blockIdx.y * blockDim.y + threadIdx.y;
+    const bool three = p.dim == 3;
+    const int zs = blockIdx.z * (int)p.zchunk;
+    const int ze = min(zs + (int)p.zchunk, nz);
+    // (<q, w>, ||w||^2, ||q||^2): real operands, so Im <q, w> = 0.
+    double acc_qw = 0.0, acc_ww = 0.0, acc_qq = 0.0;
+    if (ix < n && iy < n && zs < ze) {
+        const uint32_t pl = (uint32_t)n * (uint32_t)n;
+        const uint32_t col = (uint32_t)iy * (uint32_t)n + (uint32_t)ix;
+        int ow, oe, os, on;
+        const bool hw = neighbour<BC>(ix, ix - 1, n, 1, ow);
+        const bool he = neighbour<BC>(ix, ix + 1, n, 1, oe);
+        const bool hs = neighbour<BC>(iy, iy - 1, n, n, os);
+        const bool hn = neighbour<BC>(iy, iy + 1, n, n, on);
+        const bool xy_edge = ix == 0 || iy == 0 || ix == n - 1 || iy == n - 1;
+        const T diag = T(2 * p.dim);
+        const T scale = p.coef == MX_COEF_FIELD ? T(0) : scale_at<T, BC>(p, coef, 0, ix, iy);
+        // The subtracted multiple: -beta_j (product) or -beta_{j+1} (advance); none without
+        // a previous vector.
+        const bool sub = ADV || xq != nullptr;
+        const T nb_beta = sub ? (T)(-c[ADV ? 2 * j + 1 : 2 * j - 1]) : T(0);
+        LanczosForm<T> form{T(0), T(1), true};
+        if (ADV) {
+            form.direct = sums[4] != 0.0;
+            if (!form.direct) {
+                form.a = (T)(-c[2 * j]);
+                form.s = (T)(1.0 / c[2 * j + 1]);
+            }
+        }
+        const T *__restrict__ xc = x + col;
+        const T *__restrict__ qc = ADV ? xq + col : nullptr;
+        // The product's operand at offset k (a plane and a neighbour) of the column: x itself,
+        // or q_{j+1} formed from w_prev = x and q_j (advance).
+        auto value = [&](ptrdiff_t k) -> T {
+            if (!ADV) return __ldg(xc + k);
+            return form(__ldg(qc + k), __ldg(xc + k));
+        };
+        auto fetch = [&](int q) -> T {
+            if (q > ze) return T(0);
+            if (q >= 0 && q < nz) return value((ptrdiff_t)q * pl);
+            if (!three) return T(0);
+            // Outside the slab: a whole grid resolves it in z (no halo planes here).
+            const int jz = resolve<BC>((int)p.z0 + q, n) - (int)p.z0;
+            if (jz < 0 || jz >= nz) return T(0);
+            return value((ptrdiff_t)jz * pl);
+        };
+        T r[R];
+#pragma unroll
+        for (int k = 0; k < R; ++k) r[k] = (three || k == 1) ? fetch(zs - 1 + k) : T(0);
+        // q_{j-1} of the product, streamed kPrevAhead planes ahead like the step's acc.
+        constexpr int kPrevAhead = A / 2 > 0 ? A / 2 : 1;
+        T a[R];
+        if (!ADV && xq != nullptr) {
+#pragma unroll
+            for (int k = 0; k < kPrevAhead; ++k)
+                a[k] = zs + k < ze ? __ldcs(xq + col + (size_t)(zs + k) * pl) : T(0);
+        }
+        for (int l0 = zs; l0 < ze; l0 += R) {
+#pragma unroll
+            for (int u = 0; u < R; ++u) {
+                const int lz = l0 + u;
+                if (lz >= ze) break;
+                const ptrdiff_t qo = (ptrdiff_t)lz * pl;
+                const T nw = hw ? value(qo + ow) : T(0);
+                const T ne = he ? value(qo + oe) : T(0);
+                const T ns = hs ? value(qo + os) : T(0);
+                const T nn = hn ? value(qo + on) : T(0);
+                T lap = (nw + ne) + (ns + nn);
+                const T cur = r[(u + 1) % R];
+                if (three) lap += r[u % R] + r[(u + 2) % R];
+                lap -= diag * cur;
+                const int iz = (int)p.z0 + lz;
+                const bool edge = xy_edge || (three && (iz == 0 || iz == n - 1));
+                const size_t o = (size_t)lz * pl + col;
+                T ax;
+                if (BC == MX_BC_FRAME && edge)
+                    ax = T(0);
+                else
+                    ax = (p.coef == MX_COEF_FIELD ? (T)p.inv_h2 * coef[o] : scale) * lap;
+                // The previous basis vector at this point: q_j (advance; an L1 hit, its
+                // line loaded by the ring a few planes ago) or q_{j-1} (product, streamed).
+                T prev = T(0);
+                if (ADV) {
+                    prev = __ldg(qc + qo);
+                    __stcs(q_next + o, cur);
+                } else if (xq != nullptr) {
+                    prev = a[u % R];
+                    const int qa = lz + kPrevAhead;
+                    a[(u + kPrevAhead) % R] =
+                        qa < ze ? __ldcs(xq + col + (size_t)qa * pl) : T(0);
+                }
+                const T wv = sub ? mx::mad(nb_beta, prev, ax) : ax;
+                __stcs(w + o, wv);
+                const double cq = (double)cur, cw = (double)wv;
+                acc_qw += cq * cw;
+                acc_ww += cw * cw;
+                acc_qq += cq * cq;
+                if (three) r[u % R] = fetch(lz - 1 + R);
+            }
+        }
+    }
+    double v[4] = {acc_qw, 0.0, acc_ww, acc_qq};
+    block_store_any<4>(v, partials + 4 * (blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)));
+}
+
+// ---------------------------------------------------------------------------------------
 // The combustion source g(u) = (2 - u) exp(20 (1 - 1/u)) / 4, full and fast.
 
 // e^z as 2^k e^r, |r| <= ln2/2, degree-6 Taylor polynomial: the CPU's `fast_exp`.
@@ -486,6 +654,8 @@ __device__ void pointwise(uint64_t n, const T *__restrict__ x, T *__restrict__ y
 // Unmangled entry points: stencil_{naive,opt,march}_<bc>_<scalar> with bc in dirichlet (b = 0
 // or the precomputed vector), dirichletfn (the seed's functions in the kernel), neumann,
 // periodic, frame; stencil_marchstep_<bc>_<scalar> (the fused step, bc without dirichletfn);
+// stencil_marchlanczos_<bc>_<scalar> and stencil_marchadvance_<bc>_<scalar> (the Lanczos
+// product with its sums and the deferred step's advance; bc as the fused step);
 // combustion_{full,fast}_<scalar>; stencil_ssq_finish.
 
 #define MX_STENCIL_BC(name, T, bcname, BC, FN)                                                     \
@@ -519,6 +689,25 @@ __device__ void pointwise(uint64_t n, const T *__restrict__ x, T *__restrict__ y
                                                                        partials);                \
     }
 
+// The Lanczos step of the streaming kernel: the product with its sums, and the advance of the
+// deferred form (q_{j+1} formed where it is gathered). Linear variants, as the fused step.
+#define MX_MARCH_LANCZOS(name, T, bcname, BC)                                                    \
+    extern "C" __global__ void __launch_bounds__(MX_MARCH_MAX_THREADS, MX_MARCH_MIN_BLOCKS)      \
+        stencil_marchlanczos_##bcname##_##name(MxStencilParams p, const T *q, const T *q_prev,   \
+                                               const T *coef, const double *c, uint64_t j,       \
+                                               T *w, double *partials) {                         \
+        mxs::march_lanczos<T, BC, false, mxs::kMarchStepAhead<T>>(p, q, q_prev, coef, c, j,      \
+                                                                  nullptr, nullptr, w, partials); \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(MX_MARCH_MAX_THREADS, MX_MARCH_MIN_BLOCKS)      \
+        stencil_marchadvance_##bcname##_##name(MxStencilParams p, const T *w_prev, const T *q,   \
+                                               const T *coef, const double *c, uint64_t j,       \
+                                               const double *sums, T *q_next, T *w,              \
+                                               double *partials) {                               \
+        mxs::march_lanczos<T, BC, true, mxs::kMarchStepAhead<T>>(p, w_prev, q, coef, c, j, sums, \
+                                                                 q_next, w, partials);           \
+    }
+
 #define MX_STENCIL(name, T)                                                                      \
     MX_STENCIL_BC(name, T, dirichlet, MX_BC_DIRICHLET, false)                                    \
     MX_STENCIL_BC(name, T, dirichletfn, MX_BC_DIRICHLET, true)                                   \
@@ -529,6 +718,10 @@ __device__ void pointwise(uint64_t n, const T *__restrict__ x, T *__restrict__ y
     MX_MARCH_STEP(name, T, neumann, MX_BC_NEUMANN)                                               \
     MX_MARCH_STEP(name, T, periodic, MX_BC_PERIODIC)                                             \
     MX_MARCH_STEP(name, T, frame, MX_BC_FRAME)                                                   \
+    MX_MARCH_LANCZOS(name, T, dirichlet, MX_BC_DIRICHLET)                                        \
+    MX_MARCH_LANCZOS(name, T, neumann, MX_BC_NEUMANN)                                            \
+    MX_MARCH_LANCZOS(name, T, periodic, MX_BC_PERIODIC)                                          \
+    MX_MARCH_LANCZOS(name, T, frame, MX_BC_FRAME)                                                \
     extern "C" __global__ void combustion_full_##name(uint64_t n, const T *x, T *y,              \
                                                       unsigned long long *first_bad) {           \
         mxs::pointwise<T, false>(n, x, y, first_bad);                                            \

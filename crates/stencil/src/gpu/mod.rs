@@ -5,6 +5,12 @@
 //! * [`GpuStencil`] implements [`LinearOperator`] on [`GpuBackend`]: `y ← αAx + βy`, and
 //!   the fused step (product, update and norm in one pass over memory, the norm finished
 //!   by a one-block kernel and a 24-byte copy).
+//! * The Lanczos step in one pass of the streaming kernel: the product with its four sums
+//!   ([`LinearOperator::lanczos_product`]: w ← A·q_j − β_j·q_{j−1}, reads 2n, writes n), and
+//!   the deferred step's advance ([`LinearOperator::lanczos_advance`]: q_{j+1} formed from
+//!   w_prev and q_j where the product gathers it, stored once; reads 2n, writes 2n, against
+//!   6n for a product and a separate update pass). The sums stay on the device (per-block
+//!   rows, then the GPU crate's `finish_sum`), so a step has no host round trip.
 //! * Three kernels ([`StencilKernel`]): seed 003's naive kernel (a thread per point, seven
 //!   loads), the optimized one (2.5D blocking: a 32×8 tile marches along z, the column's
 //!   three planes in registers, the tile's plane in shared memory), and the streaming one
@@ -73,6 +79,26 @@ pub(crate) static MARCH_STEP: [Kernel; 4] = [
     Kernel::new(&STENCIL_PTX, "stencil_marchstep_periodic"),
     Kernel::new(&STENCIL_PTX, "stencil_marchstep_frame"),
 ];
+/// The Lanczos product of the streaming kernel with its sums (w ← A·q_j − β_j·q_{j−1}), by
+/// linear variant as [`MARCH_STEP`].
+pub(crate) static MARCH_LANCZOS: [Kernel; 4] = [
+    Kernel::new(&STENCIL_PTX, "stencil_marchlanczos_dirichlet"),
+    Kernel::new(&STENCIL_PTX, "stencil_marchlanczos_neumann"),
+    Kernel::new(&STENCIL_PTX, "stencil_marchlanczos_periodic"),
+    Kernel::new(&STENCIL_PTX, "stencil_marchlanczos_frame"),
+];
+/// The advance of the deferred Lanczos step (q_{j+1} formed where it is gathered, then
+/// w ← A·q_{j+1} − β_{j+1}·q_j with its sums), by linear variant as [`MARCH_STEP`].
+pub(crate) static MARCH_ADVANCE: [Kernel; 4] = [
+    Kernel::new(&STENCIL_PTX, "stencil_marchadvance_dirichlet"),
+    Kernel::new(&STENCIL_PTX, "stencil_marchadvance_neumann"),
+    Kernel::new(&STENCIL_PTX, "stencil_marchadvance_periodic"),
+    Kernel::new(&STENCIL_PTX, "stencil_marchadvance_frame"),
+];
+/// Column sums of per-block rows into a device array: the GPU crate's reduction finish
+/// (`finish_sum` of its `reduce.cu`, one block, fixed order), the finish of its own fused
+/// CSR Lanczos product.
+static FINISH_SUM: Kernel = Kernel::new(&matexp_gpu::kernels::REDUCE, "finish_sum");
 static COMBUSTION: [Kernel; 2] = [
     Kernel::new(&STENCIL_PTX, "combustion_full"),
     Kernel::new(&STENCIL_PTX, "combustion_fast"),
@@ -130,6 +156,8 @@ pub struct GpuStencil<S: DeviceElement> {
     /// Block of the streaming kernel (x, y).
     march_block: (u32, u32),
     scratch: Mutex<Option<Scratch>>,
+    /// Per-block rows of the Lanczos sums (4 doubles per block of the streaming grid).
+    lanczos_rows: Mutex<Option<DeviceBuffer<f64>>>,
 }
 
 /// Block of the streaming kernel: 32 wide (a warp reads whole 128-byte lines), 8 high.
@@ -183,6 +211,7 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
             zchunk: None,
             march_block: MARCH_BLOCK,
             scratch: Mutex::new(None),
+            lanczos_rows: Mutex::new(None),
         })
     }
 
@@ -602,6 +631,130 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
         }
     }
 
+    /// Checks the coefficient and sums arrays of a Lanczos call: on this GPU, `c` of at
+    /// least `c_len` doubles, `sums` of at least [`matexp_core::LANCZOS_SUMS`].
+    fn check_lanczos(&self, c: &GpuVector<f64>, sums: &GpuVector<f64>, c_len: usize) -> Result<()> {
+        for (what, v) in [("c", c), ("sums", sums)] {
+            if v.device().ordinal() != self.device.ordinal() {
+                return Err(Error::invalid(
+                    "vector",
+                    format!("{what} on gpu:{}", v.device().ordinal()),
+                    format!("the operator lives on gpu:{}", self.device.ordinal()),
+                ));
+            }
+        }
+        if c.len() < c_len || sums.len() < matexp_core::LANCZOS_SUMS {
+            return Err(Error::dim(
+                "GpuStencil Lanczos: coefficient and sums arrays",
+                c_len.max(matexp_core::LANCZOS_SUMS),
+                c.len().min(sums.len()),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Queues one Lanczos pass of the streaming kernel and the finish of its sums into
+    /// `sums[0..4]`. `advance`: x = w_prev, xq = q_j, q_next written (the deferred step);
+    /// otherwise x = q_j, xq = q_{j−1} or 0 (no subtraction), q_next unused. Always the
+    /// streaming kernel, whatever [`GpuStencil::with_kernel`] selected: the naive and
+    /// optimized kernels have no Lanczos form.
+    #[allow(clippy::too_many_arguments)]
+    fn queue_lanczos(
+        &self,
+        advance: bool,
+        x: u64,
+        xq: u64,
+        c: u64,
+        j: usize,
+        sums: u64,
+        q_next: u64,
+        w: u64,
+    ) -> Result<()>
+    where
+        S: matexp_core::Scalar,
+    {
+        let v = step_variant(linear_variant(&self.op));
+        let kernel = StencilKernel::Marching;
+        let prm = params_for(
+            &self.op,
+            self.zchunk_for(kernel),
+            MX_BFUN_NONE,
+            false,
+            S::one(),
+            S::zero(),
+            S::zero(),
+        );
+        let cfg = self.march_config(kernel);
+        let (gx, gy, gz) = cfg.grid;
+        let blocks = gx * gy * gz;
+        let coef = self.coef.as_ref().map_or(NULL, |c| c.device_ptr());
+        let fin = FINISH_SUM.get(&self.device)?;
+        let mut guard = self
+            .lanczos_rows
+            .lock()
+            .map_err(|_| Error::Device("stencil Lanczos scratch poisoned".into()))?;
+        if guard.as_ref().is_none_or(|r| r.len() < 4 * blocks as usize) {
+            *guard = Some(DeviceBuffer::zeros(&self.device, 4 * blocks as usize)?);
+        }
+        let rows = guard.as_ref().map_or(NULL, |r| r.device_ptr());
+        let j64 = j as u64;
+        if advance {
+            let f = MARCH_ADVANCE[v].for_scalar::<S>(&self.device)?;
+            // SAFETY: stencil_marchadvance_<bc>_<S>(params, w_prev, q, coef, c, j, sums,
+            // q_next, w, partials): w_prev, q, q_next, w hold N^d elements of S (checked by
+            // the caller; w overlaps none of the others, q_next neither w_prev nor q), coef
+            // N^d or NULL as the params say, c at least 2j + 2 doubles and sums 5 (checked),
+            // rows 4 doubles per block of this grid (sized above).
+            unsafe {
+                self.device
+                    .launch_builder(f)
+                    .arg(&prm)
+                    .arg(&x)
+                    .arg(&xq)
+                    .arg(&coef)
+                    .arg(&c)
+                    .arg(&j64)
+                    .arg(&sums)
+                    .arg(&q_next)
+                    .arg(&w)
+                    .arg(&rows)
+                    .launch(cfg)?;
+            }
+        } else {
+            let f = MARCH_LANCZOS[v].for_scalar::<S>(&self.device)?;
+            // SAFETY: stencil_marchlanczos_<bc>_<S>(params, q, q_prev, coef, c, j, w,
+            // partials): q, w and q_prev (unless NULL) hold N^d elements of S, w overlapping
+            // neither; c holds 2j + 2 doubles (c[2j − 1] is read only with q_prev, j ≥ 1);
+            // rows 4 doubles per block of this grid.
+            unsafe {
+                self.device
+                    .launch_builder(f)
+                    .arg(&prm)
+                    .arg(&x)
+                    .arg(&xq)
+                    .arg(&coef)
+                    .arg(&c)
+                    .arg(&j64)
+                    .arg(&w)
+                    .arg(&rows)
+                    .launch(cfg)?;
+            }
+        }
+        let width = 4u32;
+        // SAFETY: finish_sum(nparts, width, partials, out): `blocks` rows of 4 doubles just
+        // written, into sums[0..4] (sums holds 5 doubles; sums[4], the settle's flag, is
+        // left alone).
+        unsafe {
+            self.device
+                .launch_builder(fin)
+                .arg(&blocks)
+                .arg(&width)
+                .arg(&rows)
+                .arg(&sums)
+                .launch(LaunchConfig::linear(1, matexp_gpu::sys::MX_REDUCE_THREADS))
+        }
+    }
+
     /// The sum of squares left by the last [`GpuStencil::queue_step`], as ‖y_next‖₂ (waits).
     fn step_norm(&self) -> Result<f64> {
         let guard = self.scratch()?;
@@ -831,5 +984,94 @@ impl<S: RealScalar + DeviceElement> LinearOperator<GpuBackend, S> for GpuStencil
     ) -> Result<S> {
         self.queue_step(step, y_prev, y_next, p)?;
         Ok(S::from_f64(self.step_norm()?))
+    }
+
+    /// One pass of the streaming kernel (`stencil_marchlanczos`): w ← A·q_j − β_j·q_{j−1}
+    /// with (⟨q_j, w⟩, 0, ‖w‖², ‖q_j‖²) summed in the same pass, per block, then finished on
+    /// the device into `sums[0..4]` (the GPU crate's `finish_sum`). Nothing waits.
+    ///
+    /// **Cost.** Reads q_j and q_{j−1}, writes w: 3n scalars (2n at j = 0), against 3n for
+    /// the product plus 3n (4n with the subtraction) for the default's separate sums pass.
+    ///
+    /// **Accuracy.** w is the product of [`LinearOperator::apply`] with β_j·q_{j−1}
+    /// subtracted by one fused multiply-add; the sums are accumulated in `f64` per thread,
+    /// then per block and over blocks in a fixed order (rounding ~ε·‖w‖²·√(points per
+    /// thread), reproducible run to run).
+    fn lanczos_product(
+        &self,
+        _: &GpuBackend,
+        j: usize,
+        q_prev: Option<&GpuVector<S>>,
+        q: &GpuVector<S>,
+        w: &mut GpuVector<S>,
+        c: &GpuVector<f64>,
+        sums: &mut GpuVector<f64>,
+    ) -> Result<()> {
+        self.check("GpuStencil::lanczos_product: q", q)?;
+        self.check("GpuStencil::lanczos_product: w", w)?;
+        self.check_lanczos(c, sums, 2 * j + 2)?;
+        let prev = match q_prev.filter(|_| j > 0) {
+            Some(p) => {
+                self.check("GpuStencil::lanczos_product: q_prev", p)?;
+                p.device_ptr()
+            }
+            None => NULL,
+        };
+        self.queue_lanczos(
+            false,
+            q.device_ptr(),
+            prev,
+            c.device_ptr(),
+            j,
+            sums.device_ptr(),
+            NULL,
+            w.device_ptr(),
+        )
+    }
+
+    /// `true`: [`lanczos_advance`](LinearOperator::lanczos_advance) is one pass.
+    fn lanczos_advance_fused(&self) -> bool {
+        true
+    }
+
+    /// One pass of the streaming kernel (`stencil_marchadvance`): every value of q_{j+1}
+    /// the product gathers is formed on the fly, q_{j+1} = (w_prev − α_j·q_j)·(1/β_{j+1})
+    /// (α_j = `c[2j]`, β_{j+1} = `c[2j + 1]`) where the settle left `sums[4] = 0`, else
+    /// w_prev itself; the point's own value goes to `q_next` (the same bits as those
+    /// gathered: one device function, the operations of the GPU crate's Pythagorean update),
+    /// and w ← A·q_{j+1} − β_{j+1}·q_j with the sums of step j + 1, finished on the device.
+    ///
+    /// **Cost.** Reads w_prev and q_j, writes q_{j+1} and w: 4n scalars, against 6n for the
+    /// default's [`Backend::lanczos_form`](matexp_core::Backend::lanczos_form) (3n) and
+    /// product (3n). The neighbours' w_prev and q_j come through L1 as the product's do.
+    ///
+    /// **Accuracy.** As [`lanczos_product`](LinearOperator::lanczos_product) taken of
+    /// q_{j+1}: the same vector, the sums in another order.
+    fn lanczos_advance(
+        &self,
+        _: &GpuBackend,
+        j: usize,
+        q: &GpuVector<S>,
+        w_prev: &GpuVector<S>,
+        q_next: &mut GpuVector<S>,
+        w: &mut GpuVector<S>,
+        c: &GpuVector<f64>,
+        sums: &mut GpuVector<f64>,
+    ) -> Result<()> {
+        self.check("GpuStencil::lanczos_advance: q", q)?;
+        self.check("GpuStencil::lanczos_advance: w_prev", w_prev)?;
+        self.check("GpuStencil::lanczos_advance: q_next", q_next)?;
+        self.check("GpuStencil::lanczos_advance: w", w)?;
+        self.check_lanczos(c, sums, 2 * j + 4)?;
+        self.queue_lanczos(
+            true,
+            w_prev.device_ptr(),
+            q.device_ptr(),
+            c.device_ptr(),
+            j,
+            sums.device_ptr(),
+            q_next.device_ptr(),
+            w.device_ptr(),
+        )
     }
 }
