@@ -358,46 +358,80 @@ fn run(gpu: &GpuBackend, args: &Args) -> Res<()> {
     write_records(&args.out, &ctx.records)
 }
 
-/// Median seconds per Lanczos step (`lanczos_product` + `lanczos_update`, as `Lanczos` runs
-/// it) and per product alone,
-/// over `steps` steps each after as many warm-up steps; the backend is synchronized before
-/// each clock stops, and the step loop reads no coefficient (as `Lanczos` between checks).
-fn step_vs_spmv<S: Scalar>(
+/// What one step of `step_times` runs.
+#[derive(Clone, Copy, PartialEq)]
+enum StepForm {
+    /// The product alone.
+    Product,
+    /// `lanczos_product` + `lanczos_update` (the Pythagorean step).
+    Update,
+    /// `lanczos_settle` + `lanczos_advance` (the deferred form, q_{j+1} formed in the next
+    /// product).
+    Deferred,
+}
+
+/// Seconds per step of each form (median of two rounds of `steps` steps, the second
+/// reported, after the first as warm-up): (product, Pythagorean step, deferred step). The
+/// backend is synchronized before each clock stops, and no step reads a coefficient (as
+/// `Lanczos` between checks).
+fn step_times<S: Scalar>(
     gpu: &GpuBackend,
     op: &GpuCsr<S>,
     v: &[S],
     steps: usize,
-) -> Res<(f64, f64)> {
+) -> Res<(f64, f64, f64)> {
     let n = v.len();
-    let mut prev = gpu.zeros::<S>(n).map_err(err)?;
-    let mut cur = gpu.zeros::<S>(n).map_err(err)?;
-    let mut next = gpu.zeros::<S>(n).map_err(err)?;
+    let mut q: Vec<_> = (0..3)
+        .map(|_| gpu.zeros::<S>(n))
+        .collect::<Result<_, _>>()
+        .map_err(err)?;
+    let mut w: Vec<_> = (0..2)
+        .map(|_| gpu.zeros::<S>(n))
+        .collect::<Result<_, _>>()
+        .map_err(err)?;
     let v0 = gpu.upload(v).map_err(err)?;
     let nv = gpu.nrm2(&v0).map_err(err)?.to_c64().re;
-    let mut c = gpu.zeros::<f64>(4 * steps + 2).map_err(err)?;
+    let mut c = gpu.zeros::<f64>(4 * steps + 4).map_err(err)?;
     let mut sums = gpu.zeros::<f64>(matexp_core::LANCZOS_SUMS).map_err(err)?;
-    let mut run_steps = |fused: bool| -> Res<f64> {
-        gpu.axpby(S::from_f64(1.0 / nv), &v0, S::zero(), &mut cur)
+    let mut run_steps = |form: StepForm| -> Res<f64> {
+        gpu.axpby(S::from_f64(1.0 / nv), &v0, S::zero(), &mut q[0])
             .map_err(err)?;
+        if form == StepForm::Deferred {
+            op.lanczos_product(gpu, 0, None, &q[0], &mut w[0], &c, &mut sums)
+                .map_err(err)?;
+        }
         let mut times = Vec::new();
         for round in 0..2 {
             gpu.synchronize().map_err(err)?;
             let start = Instant::now();
             for s in 0..steps {
                 let j = round * steps + s;
-                if fused {
-                    // As `Lanczos` steps: the product with the step's sums, then the update.
-                    let p = (j > 0).then_some(&prev);
-                    op.lanczos_product(gpu, j, p, &cur, &mut next, &c, &mut sums)
-                        .map_err(err)?;
-                    gpu.lanczos_update(j, &cur, &mut next, &mut c, &mut sums)
-                        .map_err(err)?;
-                    // (prev, cur, next) ← (cur, next, prev): q_{j+1} becomes current.
-                    std::mem::swap(&mut prev, &mut cur);
-                    std::mem::swap(&mut cur, &mut next);
-                } else {
-                    op.apply(gpu, S::one(), &cur, S::zero(), &mut next)
-                        .map_err(err)?;
+                // Rotating slots: q_j in q[j % 3], the pending w_j in w[j % 2].
+                let (ip, ic, iu) = ((j + 2) % 3, j % 3, (j + 1) % 3);
+                let (q_prev, q_cur, q_next) = three(&mut q, ip, ic, iu);
+                match form {
+                    StepForm::Product => op
+                        .apply(gpu, S::one(), q_cur, S::zero(), q_next)
+                        .map_err(err)?,
+                    StepForm::Update => {
+                        let p = (j > 0).then_some(q_prev);
+                        op.lanczos_product(gpu, j, p, q_cur, q_next, &c, &mut sums)
+                            .map_err(err)?;
+                        gpu.lanczos_update(j, q_cur, q_next, &mut c, &mut sums)
+                            .map_err(err)?;
+                    }
+                    StepForm::Deferred => {
+                        let (lo, hi) = w.split_at_mut(1);
+                        let (w_prev, w_next) = if j % 2 == 0 {
+                            (&mut lo[0], &mut hi[0])
+                        } else {
+                            (&mut hi[0], &mut lo[0])
+                        };
+                        gpu.lanczos_settle(j, q_cur, w_prev, &mut c, &mut sums)
+                            .map_err(err)?;
+                        op.lanczos_advance(gpu, j, q_cur, w_prev, q_next, w_next, &c, &mut sums)
+                            .map_err(err)?;
+                    }
                 }
             }
             gpu.synchronize().map_err(err)?;
@@ -405,9 +439,19 @@ fn step_vs_spmv<S: Scalar>(
         }
         Ok(times[1])
     };
-    let spmv = run_steps(false)?;
-    let step = run_steps(true)?;
-    Ok((step, spmv))
+    let spmv = run_steps(StepForm::Product)?;
+    let update = run_steps(StepForm::Update)?;
+    let deferred = run_steps(StepForm::Deferred)?;
+    Ok((spmv, update, deferred))
+}
+
+/// Disjoint borrows of three distinct slots: (i, j read; k written).
+fn three<V>(v: &mut [V], i: usize, j: usize, k: usize) -> (&V, &V, &mut V) {
+    let (head, tail) = v.split_at_mut(k);
+    let (out, tail) = tail.split_first_mut().expect("k in bounds");
+    let (head, tail) = (&*head, &*tail);
+    let get = move |x: usize| -> &V { if x < k { &head[x] } else { &tail[x - k - 1] } };
+    (get(i), get(j), out)
 }
 
 /// Seed 000's Tables 12 and 10 on the GPU by Lanczos (= `Method::Auto` here), and the time
@@ -451,17 +495,36 @@ fn table_case<S: Scalar>(
 ) -> Res<()> {
     let gpu = ctx.gpu;
     let n = v.len();
-    let (step, spmv) = step_vs_spmv(gpu, op, v, 50)?;
+    let (spmv, update, deferred) = step_times(gpu, op, v, 50)?;
+    // The form `Lanczos` runs on this operator.
+    let step = if op.lanczos_advance_fused() {
+        deferred
+    } else {
+        update
+    };
     let ratio = step / spmv;
     println!(
-        "{name}: Lanczos step {:.3} ms, SpMV {:.3} ms: ratio {ratio:.2}",
+        "{name}: Lanczos step {:.3} ms (deferred form {:.3} ms, product + update {:.3} ms), \
+         SpMV {:.3} ms: ratio {ratio:.2}",
         step * 1e3,
+        deferred * 1e3,
+        update * 1e3,
         spmv * 1e3
     );
     let mut r = Record::new(SUITE, &format!("{name}/lanczos_step"), "gpu", S::NAME)
         .size("n", n)
         .extra("spmv_s", spmv)
         .extra("step_over_spmv", ratio)
+        .extra("deferred_s", deferred)
+        .extra("update_form_s", update)
+        .extra(
+            "form",
+            if op.lanczos_advance_fused() {
+                "deferred"
+            } else {
+                "product + update"
+            },
+        )
         .extra("steps", 50);
     r.time_s = step;
     r.reps = 1;
@@ -512,16 +575,26 @@ fn table_case<S: Scalar>(
     r.reps = reps as u64;
     r.device = ctx.tag.clone();
     ctx.records.push(r);
-    for (label, two_pass) in [("lanczos", false), ("lanczos_two_pass", true)] {
+    let deferred = DeferredLanczos(op);
+    for (label, two_pass) in [
+        ("lanczos", false),
+        ("lanczos_two_pass", true),
+        ("lanczos_deferred", false),
+    ] {
         let opts = LanczosOptions {
             two_pass,
             ..LanczosOptions::default().with_rtol(tol)
         };
+        let run_op: &dyn LinearOperator<GpuBackend, S> = if label == "lanczos_deferred" {
+            &deferred
+        } else {
+            op
+        };
         let (time, w, report) =
-            time_method::<Lanczos<'_, _, _>, _, _, _>(gpu, opts, op, t, &vg, reps)?;
+            time_method::<Lanczos<'_, _, _>, _, _, _>(gpu, opts, run_op, t, &vg, reps)?;
         let e = rel_diff(&w, &reference);
         println!(
-            "  gpu {label} (= auto): {:.3} ms, error {e:.1e} (tol {tol:.0e}); {report}",
+            "  gpu {label}: {:.3} ms, error {e:.1e} (tol {tol:.0e}); {report}",
             time * 1e3
         );
         let mut r = Record::new(SUITE, &format!("{name}/{label}"), "gpu", S::NAME)
@@ -531,10 +604,18 @@ fn table_case<S: Scalar>(
             .error(e)
             .extra("max_degree", report.max_degree)
             .extra("auto_picks", "lanczos")
+            .extra(
+                "step_form",
+                if run_op.lanczos_advance_fused() {
+                    "deferred"
+                } else {
+                    "product + update"
+                },
+            )
             .extra("reference", reference_name)
             .extra("error_estimate", report.error_estimate)
             .extra("host_wall", true);
-        if !two_pass {
+        if label == "lanczos" {
             r.vendor_ratio = Some(vendor_time / time);
         }
         r.time_s = time;
@@ -543,6 +624,63 @@ fn table_case<S: Scalar>(
         ctx.records.push(r);
     }
     Ok(())
+}
+
+/// A `GpuCsr` on which Lanczos takes the deferred step form (`spmv_csr_lanczos_advance`),
+/// timed beside the default form.
+struct DeferredLanczos<'a, S: Scalar>(&'a GpuCsr<S>);
+
+impl<S: Scalar> LinearOperator<GpuBackend, S> for DeferredLanczos<'_, S> {
+    fn nrows(&self) -> usize {
+        LinearOperator::<GpuBackend, S>::nrows(self.0)
+    }
+    fn ncols(&self) -> usize {
+        LinearOperator::<GpuBackend, S>::ncols(self.0)
+    }
+    fn apply(
+        &self,
+        b: &GpuBackend,
+        alpha: S,
+        x: &matexp_gpu::GpuVector<S>,
+        beta: S,
+        y: &mut matexp_gpu::GpuVector<S>,
+    ) -> matexp_core::Result<()> {
+        self.0.apply(b, alpha, x, beta, y)
+    }
+    fn spectral_bounds(&self) -> Option<matexp_core::SpectralBounds> {
+        LinearOperator::<GpuBackend, S>::spectral_bounds(self.0)
+    }
+    fn is_hermitian(&self) -> bool {
+        LinearOperator::<GpuBackend, S>::is_hermitian(self.0)
+    }
+    fn lanczos_product(
+        &self,
+        b: &GpuBackend,
+        j: usize,
+        q_prev: Option<&matexp_gpu::GpuVector<S>>,
+        q: &matexp_gpu::GpuVector<S>,
+        w: &mut matexp_gpu::GpuVector<S>,
+        c: &matexp_gpu::GpuVector<f64>,
+        sums: &mut matexp_gpu::GpuVector<f64>,
+    ) -> matexp_core::Result<()> {
+        self.0.lanczos_product(b, j, q_prev, q, w, c, sums)
+    }
+    fn lanczos_advance_fused(&self) -> bool {
+        true
+    }
+    fn lanczos_advance(
+        &self,
+        b: &GpuBackend,
+        j: usize,
+        q: &matexp_gpu::GpuVector<S>,
+        w_prev: &matexp_gpu::GpuVector<S>,
+        q_next: &mut matexp_gpu::GpuVector<S>,
+        w: &mut matexp_gpu::GpuVector<S>,
+        c: &matexp_gpu::GpuVector<f64>,
+        sums: &mut matexp_gpu::GpuVector<f64>,
+    ) -> matexp_core::Result<()> {
+        self.0.lanczos_advance(b, j, q, w_prev, q_next, w, c, sums)
+    }
 }
 
 fn write_records(dir: &PathBuf, records: &[Record]) -> Res<()> {

@@ -19,6 +19,13 @@ pub trait Backend: Send + Sync + Debug {
 
     /// A zero vector of length `n`.
     fn zeros<S: Scalar>(&self, n: usize) -> Result<Self::Vector<S>>;
+    /// A vector of length `n` whose contents are unspecified, for a workspace that is written
+    /// before it is read (a Krylov basis): backends whose memory must be cleared by a pass
+    /// (GPUs) skip that pass. Operators treat `beta = 0` as "y is not read" (BLAS
+    /// convention), so a product may write into it. The default is [`Backend::zeros`].
+    fn alloc<S: Scalar>(&self, n: usize) -> Result<Self::Vector<S>> {
+        self.zeros(n)
+    }
     /// A vector holding a copy of `host`.
     fn upload<S: Scalar>(&self, host: &[S]) -> Result<Self::Vector<S>>;
     /// Copies `x` into `host` (lengths must agree).

@@ -87,6 +87,8 @@ pub struct GpuCsr<S: Scalar> {
     hermitian: bool,
     /// A = −Aᴴ: the spectrum is imaginary and the bounds are the disc box's imaginary side.
     skew_hermitian: bool,
+    /// Lanczos runs the deferred step form on this matrix (`with_deferred_lanczos`).
+    deferred_lanczos: bool,
     cusparse: Mutex<Option<cusparse::SpMatrix>>,
     _s: PhantomData<S>,
 }
@@ -140,6 +142,7 @@ impl<S: Scalar> GpuCsr<S> {
             kernel: SpmvKernel::Auto,
             hermitian: false,
             skew_hermitian: false,
+            deferred_lanczos: false,
             cusparse: Mutex::new(None),
             _s: PhantomData,
         })
@@ -176,6 +179,19 @@ impl<S: Scalar> GpuCsr<S> {
     /// a real interval and Lanczos is allowed. The caller vouches for it.
     pub fn assume_hermitian(mut self, hermitian: bool) -> Self {
         self.hermitian = hermitian;
+        self
+    }
+
+    /// Whether Lanczos runs the deferred step form on this matrix
+    /// ([`LinearOperator::lanczos_advance`], `spmv_csr_lanczos_advance`: q_{j+1} formed from
+    /// w and q_j at every gather, no update pass). Off by default: a CSR product gathers
+    /// each x entry once per stored entry, so forming it there doubles the gathers, and on
+    /// an H200 the saved update pass (3n of traffic) did not pay for them — the same step
+    /// time on the 3D Laplacian (0.69 ms at N = 256, f64), 13 % slower end to end on the
+    /// c64 spin bath of seed 000 Table 10 (`bench-results/`). Stencils, which load each
+    /// value once, take it by default.
+    pub fn with_deferred_lanczos(mut self, deferred: bool) -> Self {
+        self.deferred_lanczos = deferred;
         self
     }
 
@@ -416,7 +432,7 @@ impl<S: Scalar> LinearOperator<GpuBackend, S> for GpuCsr<S> {
         )
     }
     fn lanczos_advance_fused(&self) -> bool {
-        self.st.nrows == self.st.ncols
+        self.deferred_lanczos && self.st.nrows == self.st.ncols
     }
     /// One pass (`spmv_csr_lanczos_advance`): q_{j+1} formed from `w_prev` and q_j where it
     /// is gathered and written once, the product, the β_{j+1}·q_j subtraction and the

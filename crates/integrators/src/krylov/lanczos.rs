@@ -613,7 +613,7 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
         self.ensure_basis(j + 1)?;
         self.ensure_sums()?;
         while self.pending.len() < 2 {
-            self.pending.push(be.zeros(self.n)?);
+            self.pending.push(be.alloc(self.n)?);
         }
         if j == 0 {
             let (Some(c), Some(sums)) = (self.coeffs.as_ref(), self.sums.as_mut()) else {
@@ -674,8 +674,9 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
     }
 
     fn ensure_basis(&mut self, count: usize) -> Result<()> {
+        // Written before read: no clearing pass (Backend::alloc).
         while self.basis.len() < count {
-            self.basis.push(self.backend.zeros(self.n)?);
+            self.basis.push(self.backend.alloc(self.n)?);
         }
         Ok(())
     }
