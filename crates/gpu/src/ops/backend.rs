@@ -414,24 +414,7 @@ impl Backend for GpuBackend {
         c: &mut GpuVector<f64>,
         sums: &mut GpuVector<f64>,
     ) -> Result<()> {
-        self.lanczos_args("lanczos_update", j, None, q, w, c)?;
-        self.own("sums", sums)?;
-        check_range(
-            "lanczos_update: sums",
-            sums.len(),
-            0,
-            matexp_core::LANCZOS_SUMS,
-        )?;
-        crate::kernels::krylov::lanczos_pythag_update::<S>(
-            &self.device,
-            q.len(),
-            j,
-            q.device_ptr(),
-            w.device_ptr(),
-            c.device_ptr(),
-            sums.device_ptr(),
-            false,
-        )
+        self.pythagorean_update("lanczos_update", j, q, w, c, sums, false)
     }
 
     /// The Pythagorean update's launches with the trusted write left out (decided on the
@@ -444,24 +427,7 @@ impl Backend for GpuBackend {
         c: &mut GpuVector<f64>,
         sums: &mut GpuVector<f64>,
     ) -> Result<()> {
-        self.lanczos_args("lanczos_settle", j, None, q, w, c)?;
-        self.own("sums", sums)?;
-        check_range(
-            "lanczos_settle: sums",
-            sums.len(),
-            0,
-            matexp_core::LANCZOS_SUMS,
-        )?;
-        crate::kernels::krylov::lanczos_pythag_update::<S>(
-            &self.device,
-            q.len(),
-            j,
-            q.device_ptr(),
-            w.device_ptr(),
-            c.device_ptr(),
-            sums.device_ptr(),
-            true,
-        )
+        self.pythagorean_update("lanczos_settle", j, q, w, c, sums, true)
     }
 
     /// One kernel (`lanczos_form`), the flag read on the device.
@@ -499,6 +465,39 @@ impl Backend for GpuBackend {
 
 impl GpuBackend {
     /// The checks of a Lanczos step's arguments; the device address of q_prev (0 for none).
+    /// `lanczos_update` (`defer` false) or `lanczos_settle` (true): the checks, then the
+    /// launches of `kernels::krylov::lanczos_pythag_update`.
+    #[allow(clippy::too_many_arguments)]
+    fn pythagorean_update<S: Scalar>(
+        &self,
+        what: &str,
+        j: usize,
+        q: &GpuVector<S>,
+        w: &mut GpuVector<S>,
+        c: &mut GpuVector<f64>,
+        sums: &mut GpuVector<f64>,
+        defer: bool,
+    ) -> Result<()> {
+        self.lanczos_args(what, j, None, q, w, c)?;
+        self.own("sums", sums)?;
+        check_range(
+            &format!("{what}: sums"),
+            sums.len(),
+            0,
+            matexp_core::LANCZOS_SUMS,
+        )?;
+        crate::kernels::krylov::lanczos_pythag_update::<S>(
+            &self.device,
+            q.len(),
+            j,
+            q.device_ptr(),
+            w.device_ptr(),
+            c.device_ptr(),
+            sums.device_ptr(),
+            defer,
+        )
+    }
+
     fn lanczos_args<S: Scalar>(
         &self,
         what: &str,
