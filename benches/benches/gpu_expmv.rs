@@ -19,7 +19,8 @@
 //! "Lanczos if `is_hermitian()`", on every backend), errors against Leja at rtol 10⁻¹⁰,
 //! and, on both operators, the time of one Lanczos step (`lanczos_product` + `lanczos_update`)
 //! against one product in the same run (`…/lanczos_step` records, the ratio in `extra`);
-//! `--small` shrinks them to N = 64 and L = 14. `--tables-only` skips the other problems.
+//! `--small` shrinks them to N = 64 and L = 14. `--tables-only` skips the other problems;
+//! `--table T10` (or `T12`, repeatable) runs only that table.
 //! Records (one JSON object per line) go to `DIR/expmv_gpu.jsonl` (default
 //! `target/bench-records`). Exit status 3 means no GPU.
 
@@ -57,6 +58,8 @@ struct Args {
     cpu: bool,
     tables: bool,
     others: bool,
+    /// `--table T10` / `--table T12`: only that seed table (repeatable; all when empty).
+    only_tables: Vec<String>,
 }
 
 fn parse_args() -> Args {
@@ -69,6 +72,7 @@ fn parse_args() -> Args {
         cpu: true,
         tables: false,
         others: true,
+        only_tables: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(s) = it.next() {
@@ -82,6 +86,7 @@ fn parse_args() -> Args {
                 a.others = false;
             }
             "--reps" => a.reps = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.reps),
+            "--table" => a.only_tables.extend(it.next()),
             _ => {}
         }
     }
@@ -460,27 +465,35 @@ fn tables(ctx: &mut Ctx<'_>) -> Res<()> {
     let (lap_n, spins) = if ctx.args.small { (64, 14) } else { (256, 21) };
     let tol = 1e-5;
     let reps = ctx.args.reps.max(1);
-    let a: CsrMatrix<f64> = laplacian_3d(lap_n).map_err(err)?;
-    let u0 = laplace_initial(lap_n);
-    let ag = GpuCsr::from_csr(ctx.gpu, &a).map_err(err)?;
-    table_case(
-        ctx,
-        &format!("T12_laplace3d_N{lap_n}_t0.01"),
-        &ag,
-        0.01,
-        &u0,
-        Some(laplace_reference(lap_n, 0.01)),
-        tol,
-        reps,
-    )?;
-    drop(ag);
-    drop(a);
-    let bath = SpinBath::seed000(spins, 1).map_err(err)?;
-    let hm: CsrMatrix<c64> = bath.hamiltonian(StoredZeros::Keep).map_err(err)?;
-    let psi: Vec<c64> = bath.initial_state(1).map_err(err)?;
-    let hg = GpuCsr::from_csr(ctx.gpu, &hm).map_err(err)?;
-    let case = format!("T10_spin_bath_L{spins}_t10");
-    table_case(ctx, &case, &hg, c64::new(0.0, -10.0), &psi, None, tol, reps)
+    let only = &ctx.args.only_tables;
+    let (t12, t10) = (
+        only.is_empty() || only.iter().any(|x| x == "T12"),
+        only.is_empty() || only.iter().any(|x| x == "T10"),
+    );
+    if t12 {
+        let a: CsrMatrix<f64> = laplacian_3d(lap_n).map_err(err)?;
+        let u0 = laplace_initial(lap_n);
+        let ag = GpuCsr::from_csr(ctx.gpu, &a).map_err(err)?;
+        table_case(
+            ctx,
+            &format!("T12_laplace3d_N{lap_n}_t0.01"),
+            &ag,
+            0.01,
+            &u0,
+            Some(laplace_reference(lap_n, 0.01)),
+            tol,
+            reps,
+        )?;
+    }
+    if t10 {
+        let bath = SpinBath::seed000(spins, 1).map_err(err)?;
+        let hm: CsrMatrix<c64> = bath.hamiltonian(StoredZeros::Keep).map_err(err)?;
+        let psi: Vec<c64> = bath.initial_state(1).map_err(err)?;
+        let hg = GpuCsr::from_csr(ctx.gpu, &hm).map_err(err)?;
+        let case = format!("T10_spin_bath_L{spins}_t10");
+        table_case(ctx, &case, &hg, c64::new(0.0, -10.0), &psi, None, tol, reps)?;
+    }
+    Ok(())
 }
 
 fn table_case<S: Scalar>(
