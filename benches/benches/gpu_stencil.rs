@@ -24,11 +24,15 @@
 //! in that floor, so it is the fairer one for a single product, and both are recorded
 //! (`copy_dtod_n<N>` records give the copy itself); `extra.gflops` = 10·n/t as the seed
 //! defines it; `extra.seed_ms` = the seed's C2075 figure for the same case. Also seed 000's Tables 11 and 12 (the heat equation u' = Δu on the unit cube,
-//! u₀ = sin(2πx), e^{tA}u₀ by Leja interpolation at tol 1e−5) with the stencil and, in the
-//! same binary, the assembled CSR matrix, against the exact separable solution (skip with
-//! `--no-e2e`); their records differ in backend (`gpu` for the stencil, `gpu/csr` for the
-//! matrix), records being keyed by suite, case, backend, precision and device. Exit
-//! status 3 means no GPU.
+//! u₀ = sin(2πx), e^{tA}u₀ at tol 1e−5) by Leja interpolation (case
+//! `<table>_laplace_N<m>_t<t>`) and by Lanczos (case `<table>_laplace_N<m>_t<t>_lanczos`)
+//! with the stencil and, in the same binary, the assembled CSR matrix, against the exact
+//! separable solution (skip with `--no-e2e`; `--only T12_laplace` runs Table 12 alone,
+//! `--only _lanczos` the Lanczos runs alone); records differ in backend (`gpu` for the
+//! stencil, `gpu/csr` for the matrix) and case (the method), records being keyed by suite,
+//! case, backend, precision and device; `extra.seed_s` is the seed's figure for the
+//! operator, `extra.target_s` the target (Table 12 on the stencil). Exit status 3
+//! means no GPU.
 //!
 //! Peers (on by default, each bounded by `--peer-time-limit` seconds, default 120; skipped
 //! with `--no-peers`; a peer that cannot run records nothing and says why on stderr):
@@ -266,13 +270,18 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
     ctx.same_bw = 0.0;
     write_records(&args.out, &ctx.records)?;
     ctx.records.clear();
-    if args.e2e && ctx.wants("laplace_N") {
+    if args.e2e {
         let cases: [(usize, f64, &str); 2] = if args.small {
             [(32, 0.1, "T11"), (48, 0.01, "T12")]
         } else {
             [(128, 0.1, "T11"), (256, 0.01, "T12")]
         };
         for (m, t, table) in cases {
+            // Cases `<table>_laplace_N<m>_t<t>` (Leja) and `…_lanczos`: a table nobody asked
+            // for is not set up (N = 256 builds a 117 M-entry matrix).
+            if !ctx.wants(&format!("{table}_laplace_N{m}_t{t}_lanczos")) {
+                continue;
+            }
             seed000::<f64>(&mut ctx, m, t, table)?;
             seed000::<f32>(&mut ctx, m, t, table)?;
             write_records(&args.out, &ctx.records)?;
@@ -778,7 +787,7 @@ fn expm_1d(t: f64, w: &[f64]) -> Vec<f64> {
 /// CSR, against e^{tA}u₀ = (e^{tA₁}sin 2πx) ⊗ (e^{tA₁}1) ⊗ (e^{tA₁}1) (A is a Kronecker sum).
 fn seed000<S: RealScalar + DeviceElement>(ctx: &mut Ctx, m: usize, t: f64, table: &str) -> Res<()> {
     use matexp_core::LinearOperator;
-    use matexp_integrators::{LejaOptions, Tolerance, leja_expmv};
+    use matexp_integrators::{LanczosOptions, LejaOptions, Tolerance, lanczos_expmv, leja_expmv};
     let h = 1.0 / (m + 1) as f64;
     let u0_1d: Vec<f64> = (0..m)
         .map(|i| (2.0 * std::f64::consts::PI * (i + 1) as f64 * h).sin())
@@ -806,14 +815,37 @@ fn seed000<S: RealScalar + DeviceElement>(ctx: &mut Ctx, m: usize, t: f64, table
         ("T12", true, false) => 27.0,
         _ => 31.0,
     };
-    // SciPy's accuracy is fixed (2⁻⁵³): its peers run in f64 only.
-    let peers = ctx.peers && S::NAME == "f64";
-    let mut run = |name: &str, op: &dyn LinearOperator<GpuBackend, S>| -> Res<()> {
+    // Lanczos at the same tolerance: its Krylov dimension (~280 products for Table 12) is
+    // about a third of Leja's, each a fused product (the stencil's streaming Lanczos kernels,
+    // or the CSR matrix's) whose step forms q_{j+1} where it gathers it where the operator
+    // says `lanczos_advance_fused`.
+    let lanczos_opts = LanczosOptions::default().with_rtol(1e-5);
+    let base_case = format!("{table}_laplace_N{m}_t{t}");
+    // SciPy's accuracy is fixed (2⁻⁵³): its peers run in f64 only, beside the Leja case.
+    let peers = ctx.peers && S::NAME == "f64" && ctx.wants(&base_case);
+    // `lanczos`: the method, and the record's case (`<case>_lanczos`; Leja keeps the plain
+    // case of earlier records).
+    let mut run = |name: &str, lanczos: bool, op: &dyn LinearOperator<GpuBackend, S>| -> Res<()> {
+        let case = if lanczos {
+            format!("{base_case}_lanczos")
+        } else {
+            base_case.clone()
+        };
+        // `--only` filters by case, so one table or one method can run alone.
+        if !ctx.wants(&case) {
+            return Ok(());
+        }
+        let method = if lanczos { "lanczos" } else { "leja" };
         let mut times = Vec::new();
         let mut last = None;
         for _ in 0..3 {
             let start = Instant::now();
-            let r = leja_expmv(&g, op, S::from_f64(t), &v, &opts).map_err(err)?;
+            let r = if lanczos {
+                lanczos_expmv(&g, op, S::from_f64(t), &v, &lanczos_opts)
+            } else {
+                leja_expmv(&g, op, S::from_f64(t), &v, &opts)
+            }
+            .map_err(err)?;
             g.synchronize().map_err(err)?;
             times.push(start.elapsed().as_secs_f64());
             last = Some(r);
@@ -829,23 +861,30 @@ fn seed000<S: RealScalar + DeviceElement>(ctx: &mut Ctx, m: usize, t: f64, table
             .sum::<f64>()
             .sqrt();
         let error = diff / exact_norm;
-        let case = format!("{table}_laplace_N{m}_t{t}");
-        // The backend tells the two operators apart: records merge by suite, case,
-        // backend, precision and device, and `extra` does not count.
+        // The backend tells the two operators apart, the case the two methods: records
+        // merge by suite, case, backend, precision and device, and `extra` does not count.
         let backend = if name == "csr" { "gpu/csr" } else { "gpu" };
-        ctx.push(
-            &case,
-            backend,
-            S::NAME,
-            points,
-            &times,
-            0.0,
-            None,
-            &[
-                ("operator", name.into()),
-                ("seed_s", seed_s(name == "csr").to_string()),
-            ],
-        );
+        let mut extra = vec![
+            ("operator", name.to_string()),
+            ("method", method.to_string()),
+            ("seed_s", seed_s(name == "csr").to_string()),
+        ];
+        if lanczos {
+            extra.push((
+                "lanczos_step",
+                if op.lanczos_advance_fused() {
+                    "deferred: q_{j+1} formed in the next product (lanczos_advance)"
+                } else {
+                    "fused product + update pass"
+                }
+                .to_string(),
+            ));
+            if table == "T12" && name == "stencil" {
+                // The target for Table 12 on the stencil (one H200).
+                extra.push(("target_s", "0.06".to_string()));
+            }
+        }
+        ctx.push(&case, backend, S::NAME, points, &times, 0.0, None, &extra);
         if let Some(r) = ctx.records.last_mut() {
             r.floor_ratio = None;
             r.matvecs = Some(rep.matvecs as u64);
@@ -853,7 +892,7 @@ fn seed000<S: RealScalar + DeviceElement>(ctx: &mut Ctx, m: usize, t: f64, table
             r.error = Some(error);
         }
         println!(
-            "{case} {} {name}: {:.3} s, {} matvecs, error {error:.1e} (seed {} s)",
+            "{case} {} {name} {method}: {:.3} s, {} matvecs, error {error:.1e} (seed {} s)",
             S::NAME,
             median(&times),
             rep.matvecs,
@@ -862,7 +901,8 @@ fn seed000<S: RealScalar + DeviceElement>(ctx: &mut Ctx, m: usize, t: f64, table
         Ok(())
     };
     let dev = GpuStencil::new(&g, &stencil).map_err(err)?;
-    run("stencil", &dev)?;
+    run("stencil", false, &dev)?;
+    run("stencil", true, &dev)?;
     drop(dev);
     // The same matrix as `stencil.to_csr()`, from the parallel generator (N = 256 has 117 M
     // entries).
@@ -885,12 +925,13 @@ fn seed000<S: RealScalar + DeviceElement>(ctx: &mut Ctx, m: usize, t: f64, table
         .map_err(err)?
         .assume_hermitian(true);
     drop(a);
-    run("csr", &csr)?;
+    run("csr", false, &csr)?;
+    run("csr", true, &csr)?;
     drop(csr);
     let Some(scratch) = scratch else {
         return Ok(());
     };
-    let case = format!("{table}_laplace_N{m}_t{t}");
+    let case = base_case;
     let ours_loose = ctx
         .records
         .iter()

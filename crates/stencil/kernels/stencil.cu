@@ -492,7 +492,15 @@ template <int K> __device__ __forceinline__ void block_store_any(double (&v)[K],
     }
 }
 
-// A (the ring's lead) as the fused shifted step: the step streams two vectors too.
+// A: the ring's lead (planes loaded ahead of z + 1). The advance keeps its ring raw (w_prev
+// and q_j as loaded) and forms each plane of q_{j+1} A planes after its loads were issued,
+// when it becomes the plane above: formed at the load, the ring's loads would stall the
+// thread at once, and the march would have one plane in flight instead of A. The raw q_j of
+// the centre plane is then still in the ring for the subtraction.
+// The advance's lead: its raw ring holds two vectors, so f64 keeps 1 plane within the 64
+// registers of two blocks of 512 threads per SM (2 spill), f32 the step's 3.
+template <typename T> constexpr int kMarchAdvanceAhead = sizeof(T) == 8 ? 1 : 3;
+
 template <typename T, int BC, bool ADV, int A>
 __device__ void march_lanczos(const MxStencilParams &p, const T *__restrict__ x,
                               const T *__restrict__ xq, const T *__restrict__ coef,
@@ -533,27 +541,42 @@ __device__ void march_lanczos(const MxStencilParams &p, const T *__restrict__ x,
         }
         const T *__restrict__ xc = x + col;
         const T *__restrict__ qc = ADV ? xq + col : nullptr;
-        // The product's operand at offset k (a plane and a neighbour) of the column: x itself,
-        // or q_{j+1} formed from w_prev = x and q_j (advance).
+        // Offset of local plane q of the column (resolved outside the slab: a whole grid, no
+        // halo planes here), or -1 for none (a Dirichlet or frame boundary, or past the last
+        // plane the chunk needs).
+        auto plane = [&](int q) -> ptrdiff_t {
+            if (q > ze) return -1;
+            if (q >= 0 && q < nz) return (ptrdiff_t)q * pl;
+            if (!three) return -1;
+            const int jz = resolve<BC>((int)p.z0 + q, n) - (int)p.z0;
+            if (jz < 0 || jz >= nz) return -1;
+            return (ptrdiff_t)jz * pl;
+        };
+        // The ring: slot k % R holds plane lz - 1 + k at step lz, as loaded (x; and q_j for
+        // the advance). Unrolled by R so that slots rotate by renaming.
+        T r[R], rq[ADV ? R : 1];
+        auto load = [&](int k, int q) {
+            const ptrdiff_t o = (three || q == zs) ? plane(q) : -1;
+            r[k] = o >= 0 ? __ldg(xc + o) : T(0);
+            if (ADV) rq[k] = o >= 0 ? __ldg(qc + o) : T(0);
+        };
+#pragma unroll
+        for (int k = 0; k < R; ++k) load(k, zs - 1 + k);
+        // The advance forms planes lz - 1, lz, lz + 1 in place: r then holds q_{j+1} there
+        // (raw w_prev beyond), rq the raw q_j throughout. Zeros stay zeros: form(0, 0) = 0.
+        if (ADV) {
+#pragma unroll
+            for (int k = 0; k < 3; ++k) r[k] = form(rq[k], r[k]);
+        }
+        // The product's operand at an in-plane neighbour: x, or q_{j+1} formed from w_prev
+        // and q_j (read through L1: the block's own threads loaded these lines as ring values).
         auto value = [&](ptrdiff_t k) -> T {
             if (!ADV) return __ldg(xc + k);
             return form(__ldg(qc + k), __ldg(xc + k));
         };
-        auto fetch = [&](int q) -> T {
-            if (q > ze) return T(0);
-            if (q >= 0 && q < nz) return value((ptrdiff_t)q * pl);
-            if (!three) return T(0);
-            // Outside the slab: a whole grid resolves it in z (no halo planes here).
-            const int jz = resolve<BC>((int)p.z0 + q, n) - (int)p.z0;
-            if (jz < 0 || jz >= nz) return T(0);
-            return value((ptrdiff_t)jz * pl);
-        };
-        T r[R];
-#pragma unroll
-        for (int k = 0; k < R; ++k) r[k] = (three || k == 1) ? fetch(zs - 1 + k) : T(0);
         // q_{j-1} of the product, streamed kPrevAhead planes ahead like the step's acc.
         constexpr int kPrevAhead = A / 2 > 0 ? A / 2 : 1;
-        T a[R];
+        T a[ADV ? 1 : R];
         if (!ADV && xq != nullptr) {
 #pragma unroll
             for (int k = 0; k < kPrevAhead; ++k)
@@ -565,12 +588,12 @@ __device__ void march_lanczos(const MxStencilParams &p, const T *__restrict__ x,
                 const int lz = l0 + u;
                 if (lz >= ze) break;
                 const ptrdiff_t qo = (ptrdiff_t)lz * pl;
+                const T cur = r[(u + 1) % R];
                 const T nw = hw ? value(qo + ow) : T(0);
                 const T ne = he ? value(qo + oe) : T(0);
                 const T ns = hs ? value(qo + os) : T(0);
                 const T nn = hn ? value(qo + on) : T(0);
                 T lap = (nw + ne) + (ns + nn);
-                const T cur = r[(u + 1) % R];
                 if (three) lap += r[u % R] + r[(u + 2) % R];
                 lap -= diag * cur;
                 const int iz = (int)p.z0 + lz;
@@ -581,11 +604,11 @@ __device__ void march_lanczos(const MxStencilParams &p, const T *__restrict__ x,
                     ax = T(0);
                 else
                     ax = (p.coef == MX_COEF_FIELD ? (T)p.inv_h2 * coef[o] : scale) * lap;
-                // The previous basis vector at this point: q_j (advance; an L1 hit, its
-                // line loaded by the ring a few planes ago) or q_{j-1} (product, streamed).
+                // The previous basis vector at this point: q_j (advance, from the ring) or
+                // q_{j-1} (product, streamed).
                 T prev = T(0);
                 if (ADV) {
-                    prev = __ldg(qc + qo);
+                    prev = rq[(u + 1) % R];
                     __stcs(q_next + o, cur);
                 } else if (xq != nullptr) {
                     prev = a[u % R];
@@ -599,7 +622,12 @@ __device__ void march_lanczos(const MxStencilParams &p, const T *__restrict__ x,
                 acc_qw += cq * cw;
                 acc_ww += cw * cw;
                 acc_qq += cq * cq;
-                if (three) r[u % R] = fetch(lz - 1 + R);
+                if (three) {
+                    // Slot u % R (plane lz - 1) is free: it takes plane lz - 1 + R. The
+                    // advance then forms plane lz + 2 in place, loaded A planes ago.
+                    load(u % R, lz - 1 + R);
+                    if (ADV) r[(u + 3) % R] = form(rq[(u + 3) % R], r[(u + 3) % R]);
+                }
             }
         }
     }
@@ -704,8 +732,8 @@ __device__ void pointwise(uint64_t n, const T *__restrict__ x, T *__restrict__ y
                                                const T *coef, const double *c, uint64_t j,       \
                                                const double *sums, T *q_next, T *w,              \
                                                double *partials) {                               \
-        mxs::march_lanczos<T, BC, true, mxs::kMarchStepAhead<T>>(p, w_prev, q, coef, c, j, sums, \
-                                                                 q_next, w, partials);           \
+        mxs::march_lanczos<T, BC, true, mxs::kMarchAdvanceAhead<T>>(p, w_prev, q, coef, c, j,    \
+                                                                   sums, q_next, w, partials);   \
     }
 
 #define MX_STENCIL(name, T)                                                                      \

@@ -168,10 +168,14 @@ fn fused_lanczos_step_equals_the_defaults_for_every_boundary_kind() {
                 for z in [1, 4, 6, 2 * n as u32] {
                     check_step(&g, &op, &base().with_zchunk(z), 2, 71);
                 }
-                for (bx, by) in [(64, 4), (32, 1)] {
-                    let dev = base().with_march_block(bx, by).unwrap().with_zchunk(7);
+                // Lanczos blocks other than the grid's default (lanczos_block), the products'
+                // own block, and a march block set for the products only.
+                for (bx, by) in [(32, 8), (64, 4), (32, 1), (512, 1)] {
+                    let dev = base().with_lanczos_block(bx, by).unwrap().with_zchunk(7);
                     check_step(&g, &op, &dev, 1, 81);
                 }
+                let dev = base().with_march_block(64, 4).unwrap();
+                check_step(&g, &op, &dev, 1, 82);
                 check_step(&g, &op, &base().with_kernel(StencilKernel::Naive), 2, 91);
             }
         }
@@ -187,6 +191,15 @@ fn fused_lanczos_checks_its_arguments() {
     assert!(LinearOperator::<GpuBackend, f64>::lanczos_advance_fused(
         &dev
     ));
+    for (bx, by) in [(16, 1), (0, 32), (32, 32), (33, 4)] {
+        assert!(
+            GpuStencil::new(&g, &op)
+                .unwrap()
+                .with_lanczos_block(bx, by)
+                .is_err(),
+            "{bx}×{by}"
+        );
+    }
     let q = g.zeros::<f64>(512).unwrap();
     let mut w = g.zeros::<f64>(512).unwrap();
     let mut short = g.zeros::<f64>(511).unwrap();

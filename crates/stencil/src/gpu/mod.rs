@@ -155,6 +155,9 @@ pub struct GpuStencil<S: DeviceElement> {
     zchunk: Option<u32>,
     /// Block of the streaming kernel (x, y).
     march_block: (u32, u32),
+    /// Block of the streaming Lanczos passes when set by [`GpuStencil::with_lanczos_block`];
+    /// else [`lanczos_block`] of the grid.
+    lanczos_block: Option<(u32, u32)>,
     scratch: Mutex<Option<Scratch>>,
     /// Per-block rows of the Lanczos sums (4 doubles per block of the streaming grid).
     lanczos_rows: Mutex<Option<DeviceBuffer<f64>>>,
@@ -167,12 +170,13 @@ impl<S: RealScalar + DeviceElement> std::fmt::Debug for GpuStencil<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "GpuStencil({:?}, {:?}, {:?}, zchunk {:?}, block {:?}, gpu:{})",
+            "GpuStencil({:?}, {:?}, {:?}, zchunk {:?}, block {:?}, Lanczos block {:?}, gpu:{})",
             self.op.grid(),
             self.kernel,
             self.eval,
             self.zchunk,
             self.march_block,
+            self.lanczos_block,
             self.device.ordinal()
         )
     }
@@ -210,6 +214,7 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
             eval: BoundaryEval::default(),
             zchunk: None,
             march_block: MARCH_BLOCK,
+            lanczos_block: None,
             scratch: Mutex::new(None),
             lanczos_rows: Mutex::new(None),
         })
@@ -235,15 +240,20 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
     /// An argument error unless `x·y` is a multiple of 32 (whole warps: the fused step
     /// reduces by warps) and at most 512 (the kernel's register budget is set for 512).
     pub fn with_march_block(mut self, x: u32, y: u32) -> Result<Self> {
-        let threads = x as u64 * y as u64;
-        if x == 0 || y == 0 || threads % 32 != 0 || threads > MX_MARCH_MAX_THREADS as u64 {
-            return Err(Error::invalid(
-                "march block",
-                format!("{x}×{y}"),
-                format!("x·y a multiple of 32, at most {MX_MARCH_MAX_THREADS}"),
-            ));
-        }
+        check_march_block("march block", x, y)?;
         self.march_block = (x, y);
+        Ok(self)
+    }
+
+    /// The block of the streaming Lanczos passes ([`LinearOperator::lanczos_product`],
+    /// [`LinearOperator::lanczos_advance`]), `(x, y)` threads; default [`lanczos_block`] of
+    /// the grid.
+    ///
+    /// # Errors
+    /// As [`GpuStencil::with_march_block`].
+    pub fn with_lanczos_block(mut self, x: u32, y: u32) -> Result<Self> {
+        check_march_block("Lanczos block", x, y)?;
+        self.lanczos_block = Some((x, y));
         Ok(self)
     }
 
@@ -337,6 +347,26 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
             block: (block.0, block.1, 1),
             shared_mem_bytes: 0,
         }
+    }
+
+    /// Grid, block and planes per block of the streaming Lanczos passes.
+    fn lanczos_config(&self) -> (LaunchConfig, u32) {
+        let g = self.op.grid();
+        let n = g.n() as u32;
+        let block = self.lanczos_block.unwrap_or_else(|| lanczos_block(g.n()));
+        let zchunk = self.zchunk.unwrap_or_else(|| {
+            march_zchunk(g.n(), g.planes(), block, self.device.info().multiprocessors)
+        });
+        let cfg = LaunchConfig {
+            grid: (
+                n.div_ceil(block.0),
+                n.div_ceil(block.1),
+                (g.planes() as u32).div_ceil(zchunk),
+            ),
+            block: (block.0, block.1, 1),
+            shared_mem_bytes: 0,
+        };
+        (cfg, zchunk)
     }
 
     /// The kernel of the fused step.
@@ -674,17 +704,16 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
         S: matexp_core::Scalar,
     {
         let v = step_variant(linear_variant(&self.op));
-        let kernel = StencilKernel::Marching;
+        let (cfg, zchunk) = self.lanczos_config();
         let prm = params_for(
             &self.op,
-            self.zchunk_for(kernel),
+            zchunk,
             MX_BFUN_NONE,
             false,
             S::one(),
             S::zero(),
             S::zero(),
         );
-        let cfg = self.march_config(kernel);
         let (gx, gy, gz) = cfg.grid;
         let blocks = gx * gy * gz;
         let coef = self.coef.as_ref().map_or(NULL, |c| c.device_ptr());
@@ -923,6 +952,31 @@ pub fn march_zchunk(n: usize, planes: usize, block: (u32, u32), sms: u32) -> u32
     planes.div_ceil(chunks).max(1) as u32
 }
 
+/// The block of the streaming Lanczos passes on a grid of `n` points per axis: rows as wide
+/// as the grid up to 256 threads (a multiple of 32), 512 threads in all (256×2 at N = 256,
+/// 128×4 at 128, 32×16 below 33). Wide rows leave fewer in-plane neighbours outside the
+/// block, which the advance must form from two vectors read through L2: measured on an H200
+/// at 256³ `f64`, the advance took 171 µs in 256×2 blocks, 190 µs in 64×8 or 128×4 and
+/// 205 µs in the products' 32×8 (the Lanczos product 125–129 µs in all of them).
+pub fn lanczos_block(n: usize) -> (u32, u32) {
+    let x = (n.clamp(1, 256).div_ceil(32) * 32) as u32;
+    (x, MX_MARCH_MAX_THREADS / x)
+}
+
+/// Checks a block of the streaming kernel: whole warps (the sums reduce by warps), at most
+/// [`MX_MARCH_MAX_THREADS`] threads (the kernel's register budget).
+fn check_march_block(what: &'static str, x: u32, y: u32) -> Result<()> {
+    let threads = x as u64 * y as u64;
+    if x == 0 || y == 0 || threads % 32 != 0 || threads > MX_MARCH_MAX_THREADS as u64 {
+        return Err(Error::invalid(
+            what,
+            format!("{x}×{y}"),
+            format!("x·y a multiple of 32, at most {MX_MARCH_MAX_THREADS}"),
+        ));
+    }
+    Ok(())
+}
+
 /// Planes per block of the optimized kernel: about 2048 blocks in all, at least 8 planes.
 pub(crate) fn default_zchunk(n: usize, planes: usize) -> u32 {
     let tiles = n.div_ceil(MX_STENCIL_BX as usize) * n.div_ceil(MX_STENCIL_BY as usize);
@@ -1073,5 +1127,32 @@ impl<S: RealScalar + DeviceElement> LinearOperator<GpuBackend, S> for GpuStencil
             q_next.device_ptr(),
             w.device_ptr(),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lanczos_blocks_are_whole_warps_within_the_register_budget() {
+        for n in 1..=600 {
+            let (x, y) = lanczos_block(n);
+            assert!(
+                check_march_block("Lanczos block", x, y).is_ok(),
+                "n = {n}: {x}×{y}"
+            );
+            assert_eq!(x % 32, 0, "n = {n}");
+            // As wide as the grid (up to 256), so no row of a block is mostly idle.
+            assert!(
+                x as usize >= n.min(256) && (x as usize) < n.min(256) + 32,
+                "n = {n}"
+            );
+        }
+        assert_eq!(lanczos_block(256), (256, 2));
+        assert_eq!(lanczos_block(128), (128, 4));
+        assert_eq!(lanczos_block(20), (32, 16));
+        assert!(check_march_block("b", 16, 1).is_err());
+        assert!(check_march_block("b", 33, 32).is_err());
     }
 }
