@@ -26,9 +26,7 @@ fn inverse_or_zero(beta: f64) -> f64 {
 /// since a step queued for nothing would cost more than the idle time it saves (measured on
 /// seed 000's Table 10, a fixed four added six products to 37 and 3 ms to 26 ms).
 /// If the check converges, those L steps (≈ H of device time, the idle time of one check)
-/// are spent for nothing and counted; every check that does not converge saves H. A check
-/// that the extrapolation of the estimates placed where the tolerance is predicted to be met
-/// (`check_interval`), and which therefore mostly converges, queues at most one step.
+/// are spent for nothing and counted; every check that does not converge saves H.
 #[derive(Debug, Default)]
 struct Lookahead {
     /// Device seconds per step, from the first read.
@@ -258,28 +256,25 @@ pub struct Lanczos<'a, B: Backend, S: Scalar> {
 /// extrapolation over one interval instead of by the interval (k/10: 32 products at
 /// k = 320). A ratio that does not fall (estimates can grow early on, while T_k has not yet
 /// seen the spectrum's extent) keeps the growing interval.
-///
-/// Also returns whether the interval is the extrapolation's (the next check is where the
-/// tolerance is predicted to be met) rather than the growth rule's.
 fn check_interval(
     opts: &LanczosOptions,
     k: usize,
     previous: Option<(usize, f64)>,
     miss: f64,
-) -> (usize, bool) {
+) -> usize {
     let growth = opts.check_every.max(k / 10);
     let Some((kp, mp)) = previous else {
-        return (growth, false);
+        return growth;
     };
     if !(miss.is_finite() && mp.is_finite() && miss > 1.0 && miss < mp && kp < k) {
-        return (growth, false);
+        return growth;
     }
     let rate = (mp / miss).ln() / (k - kp) as f64;
     let steps = miss.ln() / rate;
-    if steps.is_finite() && steps >= 0.0 && (steps.ceil() as usize) < growth {
-        ((steps.ceil() as usize).max(1), true)
+    if steps.is_finite() && steps >= 0.0 {
+        (steps.ceil() as usize).clamp(1, growth)
     } else {
-        (growth, false)
+        growth
     }
 }
 
@@ -759,8 +754,6 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
         let mut next_check = opts.check_every.max(self.first_check).min(opts.max_dim);
         // The worst estimate / tolerance ratio at the previous check, for the schedule.
         let mut previous: Option<(usize, f64)> = None;
-        // Whether the next check was placed where the extrapolation predicts convergence.
-        let mut predicted = false;
         let mut scanned = 0;
         let mut j = 0;
         let mult = if two_pass { 2 } else { 1 };
@@ -825,9 +818,6 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
                     let cap = opts.max_products.saturating_add(usize::from(two_pass)) / mult;
                     ahead = look
                         .steps(k, opts.check_every)
-                        // A check placed where convergence is predicted (the extrapolation
-                        // lands at or after it) queues one step: the rest would be spent.
-                        .min(if predicted { 1 } else { usize::MAX })
                         // Leave the step that reaches max_dim, n or the cap to the loop.
                         .min(opts.max_dim.saturating_sub(k + 1))
                         .min(self.n.saturating_sub(k + 1))
@@ -941,14 +931,13 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
                     scanned = i;
                     next_check = k;
                     previous = None;
-                    predicted = false;
                     report.reorthogonalized_from = Some(i);
                     j = i;
                     continue;
                 }
-                let (interval, extrapolated) = check_interval(&opts, k, previous, miss);
-                next_check = (k + interval).max(k + ahead + 1).min(opts.max_dim);
-                predicted = extrapolated;
+                next_check = (k + check_interval(&opts, k, previous, miss))
+                    .max(k + ahead + 1)
+                    .min(opts.max_dim);
                 previous = Some((k, miss));
                 look.host_done(host.elapsed().as_secs_f64());
             }
