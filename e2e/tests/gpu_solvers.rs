@@ -501,8 +501,10 @@ fn lanczos_takes_the_cpu_products_on_the_gpu() {
         let (w1, r1) = lanczos_expmv(&g, &agd, 0.1, &vg, &opts).unwrap();
         let e = rel_diff(&g.to_host(&w1).unwrap(), &g.to_host(&w0).unwrap());
         eprintln!("laplace3d deferred vs default rtol {rtol:e}: {e:.2e}; {r1}; {r0}");
-        assert_eq!(r0.max_degree, r1.max_degree, "laplace3d: dimensions differ");
-        assert!(e <= 1e-12, "laplace3d: deferred vs default {e:e}");
+        // The checks' places follow the measured host and device times (the lookahead), so
+        // two runs may stop at different dimensions; at the same one they agree to rounding.
+        let bound = if r0.max_degree == r1.max_degree { 1e-12 } else { 2.0 * rtol };
+        assert!(e <= bound, "laplace3d: deferred vs default {e:e}");
         let tau = c64::new(0.0, -5.0);
         let (w0, r0) = lanczos_expmv(&g, &hg, tau, &psig, &opts).unwrap();
         let (w1, r1) = lanczos_expmv(&g, &hgd, tau, &psig, &opts).unwrap();
