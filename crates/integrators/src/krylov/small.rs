@@ -165,38 +165,51 @@ fn estimate(
     y: &[c64],
     saad: f64,
     screen: Option<f64>,
-    first_column: impl Fn(usize) -> Result<Vec<c64>>,
+    first_column: impl Fn(usize) -> Result<Vec<c64>> + Sync,
 ) -> Result<f64> {
     let k = y.len();
     if norm(y).is_nan() || saad.is_nan() {
         // t·λ beyond the range: NaN marks the estimate meaningless (the caller's error).
         return Ok(f64::NAN);
     }
-    let lagged = match lag(k) {
-        Some(m) => {
-            let ym = first_column(k - m)?;
-            Some((m, gap(y, &ym), ym))
-        }
-        None => None,
+    let Some(m) = lag(k) else {
+        let successive = if k >= 2 {
+            gap(y, &first_column(k - 1)?)
+        } else {
+            norm(y)
+        };
+        return Ok(saad.max(successive));
     };
-    let d1 = lagged.as_ref().map_or(f64::INFINITY, |l| l.1);
+    // y_{k−m}, y_{k−1} and y_{k−2m} are independent small problems: solved at once, a check
+    // costs one eigensolve's time on a multicore host instead of up to three, which is host
+    // time an asynchronous device would otherwise spend idle or on lookahead steps. (A screen
+    // that fails the check after y_{k−m} leaves the other two unused.)
+    let (ym, (y1, y2)) = rayon::join(
+        || first_column(k - m),
+        || {
+            rayon::join(
+                || (m != 1).then(|| first_column(k - 1)).transpose(),
+                || first_column(k - 2 * m),
+            )
+        },
+    );
+    let (ym, y1, y2) = (ym?, y1?, y2?);
+    let d1 = gap(y, &ym);
     if let Some(threshold) = screen
         && saad.min(d1) > threshold
     {
         return Ok(saad.min(d1));
     }
-    let successive = match &lagged {
-        Some((1, d, _)) => *d,
-        _ if k >= 2 => gap(y, &first_column(k - 1)?),
-        _ => norm(y),
+    let successive = match &y1 {
+        Some(y1) => gap(y, y1),
+        None => d1,
     };
     let one_step = saad.max(successive);
-    let lagged = match lagged {
-        Some((m, d1, ym)) if d1 < one_step => {
-            let d2 = gap(&ym, &first_column(k - 2 * m)?);
-            if d1 <= 0.25 * d2 { d1 } else { f64::INFINITY }
-        }
-        _ => f64::INFINITY,
+    let lagged = if d1 < one_step {
+        let d2 = gap(&ym, &y2);
+        if d1 <= 0.25 * d2 { d1 } else { f64::INFINITY }
+    } else {
+        f64::INFINITY
     };
     Ok(one_step.min(lagged))
 }
