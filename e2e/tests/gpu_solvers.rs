@@ -449,11 +449,14 @@ fn lanczos_takes_the_cpu_products_on_the_gpu() {
             let e = rel_diff(&g.to_host(&wg).unwrap(), &wc);
             eprintln!("laplace3d two_pass {two_pass} rtol {rtol:e}: {e:.2e}; gpu {rg}; cpu {rc}");
             // The GPU queues steps ahead of each check (the device works while the host
-            // solves the small eigenproblems), so it may spend a lookahead more products and
-            // stop at a later check; on the same dimension it returns the CPU's result.
-            let ahead = 4usize.max(rc.matvecs / 4) + 1;
+            // solves the small eigenproblems), up to max(4, k/4): the check after the one
+            // before convergence can land that much later, and the converging check queues
+            // as many again, so at most ~(5/4)² of the CPU's products (both counts, small
+            // and fast problems: 183 against 119 measured at n = 24³ on an H200); on the same
+            // dimension it returns the CPU's result.
+            let bound = |k: usize| k + (9 * k).div_ceil(16) + 10;
             assert!(
-                rg.matvecs >= rc.matvecs && rg.matvecs <= rc.matvecs + 2 * ahead,
+                rg.matvecs >= rc.matvecs && rg.matvecs <= bound(rc.matvecs),
                 "laplace3d: products {} on the GPU, {} on the CPU",
                 rg.matvecs,
                 rc.matvecs
@@ -474,9 +477,8 @@ fn lanczos_takes_the_cpu_products_on_the_gpu() {
             // eigenvalue is found early), after which the coefficients amplify the rounding
             // differences of the two backends; a check near the tolerance may then decide one
             // step apart. Both results must meet the tolerance, so they agree to 2·rtol.
-            let ahead = 4usize.max(rc.matvecs / 4) + 1;
             assert!(
-                rg.matvecs + 2 >= rc.matvecs && rg.matvecs <= rc.matvecs + 2 * ahead,
+                rg.matvecs + 2 >= rc.matvecs && rg.matvecs <= bound(rc.matvecs),
                 "spin bath: products {} on the GPU, {} on the CPU",
                 rg.matvecs,
                 rc.matvecs
