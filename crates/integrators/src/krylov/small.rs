@@ -39,6 +39,12 @@ impl Coefficients {
         self.err <= scaled_tolerance(tol, self.c, beta0, self.norm_y)
     }
 
+    /// Whether the tolerance lies below a relative rounding floor: `floor`·‖v‖·e^{c}·‖y‖ >
+    /// atol + rtol·‖v‖·e^{c}·‖y‖.
+    pub(crate) fn below_floor(&self, tol: &Tolerance, beta0: f64, floor: f64) -> bool {
+        floor * self.norm_y > scaled_tolerance(tol, self.c, beta0, self.norm_y)
+    }
+
     /// Estimate / tolerance in the scaling of y (≤ 1: converged; ∞ for a zero tolerance).
     pub(crate) fn miss(&self, tol: &Tolerance, beta0: f64) -> f64 {
         let t = scaled_tolerance(tol, self.c, beta0, self.norm_y);
