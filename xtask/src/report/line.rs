@@ -9,6 +9,12 @@ pub fn misses_tolerance(r: &Record) -> bool {
     matches!((r.number("error"), r.number("tol")), (Some(e), Some(t)) if e > t)
 }
 
+/// Whether a record is a run that failed or that the method refused (`extra.failed`): its
+/// time is not a result, so no ratio is taken from it.
+pub fn failed(r: &Record) -> bool {
+    r.extra().is_some_and(|e| e.contains_key("failed"))
+}
+
 /// One line of a rendered seed table: the records of one case, precision, size and tolerance.
 #[derive(Debug)]
 pub struct Line<'a> {
@@ -32,6 +38,16 @@ impl Line<'_> {
     /// Some record of ours misses its tolerance: no speed-up may be shown for this line.
     pub fn tol_missed(&self) -> bool {
         self.ours().any(|r| misses_tolerance(r))
+    }
+
+    /// One of our records failed or was refused (see [`failed`]).
+    pub fn failed(&self) -> bool {
+        self.ours().any(|r| failed(r))
+    }
+
+    /// Ratios are withheld: a tolerance missed or a run failed.
+    pub fn withheld(&self) -> bool {
+        self.tol_missed() || self.failed()
     }
 
     pub fn records(&self) -> impl Iterator<Item = &&Record> {

@@ -306,7 +306,8 @@ time divided by ours (above 1: ours faster), as recorded in the same run; ‡ ma
 where the peer reached an error more than 100× smaller than ours, so it is not a comparison \
 at equal accuracy. *error* is the largest achieved error of our records with the requested \
 tolerance; a line whose error exceeds its tolerance is marked ✗ tol missed and shows no \
-speed-up (ratios withheld). *figures* shows figures of the records' `extra` that a row names (e.g. memory \
+speed-up (ratios withheld), and so is a line whose run failed or was refused by the method \
+(✗ failed: its time is not a result). *figures* shows figures of the records' `extra` that a row names (e.g. memory \
 in bytes). *products* are operator applications (matrix products for \
 polynomials); *seed ÷ ours* is the seed's time divided by ours on the same kind of \
 hardware. Verdicts are written by hand; the numbers in them that carry a unit of time, a × \

@@ -162,7 +162,7 @@ fn times(recs: &[&Record], role: Role) -> Option<String> {
             if role == Role::MultiGpu {
                 s = format!("{} {s}", r.text("backend"));
             }
-            if misses_tolerance(r) {
+            if misses_tolerance(r) || super::line::failed(r) {
                 s.push_str(" ✗");
             }
             s
@@ -224,7 +224,9 @@ fn peers_cell(line: &Line<'_>) -> Option<String> {
         if let Some(e) = p.number("error") {
             s.push_str(&format!(" (err {})", fmt_sci(e)));
         }
-        if line.tol_missed() {
+        if super::line::failed(p) {
+            s.push_str(": failed");
+        } else if line.withheld() {
             s.push_str(": ratio withheld");
         } else if let Some(r) = peer_ratio(line, p) {
             s.push_str(&format!(": {}×", sig3(r)));
@@ -251,7 +253,7 @@ fn peers_cell(line: &Line<'_>) -> Option<String> {
             continue;
         }
         if let Some(r) = line.ours().find_map(|r| r.number(field)) {
-            if line.tol_missed() {
+            if line.withheld() {
                 parts.push(format!("{name}: ratio withheld"));
             } else {
                 parts.push(format!("{name}: {}×", sig3(r)));
@@ -379,7 +381,7 @@ fn seed_ratio_cell(line: &Line<'_>) -> Option<String> {
         ) else {
             continue;
         };
-        if line.tol_missed() {
+        if line.withheld() {
             parts.push(format!("{label}: withheld"));
         } else if o > 0.0 {
             parts.push(format!("{label} {}×", sig3(s / o)));
@@ -418,7 +420,9 @@ fn columns() -> Vec<Col> {
                 if let Some(size) = &l.size {
                     s.push_str(&format!(" ({size})"));
                 }
-                if l.tol_missed() {
+                if l.failed() {
+                    s.push_str(" ✗ failed");
+                } else if l.tol_missed() {
                     s.push_str(" ✗ tol missed");
                 }
                 Some(s)
@@ -765,6 +769,27 @@ seed = "~2.1 s"
 
     fn render(mapping: &str, records: &[Record]) -> String {
         render_seeds(&parse(mapping, "m.toml").unwrap(), records)
+    }
+
+    #[test]
+    fn a_failed_or_refused_run_is_marked_and_shows_no_speedup() {
+        let records = [
+            record(json!({"backend": "gpu", "time_s": 1.0, "tol": 1e-5,
+                          "extra": {"failed": "below the rounding floor"}})),
+            record(json!({"backend": "cusparse", "time_s": 1.5})),
+        ];
+        let md = render(MAPPING, &records);
+        assert!(md.contains("`c` f64 ✗ failed"), "{md}");
+        assert!(md.contains("cuSPARSE 1.50 s: ratio withheld"), "{md}");
+        assert!(md.contains("GPU: withheld"), "{md}");
+        assert!(!md.contains("1.50×") && !md.contains("5.00×"), "{md}");
+        // A peer that failed gives no ratio either.
+        let records = [
+            record(json!({"backend": "gpu", "time_s": 1.0, "tol": 1e-5, "error": 2e-6})),
+            record(json!({"backend": "cusparse", "time_s": 1.5, "extra": {"failed": "x"}})),
+        ];
+        let md = render(MAPPING, &records);
+        assert!(md.contains("cuSPARSE 1.50 s: failed"), "{md}");
     }
 
     #[test]

@@ -921,10 +921,10 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
                         return Err(Error::NoConvergence {
                             method: "lanczos",
                             detail: format!(
-                                "the estimate ({:.3e}) meets the tolerance at dimension {k}, but \
-                                 rtol = {:.1e} is below what Lanczos attains in {} there (its \
-                                 rounding, about u·k = {floor:.1e} of the result): ask for rtol \
-                                 ≥ {:.0e}, or compute in double precision",
+                                "the estimate meets the tolerance at dimension {k} (estimated \
+                                 error {:.3e}), but rtol = {:.1e} is below what Lanczos attains \
+                                 in {} there (its rounding, about u·k = {floor:.1e} of the \
+                                 result): ask for rtol ≥ {:.0e}, or compute in double precision",
                                 report.error_estimate,
                                 opts.tol.rtol,
                                 S::NAME,
