@@ -521,3 +521,37 @@ fn lanczos_takes_the_cpu_products_on_the_gpu() {
         assert!(e <= 2.0 * rtol, "spin bath: deferred vs default {e:e}");
     }
 }
+
+/// e^{tA}v by Lanczos over the GPU stencil (its fused product, and its advance: Lanczos runs
+/// the deferred step there) against the same call over the CPU stencil, for three boundary
+/// kinds in 3D and 2D.
+#[test]
+#[ignore = "needs a CUDA GPU; run by the GPU bundle"]
+fn lanczos_over_the_gpu_stencil_matches_the_cpu_stencil() {
+    use matexp_core::LinearOperator;
+    use matexp_stencil::gpu::GpuStencil;
+    use matexp_stencil::{Boundary, Dim, Stencil};
+    use matexp_testkit::gpu_sizes::pick;
+    let g = gpu();
+    let cpu = CpuBackend::new();
+    for kind in [Boundary::Dirichlet, Boundary::Neumann, Boundary::Periodic] {
+        for (d, n) in [(Dim::Three, pick(33, 12)), (Dim::Two, pick(90, 30))] {
+            let op = Stencil::<f64>::laplacian(d, n, kind).unwrap();
+            let len = LinearOperator::<CpuBackend, f64>::nrows(&op);
+            // t·‖A‖ ≈ 30: a few tens of Krylov steps, a convergence check or two.
+            let t = 30.0 / LinearOperator::<CpuBackend, f64>::norm_bound(&op).unwrap();
+            let v = smooth_plus_noise::<f64>(len);
+            let opts = LanczosOptions::default().with_rtol(1e-12);
+            let (want, _) = lanczos_expmv(&cpu, &op, t, &v, &opts).unwrap();
+            let dev = GpuStencil::new(&g, &op).unwrap();
+            assert!(LinearOperator::<GpuBackend, f64>::lanczos_advance_fused(
+                &dev
+            ));
+            let vg = g.upload(&v).unwrap();
+            let (got, report) = lanczos_expmv(&g, &dev, t, &vg, &opts).unwrap();
+            let e = rel_diff(&g.to_host(&got).unwrap(), &want);
+            eprintln!("stencil {kind:?} {d:?} n = {n}: GPU vs CPU {e:.2e}; {report}");
+            assert!(e < 1e-10, "{kind:?} {d:?} n = {n}: {e:e}");
+        }
+    }
+}

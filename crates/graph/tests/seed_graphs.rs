@@ -120,8 +120,10 @@ fn references_agree_with_each_other_and_the_thesis() {
 fn total_communicability_matches_dense_references() {
     let cpu = CpuBackend::new();
     for case in cases() {
+        // 1e−15 would lie below Lanczos' f64 rounding floor at k ≈ 12 (u·k ≈ 1.3e−15), which
+        // it declines; the references are checked to TOL either way.
         let opts = CommunicabilityOptions {
-            rtol: 1e-15,
+            rtol: 1e-14,
             ..Default::default()
         };
         for two_pass in [false, true] {
@@ -253,7 +255,7 @@ fn beta_scales_the_walks() {
             &case.graph,
             &CommunicabilityOptions {
                 beta,
-                rtol: 1e-15,
+                rtol: 1e-14,
                 ..Default::default()
             },
         )

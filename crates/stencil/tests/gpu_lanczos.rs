@@ -8,9 +8,8 @@
 mod common;
 
 use common::{KINDS, coefficient, dim, random_vec, rel_err};
-use matexp_core::{Backend, CpuBackend, LinearOperator};
+use matexp_core::{Backend, LinearOperator};
 use matexp_gpu::{GpuBackend, GpuVector};
-use matexp_integrators::{LanczosOptions, lanczos_expmv};
 use matexp_stencil::gpu::{GpuStencil, StencilKernel};
 use matexp_stencil::{Boundary, Dim, Stencil};
 use matexp_testkit::gpu_sizes::pick;
@@ -227,34 +226,4 @@ fn fused_lanczos_checks_its_arguments() {
     );
     dev.lanczos_advance(&g, 0, &q, &q, &mut qn, &mut w, &c, &mut sums)
         .unwrap();
-}
-
-/// e^{tA}v by Lanczos over the GPU stencil (its fused product, and its advance where the
-/// solver runs the deferred step) against the same call over the CPU stencil.
-#[test]
-#[ignore = "needs an NVIDIA GPU; run by the GPU bundle"]
-fn lanczos_expmv_over_the_gpu_stencil_matches_the_cpu() {
-    let g = gpu();
-    let cpu = CpuBackend::new();
-    for kind in [Boundary::Dirichlet, Boundary::Neumann, Boundary::Periodic] {
-        for (three, n) in [(true, pick(33, 12)), (false, pick(90, 30))] {
-            let op = Stencil::<f64>::laplacian(dim(three), n, kind).unwrap();
-            let len = op.grid().len();
-            // t·‖A‖ ≈ 30: a few tens of Krylov steps, a convergence check or two.
-            let t = 30.0 / op.norm_bound().unwrap();
-            let v = random_vec::<f64>(len, 101);
-            let opts = LanczosOptions::default().with_rtol(1e-12);
-            let (want, _) = lanczos_expmv(&cpu, &op, t, &v, &opts).unwrap();
-            let dev = GpuStencil::new(&g, &op).unwrap();
-            let vg = g.upload(&v).unwrap();
-            let (got, report) = lanczos_expmv(&g, &dev, t, &vg, &opts).unwrap();
-            let got = g.to_host(&got).unwrap();
-            let e = rel_err(&got, &want, 0.0);
-            assert!(
-                e < 1e-10,
-                "{kind:?} 3d={three} n={n}: {e:e} after {} products",
-                report.matvecs
-            );
-        }
-    }
 }
