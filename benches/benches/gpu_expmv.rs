@@ -473,11 +473,11 @@ fn tables(ctx: &mut Ctx<'_>) -> Res<()> {
     if t12 {
         let a: CsrMatrix<f64> = laplacian_3d(lap_n).map_err(err)?;
         let u0 = laplace_initial(lap_n);
-        let ag = GpuCsr::from_csr(ctx.gpu, &a).map_err(err)?;
+        let mut ag = GpuCsr::from_csr(ctx.gpu, &a).map_err(err)?;
         table_case(
             ctx,
             &format!("T12_laplace3d_N{lap_n}_t0.01"),
-            &ag,
+            &mut ag,
             0.01,
             &u0,
             Some(laplace_reference(lap_n, 0.01)),
@@ -489,9 +489,18 @@ fn tables(ctx: &mut Ctx<'_>) -> Res<()> {
         let bath = SpinBath::seed000(spins, 1).map_err(err)?;
         let hm: CsrMatrix<c64> = bath.hamiltonian(StoredZeros::Keep).map_err(err)?;
         let psi: Vec<c64> = bath.initial_state(1).map_err(err)?;
-        let hg = GpuCsr::from_csr(ctx.gpu, &hm).map_err(err)?;
+        let mut hg = GpuCsr::from_csr(ctx.gpu, &hm).map_err(err)?;
         let case = format!("T10_spin_bath_L{spins}_t10");
-        table_case(ctx, &case, &hg, c64::new(0.0, -10.0), &psi, None, tol, reps)?;
+        table_case(
+            ctx,
+            &case,
+            &mut hg,
+            c64::new(0.0, -10.0),
+            &psi,
+            None,
+            tol,
+            reps,
+        )?;
     }
     Ok(())
 }
@@ -499,7 +508,7 @@ fn tables(ctx: &mut Ctx<'_>) -> Res<()> {
 fn table_case<S: Scalar>(
     ctx: &mut Ctx<'_>,
     name: &str,
-    op: &GpuCsr<S>,
+    op: &mut GpuCsr<S>,
     t: S,
     v: &[S],
     exact: Option<Vec<S>>,
@@ -588,7 +597,6 @@ fn table_case<S: Scalar>(
     r.reps = reps as u64;
     r.device = ctx.tag.clone();
     ctx.records.push(r);
-    let deferred = DeferredLanczos(op);
     for (label, two_pass) in [
         ("lanczos", false),
         ("lanczos_two_pass", true),
@@ -598,13 +606,11 @@ fn table_case<S: Scalar>(
             two_pass,
             ..LanczosOptions::default().with_rtol(tol)
         };
-        let run_op: &dyn LinearOperator<GpuBackend, S> = if label == "lanczos_deferred" {
-            &deferred
-        } else {
-            op
-        };
+        // The deferred step form on the same matrix (`GpuCsr::set_deferred_lanczos`).
+        op.set_deferred_lanczos(label == "lanczos_deferred");
+        let op = &*op;
         let (time, w, report) =
-            time_method::<Lanczos<'_, _, _>, _, _, _>(gpu, opts, run_op, t, &vg, reps)?;
+            time_method::<Lanczos<'_, _, _>, _, _, _>(gpu, opts, op, t, &vg, reps)?;
         let e = rel_diff(&w, &reference);
         println!(
             "  gpu {label}: {:.3} ms, error {e:.1e} (tol {tol:.0e}); {report}",
@@ -619,7 +625,7 @@ fn table_case<S: Scalar>(
             .extra("auto_picks", "lanczos")
             .extra(
                 "step_form",
-                if run_op.lanczos_advance_fused() {
+                if LinearOperator::<GpuBackend, S>::lanczos_advance_fused(op) {
                     "deferred"
                 } else {
                     "product + update"
@@ -636,64 +642,8 @@ fn table_case<S: Scalar>(
         r.device = ctx.tag.clone();
         ctx.records.push(r);
     }
+    op.set_deferred_lanczos(false);
     Ok(())
-}
-
-/// A `GpuCsr` on which Lanczos takes the deferred step form (`spmv_csr_lanczos_advance`),
-/// timed beside the default form.
-struct DeferredLanczos<'a, S: Scalar>(&'a GpuCsr<S>);
-
-impl<S: Scalar> LinearOperator<GpuBackend, S> for DeferredLanczos<'_, S> {
-    fn nrows(&self) -> usize {
-        LinearOperator::<GpuBackend, S>::nrows(self.0)
-    }
-    fn ncols(&self) -> usize {
-        LinearOperator::<GpuBackend, S>::ncols(self.0)
-    }
-    fn apply(
-        &self,
-        b: &GpuBackend,
-        alpha: S,
-        x: &matexp_gpu::GpuVector<S>,
-        beta: S,
-        y: &mut matexp_gpu::GpuVector<S>,
-    ) -> matexp_core::Result<()> {
-        self.0.apply(b, alpha, x, beta, y)
-    }
-    fn spectral_bounds(&self) -> Option<matexp_core::SpectralBounds> {
-        LinearOperator::<GpuBackend, S>::spectral_bounds(self.0)
-    }
-    fn is_hermitian(&self) -> bool {
-        LinearOperator::<GpuBackend, S>::is_hermitian(self.0)
-    }
-    fn lanczos_product(
-        &self,
-        b: &GpuBackend,
-        j: usize,
-        q_prev: Option<&matexp_gpu::GpuVector<S>>,
-        q: &matexp_gpu::GpuVector<S>,
-        w: &mut matexp_gpu::GpuVector<S>,
-        c: &matexp_gpu::GpuVector<f64>,
-        sums: &mut matexp_gpu::GpuVector<f64>,
-    ) -> matexp_core::Result<()> {
-        self.0.lanczos_product(b, j, q_prev, q, w, c, sums)
-    }
-    fn lanczos_advance_fused(&self) -> bool {
-        true
-    }
-    fn lanczos_advance(
-        &self,
-        b: &GpuBackend,
-        j: usize,
-        q: &matexp_gpu::GpuVector<S>,
-        w_prev: &matexp_gpu::GpuVector<S>,
-        q_next: &mut matexp_gpu::GpuVector<S>,
-        w: &mut matexp_gpu::GpuVector<S>,
-        c: &matexp_gpu::GpuVector<f64>,
-        sums: &mut matexp_gpu::GpuVector<f64>,
-    ) -> matexp_core::Result<()> {
-        self.0.lanczos_advance(b, j, q, w_prev, q_next, w, c, sums)
-    }
 }
 
 fn write_records(dir: &PathBuf, records: &[Record]) -> Res<()> {

@@ -191,8 +191,13 @@ impl<S: Scalar> GpuCsr<S> {
     /// c64 spin bath of seed 000 Table 10 (`bench-results/`). Stencils, which load each
     /// value once, take it by default.
     pub fn with_deferred_lanczos(mut self, deferred: bool) -> Self {
-        self.deferred_lanczos = deferred;
+        self.set_deferred_lanczos(deferred);
         self
+    }
+
+    /// As [`GpuCsr::with_deferred_lanczos`], in place.
+    pub fn set_deferred_lanczos(&mut self, deferred: bool) {
+        self.deferred_lanczos = deferred;
     }
 
     /// Selects the SpMV kernel of [`LinearOperator::apply`].
