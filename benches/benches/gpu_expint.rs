@@ -7,7 +7,9 @@
 //!   points), f64 and f32, on the GPU and on the host CPU backend (same binary, same step):
 //!   time (median of the repetitions after a warm-up), products, relative error against the
 //!   f64 step at tolerance 10⁻¹² on the GPU. The seed reports 1.5 s / 1.2 s (f64 / f32) on a
-//!   Tesla C1060 and 9.5 s / 5.6 s on two Xeons with 40 products.
+//!   Tesla C1060 and 9.5 s / 5.6 s on two Xeons with 40 products. Peer (with the host CPU
+//!   runs, unless `--no-peers`): SciPy's `expm_multiply` of the augmented matrix on the
+//!   host, one repetition, beside our host step at 10⁻¹² (equal accuracy).
 //! * The adaptive run: exprb32, exprb43 and epirk4s3 at tolerance 10⁻⁶ to t = 0.01 on
 //!   N = 128 (f64), Jacobian action by directional differences on the GPU, against exprb43 at
 //!   10⁻⁹: time, steps, products, error.
@@ -18,13 +20,15 @@
 //!   CPU backend's at L = 12, then time, products and norm drift at L = 20 (n = 2²⁰).
 //!
 //! ```text
-//! cargo bench -p matexp-benches --bench gpu_expint -- [--out DIR] [--small] [--reps N] [--no-cpu]
+//! cargo bench -p matexp-benches --bench gpu_expint -- [--out DIR] [--small] [--reps N] [--no-cpu] [--no-peers]
 //! ```
 //! `--small`: N = 64 and 32. Records (one JSON object per line) go to `DIR/expint.jsonl`
 //! (default `target/bench-records`). Exit status 3 means no GPU.
 
 #[path = "../../crates/integrators/examples/support/combustion.rs"]
 mod combustion;
+#[path = "common/scipy_peer.rs"]
+mod scipy_peer;
 
 use combustion::{Combustion, initial, rel_diff};
 use matexp_benches::Record;
@@ -58,6 +62,7 @@ struct Args {
     small: bool,
     reps: usize,
     cpu: bool,
+    peers: bool,
 }
 
 fn parse_args() -> Args {
@@ -68,6 +73,7 @@ fn parse_args() -> Args {
         small: false,
         reps: 5,
         cpu: true,
+        peers: true,
     };
     let mut it = std::env::args().skip(1);
     while let Some(s) = it.next() {
@@ -75,6 +81,7 @@ fn parse_args() -> Args {
             "--out" => a.out = it.next().map(PathBuf::from).unwrap_or(a.out),
             "--small" => a.small = true,
             "--no-cpu" => a.cpu = false,
+            "--no-peers" => a.peers = false,
             "--reps" => a.reps = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.reps),
             _ => {}
         }
@@ -288,6 +295,67 @@ fn euler_cpu<S: RealScalar>(n: usize, tol: f64, reps: usize) -> Res<(f64, usize,
     Ok((median(&mut times), products, w))
 }
 
+/// SciPy's exponential-Euler step (f64) on the host CPU beside ours: `expm_multiply` of the
+/// augmented matrix h·[[A, g(u)], [0, 0]] on [u; 1] with A the same Laplacian as CSR, error
+/// against the GPU step at 10⁻¹². SciPy takes no tolerance (it works to 2⁻⁵³), so the record
+/// also carries `extra.peer_ratio_vs_reference`: SciPy's time over our host CPU step at
+/// 10⁻¹², the comparison at equal accuracy.
+fn scipy_euler(n: usize, reference: &[f64], tag: &str) -> Res<(Record, String)> {
+    let cpu = CpuBackend::new();
+    let a = matexp_sparse::generators::laplacian_3d::<f64, u32>(n).map_err(err)?;
+    let st = Stencil::<f64>::laplacian(Dim::Three, n, Boundary::Dirichlet).map_err(err)?;
+    let u = initial::<f64>(n);
+    let (mut y1, mut y2) = (vec![0.0; u.len()], vec![0.0; u.len()]);
+    a.apply(&cpu, 1.0, &u, 0.0, &mut y1).map_err(err)?;
+    st.apply(&cpu, 1.0, &u, 0.0, &mut y2).map_err(err)?;
+    let same = rel_diff(&y1, &y2);
+    if same > 1e-12 {
+        return Err(format!(
+            "the CSR Laplacian differs from the stencil ({same:.1e})"
+        ));
+    }
+    let mut g = vec![0.0; u.len()];
+    Combustion.eval(&cpu, 0.0, &u, &mut g).map_err(err)?;
+    let (tight_s, tight_products, _) = euler_cpu::<f64>(n, 1e-12, 1)?;
+    let dir = scipy_peer::scratch("euler256");
+    scipy_peer::write_csr(&dir, "A", &a);
+    drop(a);
+    scipy_peer::write_f64(&dir.join("u"), &u);
+    scipy_peer::write_f64(&dir.join("g"), &g);
+    scipy_peer::write_f64(&dir.join("ref"), reference);
+    println!("SciPy expm_multiply at N = {n} on the host (one repetition; about a minute)");
+    let args = ["--h", "1e-4", "--reps", "1", "--max-s", "1"].map(String::from);
+    let v = scipy_peer::run("exp_euler", &dir, &args);
+    let _ = std::fs::remove_dir_all(&dir);
+    let v = v.ok_or("the SciPy script failed (stderr above)")?;
+    let mut base = Record::new("expint", "table4_exp_euler", "scipy", "f64")
+        .size("n", n * n * n)
+        .size("points_per_axis", n);
+    base.device = format!("{tag}-host");
+    let mut peer = scipy_peer::peer_record(&base, &v).ok_or("unreadable SciPy output")?;
+    peer.device = base.device.clone();
+    let ratio = peer.time_s / tight_s;
+    peer.extra.insert(
+        "call".into(),
+        "expm_multiply(h*[[A, g], [0, 0]], [u; 1])".into(),
+    );
+    peer.extra.insert(
+        "tolerance".into(),
+        "fixed 2^-53 (expm_multiply takes none)".into(),
+    );
+    peer.extra
+        .insert("peer_ratio_vs_reference".into(), ratio.into());
+    peer.extra.insert("reference_s".into(), tight_s.into());
+    peer.extra
+        .insert("reference_products".into(), tight_products.into());
+    let line = format!(
+        "Table IV N={n} SciPy (host): {:.2} s, error {:.1e}; {ratio:.1}x our host step at tol 1e-12 ({tight_s:.2} s)",
+        peer.time_s,
+        peer.error.unwrap_or(f64::NAN)
+    );
+    Ok((peer, line))
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
@@ -417,6 +485,15 @@ fn run(gpu: &GpuBackend, args: &Args) -> Res<()> {
             c64t / t64,
             c32t / t32
         ));
+    }
+    if args.cpu && args.peers && scipy_peer::available("gpu_expint") {
+        match scipy_euler(n, &reference, &tag) {
+            Ok((peer, line)) => {
+                records.push(peer);
+                summary.push(line);
+            }
+            Err(e) => eprintln!("gpu_expint: no SciPy Table IV row: {e}"),
+        }
     }
     write_records(&args.out, &records)?;
     records.clear();
