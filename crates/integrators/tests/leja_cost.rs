@@ -178,3 +178,68 @@ fn the_estimate_shares_the_coefficients_of_the_march() {
         "no case tells the two forms of τ apart"
     );
 }
+
+/// Diffusion needs `O(√ρ)` Leja points for a substep of radius `ρ`, so fewer, longer
+/// substeps cost fewer products: at `|t|·capacity ≈ 2000` (seed 000's Table 12 radius) on a
+/// large 1D Laplacian the default plan (`diffusion_max_degree` 512) takes one long substep
+/// where the 128-point cap alone takes about a dozen, at well under half the products, and
+/// both meet the tolerance against the exact sine-mode solution.
+#[test]
+fn long_substeps_for_diffusion_cost_fewer_products() {
+    let cpu = CpuBackend::new();
+    let n = 1usize << 17;
+    let (a, b) = laplace(n);
+    let pi = std::f64::consts::PI;
+    let h = 1.0 / (n + 1) as f64;
+    let mode = |k: usize, i: usize| (k as f64 * pi * (i + 1) as f64 * h).sin();
+    let lambda =
+        |k: usize| -4.0 * ((n + 1) * (n + 1)) as f64 * (k as f64 * pi * h / 2.0).sin().powi(2);
+    let modes = [1usize, 3, 40];
+    let t = 2000.0 * 4.0 / (b.re_max - b.re_min);
+    let v: Vec<f64> = (0..n)
+        .map(|i| modes.iter().map(|&k| mode(k, i)).sum())
+        .collect();
+    let exact: Vec<f64> = (0..n)
+        .map(|i| {
+            modes
+                .iter()
+                .map(|&k| (t * lambda(k)).exp() * mode(k, i))
+                .sum()
+        })
+        .collect();
+    let enorm = exact.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let rtol = 1e-6;
+    let run = |diffusion_max_degree: usize| {
+        let o = LejaOptions {
+            bounds: Some(b),
+            diffusion_max_degree,
+            ..LejaOptions::default().with_rtol(rtol)
+        };
+        let mut w = vec![0.0; n];
+        let r = Leja::new(&cpu, o)
+            .unwrap()
+            .expmv(&a, t, &v, &mut w)
+            .unwrap();
+        let err = w
+            .iter()
+            .zip(&exact)
+            .map(|(x, y)| (x - y) * (x - y))
+            .sum::<f64>()
+            .sqrt()
+            / enorm;
+        assert!(
+            r.converged && err <= rtol,
+            "cap {diffusion_max_degree}: error {err:.2e}, {r}"
+        );
+        r
+    };
+    let long = run(512);
+    let short = run(128);
+    assert!(long.max_degree > 128, "no long substep: {long}");
+    assert!(
+        2 * long.matvecs < short.matvecs,
+        "long substeps {} products against {} with 128 points",
+        long.matvecs,
+        short.matvecs
+    );
+}

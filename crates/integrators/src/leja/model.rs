@@ -109,8 +109,14 @@ fn radius_cache() -> &'static Mutex<HashMap<RadiusKey, f64>> {
 /// The largest `ρ` such that `e^{ρ·e^{iθ}ξ}` needs at most `target` points at tolerance
 /// `tol` by [`model_degree`], to within 3 %. The tolerance is rounded down to a power of two
 /// (a conservative bucket), and results are cached for the process: the search costs some
-/// 25 stable divided-difference evaluations.
-pub(crate) fn max_radius(theta: f64, tol: f64, target: usize, nodes: &[f64]) -> Result<f64> {
+/// 25 stable divided-difference evaluations, about 5 from a good `guess` of the answer.
+pub(crate) fn max_radius(
+    theta: f64,
+    tol: f64,
+    target: usize,
+    nodes: &[f64],
+    guess: Option<f64>,
+) -> Result<f64> {
     let bucket = tol.log2().floor().clamp(-1070.0, 0.0) as i32;
     let key = (
         (theta * 1e9).round() as i64,
@@ -131,19 +137,50 @@ pub(crate) fn max_radius(theta: f64, tol: f64, target: usize, nodes: &[f64]) -> 
     // Bracket: lo fits, hi does not. Tiny radii always fit when target ≥ the degree of a
     // near-constant function; if even that fails the caller's target is too small and the
     // smallest radius is returned (the substep loop then reports the failure).
-    let mut lo = 1.0 / 64.0;
-    if !fits(lo)? {
-        radius_cache().lock().map_err(poisoned)?.insert(key, lo);
-        return Ok(lo);
-    }
-    let mut hi = lo;
-    while fits(hi)? {
-        lo = hi;
-        hi *= 2.0;
-        if hi > 1.0e5 {
-            break;
+    let (mut lo, mut hi) = match guess {
+        // Walk from the guess by factors of 1.25 until the answer is bracketed.
+        Some(g) if g.is_finite() && g > 1.0 / 64.0 => {
+            let (mut lo, mut hi) = (g, g);
+            if fits(g)? {
+                loop {
+                    hi = lo * 1.25;
+                    if hi > 1.0e5 || !fits(hi)? {
+                        break;
+                    }
+                    lo = hi;
+                }
+            } else {
+                loop {
+                    lo = hi / 1.25;
+                    if lo <= 1.0 / 64.0 || fits(lo)? {
+                        break;
+                    }
+                    hi = lo;
+                }
+            }
+            (lo.max(1.0 / 64.0), hi)
         }
-    }
+        _ => {
+            // Bracket: lo fits, hi does not. Tiny radii always fit when target ≥ the degree
+            // of a near-constant function; if even that fails the caller's target is too
+            // small and the smallest radius is returned (the substep loop then reports the
+            // failure).
+            let mut lo = 1.0 / 64.0;
+            if !fits(lo)? {
+                radius_cache().lock().map_err(poisoned)?.insert(key, lo);
+                return Ok(lo);
+            }
+            let mut hi = lo;
+            while fits(hi)? {
+                lo = hi;
+                hi *= 2.0;
+                if hi > 1.0e5 {
+                    break;
+                }
+            }
+            (lo, hi)
+        }
+    };
     while hi / lo > 1.03 {
         let mid = (lo * hi).sqrt();
         if fits(mid)? {
@@ -189,7 +226,7 @@ mod tests {
         assert!((50..=56).contains(&real), "{real}");
         assert!((94..=100).contains(&imag), "{imag}");
         // The radius search inverts it.
-        let r = max_radius(0.0, 1e-8, 52, &nodes[..121]).unwrap();
+        let r = max_radius(0.0, 1e-8, 52, &nodes[..121], None).unwrap();
         assert!((28.0..=36.0).contains(&r), "{r}");
     }
 }

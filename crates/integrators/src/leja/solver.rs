@@ -455,7 +455,50 @@ fn model_direction(focal: &Focal, tau: c64) -> f64 {
     }
 }
 
-/// Number of substeps for a segment of complex length `delta`.
+/// Work (products × rows of the default plan) from which a segment's plan considers long
+/// substeps: about 0.4 s of CPU products of a 7-point stencil, the order of the one-time model
+/// search for the longer cap (≈ 0.25–0.45 s per process and tolerance bucket, measured).
+/// Below it the host time of the search exceeds what the saved products would take.
+const LONG_SUBSTEP_WORK: f64 = (1u64 << 27) as f64;
+
+/// The substeps of a segment of complex length `delta` and the number of nodes (degree cap
+/// + 1) they use: `max_degree` by default; `diffusion_max_degree` where `long_ok` (a real
+/// focal segment, no φ-columns, real Leja points), the model direction is real, the
+/// default plan needs several substeps, and its work (`rows` × products) reaches
+/// [`LONG_SUBSTEP_WORK`]. For real `β` the model degree grows like `√ρ`, so fewer, longer
+/// substeps cost fewer products in total.
+#[allow(clippy::too_many_arguments)]
+fn plan_segment(
+    focal: &Focal,
+    delta: c64,
+    total: f64,
+    opts: &LejaOptions,
+    eps: f64,
+    nodes_all: &[f64],
+    long_ok: bool,
+    rows: usize,
+) -> Result<(usize, usize)> {
+    let short = (opts.max_degree + 1).min(nodes_all.len());
+    let s = substeps_for(focal, delta, total, opts, eps, &nodes_all[..short], short)?;
+    if !long_ok || s < 2 || nodes_all.len() <= short {
+        return Ok((s, short));
+    }
+    let work = rows as f64 * s as f64 * (opts.target_fraction * opts.max_degree as f64);
+    let theta = model_direction(focal, delta / s as f64);
+    if work < LONG_SUBSTEP_WORK || theta.sin().abs() > 1e-12 {
+        return Ok((s, short));
+    }
+    let long = substeps_for(focal, delta, total, opts, eps, nodes_all, short)?;
+    Ok(if long < s {
+        (long, nodes_all.len())
+    } else {
+        (s, short)
+    })
+}
+
+/// Number of substeps for a segment of complex length `delta` with at most `nodes.len() − 1`
+/// points per substep; when there are more than `short` nodes, the radius search starts
+/// from that of the first `short` scaled by the √ρ law.
 fn substeps_for(
     focal: &Focal,
     delta: c64,
@@ -463,15 +506,27 @@ fn substeps_for(
     opts: &LejaOptions,
     eps: f64,
     nodes: &[f64],
+    short: usize,
 ) -> Result<usize> {
-    let target = ((opts.target_fraction * opts.max_degree as f64).floor() as usize).max(2);
+    let target_of =
+        |len: usize| ((opts.target_fraction * (len - 1) as f64).floor() as usize).max(2);
+    let target = target_of(nodes.len());
     let r_seg = delta.norm() * focal.capacity;
     let mut s = 1usize;
     for _ in 0..6 {
         let tau = delta / s as f64;
         let theta = model_direction(focal, tau);
         let tol = local_rtol(opts.tol.rtol, tau.norm(), total, eps);
-        let r_max = max_radius(theta, tol, target, nodes)?;
+        let r_max = if nodes.len() > short {
+            // For real β the model degree grows like √ρ: the radius scales with the square
+            // of the target (measured ratio 16.4–18.6 for 384 against 96 points).
+            let t_short = target_of(short);
+            let r_short = max_radius(theta, tol, t_short, &nodes[..short], None)?;
+            let guess = r_short * (target as f64 / t_short as f64).powi(2);
+            max_radius(theta, tol, target, nodes, Some(guess))?
+        } else {
+            max_radius(theta, tol, target, nodes, None)?
+        };
         let need = (r_seg / r_max).ceil();
         let need = if need.is_finite() {
             need.clamp(1.0, 1e15) as usize
@@ -626,7 +681,7 @@ fn substep_coefficients<B: Backend, S: Scalar>(
             } else {
                 model_degree(sm.model_beta(), sm.tol, nodes, w)?
             };
-            let m = m.unwrap_or(opts.max_degree);
+            let m = m.unwrap_or(nodes.len() - 1);
             (m, (DEGREE_FLOOR * m as f64).ceil() as usize)
         };
         let mut tail = vec![0.0; d.len()];
@@ -665,9 +720,19 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     let focal = res.focal;
     let eps = S::Real::EPS.as_f64();
     let conjugate_nodes;
-    let nodes: &[f64] = if focal.conjugate {
+    // Long substeps (see `plan_segment`) interpolate at more of the same real Leja points:
+    // the default nodes are a prefix, and so are their `W_k`.
+    let long_ok = !focal.conjugate
+        && focal.across == 0.0
+        && phi.is_none()
+        && seed_substeps.is_none()
+        && opts.diffusion_max_degree > opts.max_degree;
+    let rows = op.nrows();
+    let nodes_all: &[f64] = if focal.conjugate {
         conjugate_nodes = symmetric_leja_points(opts.max_degree + 1)?;
         &conjugate_nodes
+    } else if long_ok {
+        matexp_leja::leja_points(opts.diffusion_max_degree + 1)?
     } else {
         matexp_leja::leja_points(opts.max_degree + 1)?
     };
@@ -696,7 +761,7 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     // Nothing to do for a zero start without forcing (e^{tA}0 = 0), or t = 0 everywhere.
     let trivial = (unorm == 0.0 && phi_norm == 0.0) || total == 0.0;
     // `W_k` of the nodes, once per call (the coefficient sets and the plan share it).
-    let w = node_products(nodes);
+    let w_all = node_products(nodes_all);
     // Up-front cost: the planned substeps of every output interval times the model degree
     // of one substep (halvings and rounding cuts can add to it; the thesis's fixed substeps
     // count `max_degree` each).
@@ -712,21 +777,24 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
                     ),
                     None => {
                         let delta = scale_c * (t_j - prev);
-                        let s = substeps_for(&focal, delta, total, opts, eps, nodes)?;
+                        let (s, len) = plan_segment(
+                            &focal, delta, total, opts, eps, nodes_all, long_ok, rows,
+                        )?;
+                        let (nodes, w) = (&nodes_all[..len], &w_all[..len]);
                         // The first substep's τ exactly as the march forms it, so that its
                         // coefficient set, made here through the workspace cache, is the one
                         // the march uses: the plan costs no divided differences of its own.
                         let tau = scale_c * ((t_j - prev) / s as f64);
                         let sm = SubstepModel::new(&focal, tau, opts, total, eps);
-                        let m = match substep_coefficients(
-                            ws, &focal, tau, &sm, nodes, &w, false, opts,
-                        ) {
-                            Ok(c) => c.degree,
-                            // Reported by the march at this substep, after the cost check;
-                            // the plan falls back on the a-priori model.
-                            Err(_) => model_degree(sm.model_beta(), sm.tol, nodes, &w)?
-                                .unwrap_or(opts.max_degree),
-                        };
+                        let m =
+                            match substep_coefficients(ws, &focal, tau, &sm, nodes, w, false, opts)
+                            {
+                                Ok(c) => c.degree,
+                                // Reported by the march at this substep, after the cost check;
+                                // the plan falls back on the a-priori model.
+                                Err(_) => model_degree(sm.model_beta(), sm.tol, nodes, w)?
+                                    .unwrap_or(len - 1),
+                            };
                         (s, m.max(1))
                     }
                 };
@@ -759,10 +827,19 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
             continue;
         }
         let mut seg_start = t_cur;
-        let mut s = match seed_substeps {
-            Some(n) => ((n as f64) * (t_j - t_cur) / t_last).ceil().max(1.0) as usize,
-            None => substeps_for(&focal, scale_c * (t_j - t_cur), total, opts, eps, nodes)? * split,
+        let (mut s, len) = match seed_substeps {
+            Some(n) => (
+                ((n as f64) * (t_j - t_cur) / t_last).ceil().max(1.0) as usize,
+                nodes_all.len(),
+            ),
+            None => {
+                let delta = scale_c * (t_j - t_cur);
+                let (s, len) =
+                    plan_segment(&focal, delta, total, opts, eps, nodes_all, long_ok, rows)?;
+                (s * split, len)
+            }
         };
+        let (nodes, w) = (&nodes_all[..len], &w_all[..len]);
         let mut k = 0usize;
         while k < s {
             attempts += 1;
@@ -785,7 +862,7 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
                 1.0
             };
             let seed = seed_substeps.is_some();
-            let coeffs = substep_coefficients(ws, &focal, tau, &sm, nodes, &w, seed, opts)?;
+            let coeffs = substep_coefficients(ws, &focal, tau, &sm, nodes, w, seed, opts)?;
             let rule = if seed {
                 Rule::Single {
                     abs: opts.tol.atol + opts.tol.rtol * start.map_or(0.0, |(_, vn)| vn),
