@@ -75,7 +75,8 @@
 //! **Long substeps for diffusion.** Since the degree grows like `√ρ` for real `β`, `k`
 //! substeps of radius `ρ/k` cost about `√k` times the products of one of radius `ρ`: the
 //! fewest substeps minimize the total under the model. Where the plan above needs several
-//! substeps on a real focal segment with a real model direction (no φ-columns) and enough
+//! substeps on a real focal segment with a real model direction (no φ-columns, double
+//! precision: in single the rounding of a 300-term recurrence reached 1.3–1.7e−5 at tol 1e−5) and enough
 //! work (rows × products ≥ 2²⁷), the segment is planned again with up to
 //! `diffusion_max_degree` points (default 512, target 384; the radius search starts from the
 //! 96-point radius times `(384/96)²`, ≈ 5 model evaluations) and takes the longer substeps
@@ -85,7 +86,10 @@
 //! 2 000 (seed 000's Table 12 radius): 1 290 → 416 products at tol 1e−5, 1 849 → 478 at
 //! 1e−8, 2 284 → 683 at 1e−10, errors 0.08, 0.03 and 0.17 of the tolerance; the model
 //! search costs ≈ 0.25–0.45 s once per process and tolerance bucket, the divided differences
-//! at 513 points 20–90 ms per substep length.
+//! at 513 points 20–90 ms per substep length. On an H200, Table 12 itself (`N = 256`, f64,
+//! one call with a fresh workspace): 1 222 → 321 products, 221 → 180 ms on the stencil and
+//! 796 → 326 ms on the CSR matrix, errors 4.4e−7; about 60–100 ms of those are the host's
+//! divided differences, paid once per workspace (time stepping reuses them).
 //!
 //! **Stopping rule.** With `e_j = |d_j|·‖y_j‖₂` (for the augmented φ operator, of the top
 //! block), a substep stops at the first `m ≥ floor` with

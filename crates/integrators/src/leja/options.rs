@@ -43,7 +43,8 @@ pub struct LejaOptions {
     /// Most Leja points per substep where longer substeps save products: a real focal
     /// segment, a real model direction (diffusion or growth: the model degree grows like
     /// `√ρ`, so one substep of radius `ρ` costs fewer products than `k` of radius `ρ/k`),
-    /// no φ-columns, and a plan with `max_degree` that needs several substeps and enough
+    /// no φ-columns, double precision (in single the rounding of the long Newton recurrence
+    /// reaches a 1e−5 tolerance), and a plan with `max_degree` that needs several substeps and enough
     /// work (products × rows ≥ 2²⁷) to repay the longer divided differences (≈ 20–90 ms
     /// each at 513 points, and a one-time model search of ≈ 0.25–0.45 s per process and
     /// tolerance). Default 512; a value at or below `max_degree` disables long substeps.
