@@ -9,7 +9,12 @@
 //! ```text
 //! cargo bench -p matexp-benches --bench gpu_stencil -- [--out DIR] [--small] [--reps N]
 //!     [--no-e2e] [--only SUBSTR,SUBSTR,...] [--no-peers] [--peer-time-limit S]
+//!     [--prefetch PLANES]
 //! ```
+//!
+//! Cases `*_march_pf<P>` (Table I's Dirichlet and periodic rows, the fused step) and the
+//! seed-000 runs of backend `gpu/pf` (prefetch `--prefetch`, default 4) time the streaming
+//! kernels with `GpuStencil::with_l2_prefetch`.
 //!
 //! `--only` keeps the cases whose name contains one of the substrings (e.g.
 //! `--only table1_dirichlet_,fused_step,copy_dtod --no-e2e`: Table I's homogeneous Dirichlet
@@ -77,6 +82,7 @@ struct Args {
     only: Vec<String>,
     peers: bool,
     peer_limit: f64,
+    prefetch: u32,
 }
 
 fn parse_args() -> Args {
@@ -86,6 +92,7 @@ fn parse_args() -> Args {
             .unwrap_or_else(|_| PathBuf::from("target/bench-records")),
         small: false,
         reps: 30,
+        prefetch: 4,
         e2e: true,
         only: Vec::new(),
         peers: true,
@@ -97,6 +104,9 @@ fn parse_args() -> Args {
             "--out" => a.out = it.next().map(PathBuf::from).unwrap_or(a.out),
             "--small" => a.small = true,
             "--no-e2e" => a.e2e = false,
+            "--prefetch" => {
+                a.prefetch = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.prefetch)
+            }
             "--no-peers" => a.peers = false,
             "--peer-time-limit" => {
                 a.peer_limit = it
@@ -146,6 +156,8 @@ struct Ctx {
     only: Vec<String>,
     peers: bool,
     peer_limit: f64,
+    /// L2 prefetch distance of the seed-000 runs' `gpu/pf` variant.
+    prefetch: u32,
     records: Vec<Record>,
     summary: Vec<String>,
 }
@@ -246,6 +258,7 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
         only: args.only.clone(),
         peers: args.peers,
         peer_limit: args.peer_limit,
+        prefetch: args.prefetch,
         records: Vec::new(),
         summary: Vec::new(),
     };
@@ -342,6 +355,9 @@ fn same_size_copy<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res
 }
 
 /// Kernels timed in Tables I and II, with their record names.
+/// Prefetch distances (planes beyond the register ring) measured beside the default (none).
+const PREFETCH_PLANES: [u32; 3] = [2, 4, 8];
+
 const KERNELS: [(StencilKernel, &str); 3] = [
     (StencilKernel::Naive, "naive"),
     (StencilKernel::Optimized, "opt"),
@@ -456,6 +472,38 @@ fn table_1<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()> {
                 &[("kernel", kname.into()), ("boundary", name.into())],
             );
         }
+        // The streaming kernel with its streamed column prefetched into L2 `pf` planes
+        // beyond the register ring (`GpuStencil::with_l2_prefetch`), for the boundaries
+        // without in-kernel functions.
+        for pf in PREFETCH_PLANES {
+            let case = format!("table1_{name}_march_pf{pf}");
+            if !matches!(name, "dirichlet" | "periodic") || !ctx.wants(&case) {
+                continue;
+            }
+            let dev = GpuStencil::new(&ctx.gpu, &op)
+                .map_err(err)?
+                .with_kernel(StencilKernel::Marching)
+                .with_boundary_eval(eval)
+                .with_l2_prefetch(pf);
+            let times = time_runs(ctx.gpu.device(), 3, ctx.reps, || {
+                dev.apply_shifted_affine(S::from_f64(1e-6), S::one(), &x, &mut y)
+            })
+            .map_err(err)?;
+            ctx.push(
+                &case,
+                "gpu",
+                S::NAME,
+                points,
+                &times,
+                bytes,
+                None,
+                &[
+                    ("kernel", "march".into()),
+                    ("boundary", name.into()),
+                    ("l2_prefetch_planes", pf.to_string()),
+                ],
+            );
+        }
     }
     Ok(())
 }
@@ -533,17 +581,25 @@ fn fused_step<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()>
         coeff: S::from_f64(1e-3),
     };
     let bytes = 4.0 * (points * std::mem::size_of::<S>()) as f64;
-    for (kernel, kname) in [
-        (StencilKernel::Optimized, "opt"),
-        (StencilKernel::Marching, "march"),
-    ] {
+    let variants = [
+        (StencilKernel::Optimized, "opt".to_string(), 0),
+        (StencilKernel::Marching, "march".to_string(), 0),
+    ]
+    .into_iter()
+    .chain(
+        PREFETCH_PLANES
+            .iter()
+            .map(|&pf| (StencilKernel::Marching, format!("march_pf{pf}"), pf)),
+    );
+    for (kernel, kname, pf) in variants {
         let case = format!("fused_step_dirichlet_{kname}");
         if !ctx.wants(&case) {
             continue;
         }
         let dev = GpuStencil::new(&ctx.gpu, &op)
             .map_err(err)?
-            .with_kernel(kernel);
+            .with_kernel(kernel)
+            .with_l2_prefetch(pf);
         let times = time_runs(ctx.gpu.device(), 3, ctx.reps, || {
             dev.queue_step(&step, &x, &mut y, &mut p)
         })
@@ -788,6 +844,7 @@ fn expm_1d(t: f64, w: &[f64]) -> Vec<f64> {
 fn seed000<S: RealScalar + DeviceElement>(ctx: &mut Ctx, m: usize, t: f64, table: &str) -> Res<()> {
     use matexp_core::LinearOperator;
     use matexp_integrators::{LanczosOptions, LejaOptions, Tolerance, lanczos_expmv, leja_expmv};
+    let prefetch = ctx.prefetch;
     let h = 1.0 / (m + 1) as f64;
     let u0_1d: Vec<f64> = (0..m)
         .map(|i| (2.0 * std::f64::consts::PI * (i + 1) as f64 * h).sin())
@@ -838,7 +895,11 @@ fn seed000<S: RealScalar + DeviceElement>(ctx: &mut Ctx, m: usize, t: f64, table
         let method = if lanczos { "lanczos" } else { "leja" };
         let mut times = Vec::new();
         let mut last = None;
-        let backend = if name == "csr" { "gpu/csr" } else { "gpu" };
+        let backend = match name {
+            "csr" => "gpu/csr",
+            "stencil_pf" => "gpu/pf",
+            _ => "gpu",
+        };
         for _ in 0..3 {
             let start = Instant::now();
             let r = match if lanczos {
@@ -922,6 +983,13 @@ fn seed000<S: RealScalar + DeviceElement>(ctx: &mut Ctx, m: usize, t: f64, table
     let dev = GpuStencil::new(&g, &stencil).map_err(err)?;
     run("stencil", false, &dev)?;
     run("stencil", true, &dev)?;
+    drop(dev);
+    // The same with the streaming kernels' L2 prefetch (backend `gpu/pf`).
+    let dev = GpuStencil::new(&g, &stencil)
+        .map_err(err)?
+        .with_l2_prefetch(prefetch);
+    run("stencil_pf", false, &dev)?;
+    run("stencil_pf", true, &dev)?;
     drop(dev);
     // The same matrix as `stencil.to_csr()`, from the parallel generator (N = 256 has 117 M
     // entries).

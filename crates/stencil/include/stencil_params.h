@@ -68,6 +68,10 @@ typedef struct MxStencilParams {
     uint32_t zchunk;
     /** 1 for the fused step, 0 for the product. */
     uint32_t step;
+    /** Streaming kernels: planes beyond the register ring to prefetch into L2 (0: none). */
+    uint32_t prefetch;
+    /** Unused (keeps the doubles 8-byte aligned). */
+    uint32_t reserved;
     /** Grid spacing h. */
     double h;
     /** h^-2. */

@@ -332,6 +332,11 @@ __device__ __forceinline__ bool neighbour(int i, int j, int n, int stride, int &
     return r >= 0;
 }
 
+// A hint that the line of `ptr` will be read soon: fetched into L2, no register held.
+__device__ __forceinline__ void prefetch_l2(const void *ptr) {
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(ptr));
+}
+
 // ACC: the fused step (acc <- acc + coeff * y and the block's sums of squares); the product
 // otherwise (p.step selects y <- alpha (Ax + b) + beta y or alpha A x + beta x).
 template <typename T, int BC, bool FN, bool ACC, int A, bool NBA>
@@ -432,6 +437,13 @@ __device__ void march(const MxStencilParams &p, const T *__restrict__ x,
                 }
                 // Slot u % R (plane lz - 1) is free: it takes plane lz - 1 + R.
                 if (three) r[u % R] = fetch(lz - 1 + R);
+                if (p.prefetch != 0u) {
+                    const int qf = lz - 1 + R + (int)p.prefetch;
+                    if (qf < ze) {
+                        prefetch_l2(xc + (size_t)qf * pl);
+                        if (ACC) prefetch_l2(acc + col + (size_t)qf * pl);
+                    }
+                }
             }
         }
     }
@@ -627,6 +639,15 @@ __device__ void march_lanczos(const MxStencilParams &p, const T *__restrict__ x,
                     // advance then forms plane lz + 2 in place, loaded A planes ago.
                     load(u % R, lz - 1 + R);
                     if (ADV) r[(u + 3) % R] = form(rq[(u + 3) % R], r[(u + 3) % R]);
+                }
+                if (p.prefetch != 0u) {
+                    const int qf = lz - 1 + R + (int)p.prefetch;
+                    if (qf < ze) {
+                        const size_t of = (size_t)qf * pl + col;
+                        prefetch_l2(x + of);
+                        if (ADV) prefetch_l2(xq + of);
+                        else if (xq != nullptr) prefetch_l2(xq + of);
+                    }
                 }
             }
         }

@@ -175,6 +175,10 @@ fn fused_lanczos_step_equals_the_defaults_for_every_boundary_kind() {
                 }
                 let dev = base().with_march_block(64, 4).unwrap();
                 check_step(&g, &op, &dev, 1, 82);
+                // L2 prefetch is a hint: the same bits.
+                for (pf, z) in [(2, 7), (8, 2 * n as u32)] {
+                    check_step(&g, &op, &base().with_l2_prefetch(pf).with_zchunk(z), 1, 83);
+                }
                 check_step(&g, &op, &base().with_kernel(StencilKernel::Naive), 2, 91);
             }
         }

@@ -184,6 +184,12 @@ fn marching<S: RealScalar + DeviceElement>() {
                     let dev = base().with_march_block(bx, by).unwrap().with_zchunk(7);
                     compare_dev(&g, &op, &dev, 53);
                 }
+                // L2 prefetch (a hint: the results must not change), within and past the
+                // chunk's end.
+                for (pf, z) in [(1, 7), (4, 2 * n as u32), (64, 5)] {
+                    let dev = base().with_l2_prefetch(pf).with_zchunk(z);
+                    compare_dev(&g, &op, &dev, 54);
+                }
             }
         }
     }

@@ -161,6 +161,8 @@ pub struct GpuStencil<S: DeviceElement> {
     scratch: Mutex<Option<Scratch>>,
     /// Per-block rows of the Lanczos sums (4 doubles per block of the streaming grid).
     lanczos_rows: Mutex<Option<DeviceBuffer<f64>>>,
+    /// Planes beyond the streaming kernels' register ring prefetched into L2 (0: none).
+    prefetch: u32,
 }
 
 /// Block of the streaming kernel: 32 wide (a warp reads whole 128-byte lines), 8 high.
@@ -217,6 +219,7 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
             lanczos_block: None,
             scratch: Mutex::new(None),
             lanczos_rows: Mutex::new(None),
+            prefetch: 0,
         })
     }
 
@@ -255,6 +258,16 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
         check_march_block("Lanczos block", x, y)?;
         self.lanczos_block = Some((x, y));
         Ok(self)
+    }
+
+    /// Makes the streaming kernels (product, fused step, Lanczos passes) prefetch each
+    /// column's streamed vectors into L2 `planes` planes beyond their register ring
+    /// (`prefetch.global.L2`, no registers held); 0 (the default) prefetches nothing. More
+    /// bytes in flight per SM without the registers a deeper ring would take; measured in
+    /// the benchmark `gpu_stencil` (records `*_pf<planes>`).
+    pub fn with_l2_prefetch(mut self, planes: u32) -> Self {
+        self.prefetch = planes;
+        self
     }
 
     /// Selects how Dirichlet data reaches [`GpuStencil::apply_affine`].
@@ -390,7 +403,7 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
         y: u64,
     ) -> Result<()> {
         let (v, bfun) = self.variant(affine);
-        let p = params_for(
+        let mut p = params_for(
             &self.op,
             self.zchunk_for(kernel),
             bfun,
@@ -399,6 +412,7 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
             beta,
             S::zero(),
         );
+        p.prefetch = self.prefetch;
         let coef = self.coef.as_ref().map_or(NULL, |c| c.device_ptr());
         let b = self.b.as_ref().map_or(NULL, |b| b.device_ptr());
         let n = self.op.grid().n() as u32;
@@ -588,7 +602,7 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
         let (v, _) = self.variant(false);
         let kernel = self.step_kernel();
         let zchunk = self.zchunk_for(kernel);
-        let prm = params_for(
+        let mut prm = params_for(
             &self.op,
             zchunk,
             MX_BFUN_NONE,
@@ -597,6 +611,7 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
             step.shift,
             step.coeff,
         );
+        prm.prefetch = self.prefetch;
         let coef = self.coef.as_ref().map_or(NULL, |c| c.device_ptr());
         let fin = SSQ_FINISH.get(&self.device)?;
         let guard = self.scratch()?;
@@ -705,7 +720,7 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
     {
         let v = step_variant(linear_variant(&self.op));
         let (cfg, zchunk) = self.lanczos_config();
-        let prm = params_for(
+        let mut prm = params_for(
             &self.op,
             zchunk,
             MX_BFUN_NONE,
@@ -714,6 +729,7 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
             S::zero(),
             S::zero(),
         );
+        prm.prefetch = self.prefetch;
         let (gx, gy, gz) = cfg.grid;
         let blocks = gx * gy * gz;
         let coef = self.coef.as_ref().map_or(NULL, |c| c.device_ptr());
@@ -911,6 +927,8 @@ pub(crate) fn params_for<S: RealScalar>(
         },
         zchunk,
         step: step as u32,
+        prefetch: 0,
+        reserved: 0,
         h: g.h(),
         inv_h2: g.inv_h2(),
         alpha: alpha.as_f64(),

@@ -1,7 +1,7 @@
 //! Rust mirror of `include/stencil_params.h`.
 //!
 //! Written by hand (the header has one struct), checked two ways: `const` assertions on its
-//! size and field offsets (the C layout: eight `uint32_t`, then five `double`), and a test
+//! size and field offsets (the C layout: ten `uint32_t`, then five `double`), and a test
 //! that reads the header and compares its field names, in order, with this struct's.
 
 use matexp_gpu::rt::KernelParam;
@@ -18,6 +18,8 @@ pub(crate) struct MxStencilParams {
     pub coef: u32,
     pub zchunk: u32,
     pub step: u32,
+    pub prefetch: u32,
+    pub reserved: u32,
     pub h: f64,
     pub inv_h2: f64,
     pub alpha: f64,
@@ -26,11 +28,12 @@ pub(crate) struct MxStencilParams {
 }
 
 const _: () = {
-    assert!(std::mem::size_of::<MxStencilParams>() == 72);
+    assert!(std::mem::size_of::<MxStencilParams>() == 80);
     assert!(std::mem::align_of::<MxStencilParams>() == 8);
     assert!(std::mem::offset_of!(MxStencilParams, step) == 28);
-    assert!(std::mem::offset_of!(MxStencilParams, h) == 32);
-    assert!(std::mem::offset_of!(MxStencilParams, coeff) == 64);
+    assert!(std::mem::offset_of!(MxStencilParams, prefetch) == 32);
+    assert!(std::mem::offset_of!(MxStencilParams, h) == 40);
+    assert!(std::mem::offset_of!(MxStencilParams, coeff) == 72);
 };
 
 // SAFETY: `#[repr(C)]`, fixed-width fields, the layout of the C struct (asserted above),
@@ -89,6 +92,8 @@ mod tests {
             ("uint32_t", "coef"),
             ("uint32_t", "zchunk"),
             ("uint32_t", "step"),
+            ("uint32_t", "prefetch"),
+            ("uint32_t", "reserved"),
             ("double", "h"),
             ("double", "inv_h2"),
             ("double", "alpha"),
