@@ -231,10 +231,14 @@ fn long_substeps_for_diffusion_cost_fewer_products() {
             r.converged && err <= rtol,
             "cap {diffusion_max_degree}: error {err:.2e}, {r}"
         );
-        r
+        (r, w)
     };
-    let long = run(512);
-    let short = run(128);
+    let (long, w1) = run(512);
+    // A fresh solver takes the long coefficient set from the process-wide cache: the same bits.
+    let (again, w2) = run(512);
+    assert_eq!(again.matvecs, long.matvecs);
+    assert!(w1 == w2, "a cached coefficient set changed the result");
+    let (short, _) = run(128);
     assert!(long.max_degree > 128, "no long substep: {long}");
     assert!(
         2 * long.matvecs < short.matvecs,

@@ -88,8 +88,9 @@
 //! search costs ≈ 0.25–0.45 s once per process and tolerance bucket, the divided differences
 //! at 513 points 20–90 ms per substep length. On an H200, Table 12 itself (`N = 256`, f64,
 //! one call with a fresh workspace): 1 222 → 321 products, 221 → 180 ms on the stencil and
-//! 796 → 326 ms on the CSR matrix, errors 4.4e−7; about 60–100 ms of those are the host's
-//! divided differences, paid once per workspace (time stepping reuses them).
+//! 796 → 326 ms on the CSR matrix, errors 4.4e−7; about 60–100 ms of those were the host's
+//! divided differences, now paid once per process: long coefficient sets are also kept in a
+//! process-wide cache (8 sets), since one-shot calls start from a fresh workspace.
 //!
 //! **Stopping rule.** With `e_j = |d_j|·‖y_j‖₂` (for the augmented φ operator, of the top
 //! block), a substep stops at the first `m ≥ floor` with

@@ -640,6 +640,63 @@ impl SubstepModel {
     }
 }
 
+/// Process-wide cache of long coefficient sets (more than 129 nodes): their divided
+/// differences cost 20–90 ms at 513 points, as much as all the products of a GPU solve of
+/// seed 000's Table 12, and one-shot calls (`leja_expmv`, a fresh workspace each) would
+/// repeat them. At most [`LONG_SETS_CAPACITY`] sets (≈ 12 KB each), least recently used out.
+type LongSet = (CoeffKey, std::sync::Arc<Coefficients<c64>>);
+const LONG_SETS_CAPACITY: usize = 8;
+const LONG_SET_NODES: usize = 130;
+
+fn long_sets() -> &'static std::sync::Mutex<Vec<LongSet>> {
+    static SETS: std::sync::OnceLock<std::sync::Mutex<Vec<LongSet>>> = std::sync::OnceLock::new();
+    SETS.get_or_init(|| std::sync::Mutex::new(Vec::new()))
+}
+
+/// `make`'s coefficients, or the process-wide cached ones for `key` (long sets only).
+fn long_cached<S: Scalar>(
+    key: CoeffKey,
+    make: impl FnOnce() -> Result<Coefficients<S>>,
+) -> Result<Coefficients<S>> {
+    if key.nodes < LONG_SET_NODES {
+        return make();
+    }
+    let convert = |c: &Coefficients<c64>| Coefficients {
+        values: c.exact.iter().map(|&x| S::from_c64(x)).collect(),
+        exact: c.exact.clone(),
+        degree: c.degree,
+        floor: c.floor,
+        tail: c.tail.clone(),
+    };
+    {
+        let mut sets = long_sets().lock().map_err(|_| poisoned_sets())?;
+        if let Some(pos) = sets.iter().position(|(k, _)| *k == key) {
+            let entry = sets.remove(pos);
+            let c = convert(&entry.1);
+            sets.push(entry);
+            return Ok(c);
+        }
+    }
+    let c = make()?;
+    let stored = Coefficients {
+        values: c.exact.clone(),
+        exact: c.exact.clone(),
+        degree: c.degree,
+        floor: c.floor,
+        tail: c.tail.clone(),
+    };
+    let mut sets = long_sets().lock().map_err(|_| poisoned_sets())?;
+    if sets.len() == LONG_SETS_CAPACITY {
+        sets.remove(0);
+    }
+    sets.push((key, std::sync::Arc::new(stored)));
+    Ok(c)
+}
+
+fn poisoned_sets() -> Error {
+    Error::Unsupported("the Leja coefficient cache was poisoned by a panic".into())
+}
+
 /// The coefficient set of the substep `τ` from the workspace cache, computed on a miss: the
 /// divided differences at all `nodes` (`w` their `W_k`), the model degree and the tail sums.
 #[allow(clippy::too_many_arguments)]
@@ -664,37 +721,39 @@ fn substep_coefficients<B: Backend, S: Scalar>(
         floor_radius: sm.radius.to_bits(),
     };
     ws.coefficients(key, || {
-        let method = if seed {
-            Method::Recurrence
-        } else {
-            Method::Stable
-        };
-        let (d, alpha, beta) =
-            newton_coefficients(focal, tau, nodes, method, S::IS_COMPLEX || focal.conjugate)?;
-        let (degree, floor) = if seed {
-            (opts.max_degree, 0)
-        } else {
-            // On a segment the model is the substep's own function; with an ellipse it is
-            // e^{βξ} with |β| the ellipse's capacity·|τ| in the model direction.
-            let m = if focal.across == 0.0 {
-                degree_of(&d, alpha, beta, w, sm.tol)
+        long_cached(key, || {
+            let method = if seed {
+                Method::Recurrence
             } else {
-                model_degree(sm.model_beta(), sm.tol, nodes, w)?
+                Method::Stable
             };
-            let m = m.unwrap_or(nodes.len() - 1);
-            (m, (DEGREE_FLOOR * m as f64).ceil() as usize)
-        };
-        let mut tail = vec![0.0; d.len()];
-        for m in (0..d.len().saturating_sub(1)).rev() {
-            tail[m] = tail[m + 1] + d[m + 1].norm() * w[m + 1];
-        }
-        let values = d.iter().map(|&x| S::from_c64(x)).collect();
-        Ok(Coefficients {
-            values,
-            exact: d,
-            degree,
-            floor,
-            tail,
+            let (d, alpha, beta) =
+                newton_coefficients(focal, tau, nodes, method, S::IS_COMPLEX || focal.conjugate)?;
+            let (degree, floor) = if seed {
+                (opts.max_degree, 0)
+            } else {
+                // On a segment the model is the substep's own function; with an ellipse it is
+                // e^{βξ} with |β| the ellipse's capacity·|τ| in the model direction.
+                let m = if focal.across == 0.0 {
+                    degree_of(&d, alpha, beta, w, sm.tol)
+                } else {
+                    model_degree(sm.model_beta(), sm.tol, nodes, w)?
+                };
+                let m = m.unwrap_or(nodes.len() - 1);
+                (m, (DEGREE_FLOOR * m as f64).ceil() as usize)
+            };
+            let mut tail = vec![0.0; d.len()];
+            for m in (0..d.len().saturating_sub(1)).rev() {
+                tail[m] = tail[m + 1] + d[m + 1].norm() * w[m + 1];
+            }
+            let values = d.iter().map(|&x| S::from_c64(x)).collect();
+            Ok(Coefficients {
+                values,
+                exact: d,
+                degree,
+                floor,
+                tail,
+            })
         })
     })
 }
