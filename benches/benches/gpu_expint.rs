@@ -308,8 +308,10 @@ fn scipy_euler(n: usize, reference: &[f64], tag: &str) -> Res<(Record, String)> 
     let (mut y1, mut y2) = (vec![0.0; u.len()], vec![0.0; u.len()]);
     a.apply(&cpu, 1.0, &u, 0.0, &mut y1).map_err(err)?;
     st.apply(&cpu, 1.0, &u, 0.0, &mut y2).map_err(err)?;
+    // Summation order differs, and the product of a smooth u cancels (‖Au‖ ≪ 12(N+1)²‖u‖):
+    // at N = 256 the two agree to 1.5e−12 (measured on the GPU host), not to ε.
     let same = rel_diff(&y1, &y2);
-    if same > 1e-12 {
+    if same > 1e-10 {
         return Err(format!(
             "the CSR Laplacian differs from the stencil ({same:.1e})"
         ));
