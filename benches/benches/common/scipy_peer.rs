@@ -12,9 +12,23 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The peer script.
+/// The peer script, compiled in so that the GPU bundle (binaries only) can run it on its
+/// host's CPU.
+const SCRIPT: &str = include_str!("../../peers/scipy_cpu_peers.py");
+
+/// The peer script: the source tree's, or the embedded copy written to the temporary folder
+/// where there is no source tree (the GPU bundle).
 pub fn script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("peers/scipy_cpu_peers.py")
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("peers/scipy_cpu_peers.py");
+    if source.exists() {
+        return source;
+    }
+    let copy =
+        std::env::temp_dir().join(format!("matexp-scipy-cpu-peers-{}.py", std::process::id()));
+    if !copy.exists() {
+        let _ = std::fs::write(&copy, SCRIPT);
+    }
+    copy
 }
 
 pub fn python() -> String {
