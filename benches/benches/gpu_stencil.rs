@@ -612,10 +612,7 @@ fn fused_step<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()>
             &times,
             bytes,
             None,
-            &[
-                ("norm", "left on the device".into()),
-                ("kernel", kname.into()),
-            ],
+            &[("norm", "left on the device".into()), ("kernel", kname)],
         );
     }
     if !ctx.wants("fused_step_dirichlet_norm_read") {

@@ -461,8 +461,8 @@ fn model_direction(focal: &Focal, tau: c64) -> f64 {
 /// Below it the host time of the search exceeds what the saved products would take.
 const LONG_SUBSTEP_WORK: f64 = (1u64 << 27) as f64;
 
-/// The substeps of a segment of complex length `delta` and the number of nodes (degree cap
-/// + 1) they use: `max_degree` by default; `diffusion_max_degree` where `long_ok` (a real
+/// The substeps of a segment of complex length `delta` and the number of nodes they use (the
+/// degree cap plus one): `max_degree` by default; `diffusion_max_degree` where `long_ok` (a real
 /// focal segment, no φ-columns, real Leja points), the model direction is real, the
 /// default plan needs several substeps, and its work (`rows` × products) reaches
 /// [`LONG_SUBSTEP_WORK`]. For real `β` the model degree grows like `√ρ`, so fewer, longer
