@@ -358,6 +358,43 @@ fn same_size_copy<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res
 /// Prefetch distances (planes beyond the register ring) measured beside the default (none).
 const PREFETCH_PLANES: [u32; 3] = [2, 4, 8];
 
+/// The variants timed for one case: each of `kernels` (suffix its name, no prefetch) and,
+/// with `prefetch`, the streaming kernel with each distance of [`PREFETCH_PLANES`] (suffix
+/// `march_pf<P>`).
+fn kernel_variants(
+    kernels: &[(StencilKernel, &str)],
+    prefetch: bool,
+) -> Vec<(StencilKernel, String, u32)> {
+    let mut v: Vec<_> = kernels
+        .iter()
+        .map(|&(k, name)| (k, name.to_string(), 0))
+        .collect();
+    if prefetch {
+        v.extend(
+            PREFETCH_PLANES
+                .iter()
+                .map(|&pf| (StencilKernel::Marching, format!("march_pf{pf}"), pf)),
+        );
+    }
+    v
+}
+
+/// A variant's record extras: its kernel (`march` for the prefetch variants), the prefetch
+/// distance where there is one, then `rest`.
+fn variant_extra(
+    kname: &str,
+    pf: u32,
+    rest: &[(&'static str, String)],
+) -> Vec<(&'static str, String)> {
+    let kernel = if pf > 0 { "march" } else { kname };
+    let mut v = vec![("kernel", kernel.to_string())];
+    if pf > 0 {
+        v.push(("l2_prefetch_planes", pf.to_string()));
+    }
+    v.extend(rest.iter().cloned());
+    v
+}
+
 const KERNELS: [(StencilKernel, &str); 3] = [
     (StencilKernel::Naive, "naive"),
     (StencilKernel::Optimized, "opt"),
@@ -437,9 +474,12 @@ fn table_1<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()> {
         ),
     ];
     for (name, bc, f, eval) in cases {
-        if !KERNELS
+        // The streaming kernel's L2 prefetch is timed for the boundaries without in-kernel
+        // functions.
+        let variants = kernel_variants(&KERNELS, matches!(name, "dirichlet" | "periodic"));
+        if !variants
             .iter()
-            .any(|(_, k)| ctx.wants(&format!("table1_{name}_{k}")))
+            .any(|(_, k, _)| ctx.wants(&format!("table1_{name}_{k}")))
         {
             continue;
         }
@@ -448,47 +488,23 @@ fn table_1<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()> {
             .boundary_values(f)
             .build()
             .map_err(err)?;
-        for (kernel, kname) in KERNELS {
-            if !ctx.wants(&format!("table1_{name}_{kname}")) {
+        for (kernel, kname, pf) in variants {
+            let case = format!("table1_{name}_{kname}");
+            if !ctx.wants(&case) {
                 continue;
             }
             let dev = GpuStencil::new(&ctx.gpu, &op)
                 .map_err(err)?
                 .with_kernel(kernel)
-                .with_boundary_eval(eval);
-            let times = time_runs(ctx.gpu.device(), 3, ctx.reps, || {
-                dev.apply_shifted_affine(S::from_f64(1e-6), S::one(), &x, &mut y)
-            })
-            .map_err(err)?;
-            let seed = seed_table_1(name, kernel == StencilKernel::Naive, S::NAME == "f64");
-            ctx.push(
-                &format!("table1_{name}_{kname}"),
-                "gpu",
-                S::NAME,
-                points,
-                &times,
-                bytes,
-                seed,
-                &[("kernel", kname.into()), ("boundary", name.into())],
-            );
-        }
-        // The streaming kernel with its streamed column prefetched into L2 `pf` planes
-        // beyond the register ring (`GpuStencil::with_l2_prefetch`), for the boundaries
-        // without in-kernel functions.
-        for pf in PREFETCH_PLANES {
-            let case = format!("table1_{name}_march_pf{pf}");
-            if !matches!(name, "dirichlet" | "periodic") || !ctx.wants(&case) {
-                continue;
-            }
-            let dev = GpuStencil::new(&ctx.gpu, &op)
-                .map_err(err)?
-                .with_kernel(StencilKernel::Marching)
                 .with_boundary_eval(eval)
                 .with_l2_prefetch(pf);
             let times = time_runs(ctx.gpu.device(), 3, ctx.reps, || {
                 dev.apply_shifted_affine(S::from_f64(1e-6), S::one(), &x, &mut y)
             })
             .map_err(err)?;
+            let seed = (pf == 0)
+                .then(|| seed_table_1(name, kernel == StencilKernel::Naive, S::NAME == "f64"))
+                .flatten();
             ctx.push(
                 &case,
                 "gpu",
@@ -496,12 +512,8 @@ fn table_1<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()> {
                 points,
                 &times,
                 bytes,
-                None,
-                &[
-                    ("kernel", "march".into()),
-                    ("boundary", name.into()),
-                    ("l2_prefetch_planes", pf.to_string()),
-                ],
+                seed,
+                &variant_extra(&kname, pf, &[("boundary", name.into())]),
             );
         }
     }
@@ -581,17 +593,11 @@ fn fused_step<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()>
         coeff: S::from_f64(1e-3),
     };
     let bytes = 4.0 * (points * std::mem::size_of::<S>()) as f64;
-    let variants = [
-        (StencilKernel::Optimized, "opt".to_string(), 0),
-        (StencilKernel::Marching, "march".to_string(), 0),
-    ]
-    .into_iter()
-    .chain(
-        PREFETCH_PLANES
-            .iter()
-            .map(|&pf| (StencilKernel::Marching, format!("march_pf{pf}"), pf)),
-    );
-    for (kernel, kname, pf) in variants {
+    let kernels = [
+        (StencilKernel::Optimized, "opt"),
+        (StencilKernel::Marching, "march"),
+    ];
+    for (kernel, kname, pf) in kernel_variants(&kernels, true) {
         let case = format!("fused_step_dirichlet_{kname}");
         if !ctx.wants(&case) {
             continue;
@@ -612,7 +618,7 @@ fn fused_step<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()>
             &times,
             bytes,
             None,
-            &[("norm", "left on the device".into()), ("kernel", kname)],
+            &variant_extra(&kname, pf, &[("norm", "left on the device".into())]),
         );
     }
     if !ctx.wants("fused_step_dirichlet_norm_read") {
