@@ -7,7 +7,7 @@ use super::model::{max_radius, model_degree, node_products, tail_degree};
 use super::newton::{Augmented, Rule, substep, substep_conjugate};
 use super::options::{LejaMethod, LejaOptions, Progress};
 use super::spectrum::{BoundsSource, estimate, tighten};
-use super::workspace::{CoeffKey, Coefficients, LejaWorkspace};
+use super::workspace::{CoeffKey, Coefficients, LejaWorkspace, lru_get, lru_put};
 use crate::checks;
 use crate::{ExpmvMethod, MethodOptions, Report};
 use matexp_core::{
@@ -661,36 +661,31 @@ fn long_cached<S: Scalar>(
     if key.nodes < LONG_SET_NODES {
         return make();
     }
-    let convert = |c: &Coefficients<c64>| Coefficients {
-        values: c.exact.iter().map(|&x| S::from_c64(x)).collect(),
-        exact: c.exact.clone(),
-        degree: c.degree,
-        floor: c.floor,
-        tail: c.tail.clone(),
-    };
-    {
-        let mut sets = long_sets().lock().map_err(|_| poisoned_sets())?;
-        if let Some(pos) = sets.iter().position(|(k, _)| *k == key) {
-            let entry = sets.remove(pos);
-            let c = convert(&entry.1);
-            sets.push(entry);
-            return Ok(c);
-        }
+    let hit = lru_get(&mut *long_sets().lock().map_err(|_| poisoned_sets())?, &key);
+    if let Some(c) = hit {
+        return Ok(recast(&c));
     }
     let c = make()?;
-    let stored = Coefficients {
-        values: c.exact.clone(),
+    let stored = std::sync::Arc::new(recast::<c64, S>(&c));
+    lru_put(
+        &mut *long_sets().lock().map_err(|_| poisoned_sets())?,
+        key,
+        stored,
+        LONG_SETS_CAPACITY,
+    );
+    Ok(c)
+}
+
+/// The same coefficient set with its values in scalar type `T` (from the exact ones, as
+/// `substep_coefficients` makes them).
+fn recast<T: Scalar, U>(c: &Coefficients<U>) -> Coefficients<T> {
+    Coefficients {
+        values: c.exact.iter().map(|&x| T::from_c64(x)).collect(),
         exact: c.exact.clone(),
         degree: c.degree,
         floor: c.floor,
         tail: c.tail.clone(),
-    };
-    let mut sets = long_sets().lock().map_err(|_| poisoned_sets())?;
-    if sets.len() == LONG_SETS_CAPACITY {
-        sets.remove(0);
     }
-    sets.push((key, std::sync::Arc::new(stored)));
-    Ok(c)
 }
 
 fn poisoned_sets() -> Error {

@@ -153,17 +153,28 @@ impl<B: Backend, S: Scalar> LejaWorkspace<B, S> {
         key: CoeffKey,
         make: impl FnOnce() -> Result<Coefficients<S>>,
     ) -> Result<Arc<Coefficients<S>>> {
-        if let Some(pos) = self.cache.iter().position(|(k, _)| *k == key) {
-            let entry = self.cache.remove(pos);
-            let c = entry.1.clone();
-            self.cache.push(entry);
+        if let Some(c) = lru_get(&mut self.cache, &key) {
             return Ok(c);
         }
         let c = Arc::new(make()?);
-        if self.cache.len() == CACHE_CAPACITY {
-            self.cache.remove(0);
-        }
-        self.cache.push((key, c.clone()));
+        lru_put(&mut self.cache, key, c.clone(), CACHE_CAPACITY);
         Ok(c)
     }
+}
+
+/// The value cached for `key`, marked most recently used.
+pub(crate) fn lru_get<V: Clone>(cache: &mut Vec<(CoeffKey, V)>, key: &CoeffKey) -> Option<V> {
+    let pos = cache.iter().position(|(k, _)| k == key)?;
+    let entry = cache.remove(pos);
+    let v = entry.1.clone();
+    cache.push(entry);
+    Some(v)
+}
+
+/// Caches `value` for `key`, dropping the least recently used entry at `capacity`.
+pub(crate) fn lru_put<V>(cache: &mut Vec<(CoeffKey, V)>, key: CoeffKey, value: V, capacity: usize) {
+    if cache.len() >= capacity {
+        cache.remove(0);
+    }
+    cache.push((key, value));
 }
