@@ -28,7 +28,11 @@
 //! n³ vector of the same precision, same run): launch, ramp-up and tail at this size count
 //! in that floor, so it is the fairer one for a single product, and both are recorded
 //! (`copy_dtod_n<N>` records give the copy itself); `extra.gflops` = 10·n/t as the seed
-//! defines it; `extra.seed_ms` = the seed's C2075 figure for the same case. Also seed 000's Tables 11 and 12 (the heat equation u' = Δu on the unit cube,
+//! defines it; `extra.seed_ms` = the seed's C2075 figure for the same case. Table I, the
+//! fused step and the same-size copies are also timed back to back (ten runs per event pair,
+//! as a solver queues its products; an isolated run's time also holds the host's
+//! submission of its launch): `extra.back_to_back_s`, `extra.back_to_back_floor_ratio` (to the
+//! 2 GiB copy) and `extra.back_to_back_same_size_ratio` (to the same-size copy timed so). Also seed 000's Tables 11 and 12 (the heat equation u' = Δu on the unit cube,
 //! u₀ = sin(2πx), e^{tA}u₀ at tol 1e−5) by Leja interpolation (case
 //! `<table>_laplace_N<m>_t<t>`) and by Lanczos (case `<table>_laplace_N<m>_t<t>_lanczos`)
 //! with the stencil and, in the same binary, the assembled CSR matrix, against the exact
@@ -59,7 +63,7 @@ mod gpu_peer;
 use matexp_benches::Record;
 use matexp_core::{Backend, RealScalar, ShiftedStep};
 use matexp_gpu::rt::DeviceElement;
-use matexp_gpu::{DeviceBuffer, GpuBackend, GpuVector, median, time_runs};
+use matexp_gpu::{DeviceBuffer, GpuBackend, GpuVector, median, time_batched, time_runs};
 use matexp_stencil::gpu::{BoundaryEval, GpuStencil, StencilKernel, pointwise, queue_pointwise};
 use matexp_stencil::{Boundary, BoundaryFunction, Coefficient, Dim, Pointwise, Stencil};
 use std::io::Write as _;
@@ -152,6 +156,8 @@ struct Ctx {
     /// Bandwidth of a device-to-device copy of one n³ vector of the precision being timed
     /// (bytes read + written per second), 0 until measured.
     same_bw: f64,
+    /// The same copy's bandwidth timed back to back ([`BATCH`] copies per event pair).
+    same_bw_b2b: f64,
     reps: usize,
     only: Vec<String>,
     peers: bool,
@@ -223,7 +229,37 @@ impl Ctx {
         ));
         self.records.push(r);
     }
+
+    /// Adds to the last record the time per run of [`BATCH`] runs queued back to back
+    /// (`extra.back_to_back_s`; see `time_batched`) and its ratios to the 2 GiB copy's floor
+    /// and to the same-size copy timed the same way.
+    fn back_to_back(&mut self, bytes: f64, batched: &[f64]) {
+        let Some(r) = self.records.pop() else {
+            return;
+        };
+        let t = median(batched);
+        let mut r = r
+            .extra("back_to_back_s", t)
+            .extra("back_to_back_floor_ratio", t / (bytes / self.copy_bw));
+        if self.same_bw_b2b > 0.0 {
+            r = r.extra(
+                "back_to_back_same_size_ratio",
+                t / (bytes / self.same_bw_b2b),
+            );
+        }
+        if let Some(line) = self.summary.last_mut() {
+            line.push_str(&format!(
+                "  b2b {:.3} ms ({:.2}×)",
+                t * 1e3,
+                t / (bytes / self.copy_bw)
+            ));
+        }
+        self.records.push(r);
+    }
 }
+
+/// Runs per event pair of the back-to-back timings.
+const BATCH: usize = 10;
 
 fn main() {
     let args = parse_args();
@@ -254,6 +290,7 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
         tag,
         copy_bw,
         same_bw: 0.0,
+        same_bw_b2b: 0.0,
         reps: args.reps,
         only: args.only.clone(),
         peers: args.peers,
@@ -335,9 +372,11 @@ fn same_size_copy<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res
     let src = DeviceBuffer::<u8>::zeros(dev, bytes).map_err(err)?;
     let mut dst = DeviceBuffer::<u8>::zeros(dev, bytes).map_err(err)?;
     let times = time_runs(dev, 3, ctx.reps, || dst.copy_from(&src)).map_err(err)?;
+    let batched = time_batched(dev, 1, ctx.reps, BATCH, || dst.copy_from(&src)).map_err(err)?;
     let moved = 2.0 * bytes as f64;
     let case = format!("copy_dtod_n{n}");
     ctx.same_bw = 0.0;
+    ctx.same_bw_b2b = 0.0;
     if ctx.wants(&case) {
         ctx.push(
             &case,
@@ -349,8 +388,10 @@ fn same_size_copy<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res
             None,
             &[("what", "cuMemcpyDtoD of one vector".into())],
         );
+        ctx.back_to_back(moved, &batched);
     }
     ctx.same_bw = moved / median(&times);
+    ctx.same_bw_b2b = moved / median(&batched);
     Ok(())
 }
 
@@ -502,6 +543,10 @@ fn table_1<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()> {
                 dev.apply_shifted_affine(S::from_f64(1e-6), S::one(), &x, &mut y)
             })
             .map_err(err)?;
+            let batched = time_batched(ctx.gpu.device(), 1, ctx.reps, BATCH, || {
+                dev.apply_shifted_affine(S::from_f64(1e-6), S::one(), &x, &mut y)
+            })
+            .map_err(err)?;
             let seed = (pf == 0)
                 .then(|| seed_table_1(name, kernel == StencilKernel::Naive, S::NAME == "f64"))
                 .flatten();
@@ -515,6 +560,7 @@ fn table_1<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()> {
                 seed,
                 &variant_extra(&kname, pf, &[("boundary", name.into())]),
             );
+            ctx.back_to_back(bytes, &batched);
         }
     }
     Ok(())
@@ -610,6 +656,10 @@ fn fused_step<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()>
             dev.queue_step(&step, &x, &mut y, &mut p)
         })
         .map_err(err)?;
+        let batched = time_batched(ctx.gpu.device(), 1, ctx.reps, BATCH, || {
+            dev.queue_step(&step, &x, &mut y, &mut p)
+        })
+        .map_err(err)?;
         ctx.push(
             &case,
             "gpu",
@@ -620,6 +670,7 @@ fn fused_step<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()>
             None,
             &variant_extra(&kname, pf, &[("norm", "left on the device".into())]),
         );
+        ctx.back_to_back(bytes, &batched);
     }
     if !ctx.wants("fused_step_dirichlet_norm_read") {
         return Ok(());

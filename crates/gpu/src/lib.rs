@@ -38,7 +38,7 @@ pub use ops::multi::{MultiGpuBackend, MultiGpuCsr, MultiVector, RowPartition};
 pub use ops::structure::{GpuIndex, SpmvKernel, auto_lanes, validate_csr};
 pub use rt::{
     Device, DeviceBuffer, DeviceElement, DeviceInfo, DeviceSlice, Event, PinnedBuffer,
-    device_count, driver_version, is_kernel_scalar, median, time_runs,
+    device_count, driver_version, is_kernel_scalar, median, time_batched, time_runs,
 };
 
 /// The parameter structs and PTX of the kernels (re-exported from `matexp-cuda-sys`).

@@ -282,20 +282,23 @@ __device__ void opt(MxStencilParams p, const T *__restrict__ x, const T *__restr
 // exist, for Dirichlet and frame) are resolved once per column, and planes outside the slab
 // are resolved only when the ring fetches them (a uniform branch). Offsets are 32-bit; the
 // column pointer carries the 64-bit base.
-// Loads in flight per thread: the f32 product keeps its ring A = 6 planes ahead of z + 1
-// (24 bytes) and loads the in-plane neighbours one plane ahead (NBA). The f64 product takes
-// the fused step's layout, A = 2 and the neighbours loaded at their plane: measured on an
-// H200 at 256^3, 108 us against 116 us for A = 3 with the neighbours a plane ahead (the
-// larger ring and the early neighbours fill the 64 registers). f32, the frame kernel (its
-// zero boundary rows) and the kernel with the seed's boundary functions spill in that
-// layout and keep the other one.
+// Loads in flight per thread: the products keep their ring A = 2 planes ahead of z + 1 and
+// load the in-plane neighbours at their plane (measured on an H200 at 256^3 with the running
+// pointers below: f64 82-84 us, f32 58-60 us; the f32 ring 6 planes ahead with the
+// neighbours a plane ahead, the layout before them, took 73 us). The kernel with the seed's
+// boundary functions keeps a shorter ring with the neighbours a plane ahead (its sin/exp
+// registers).
 // The fused step streams two vectors (x and acc) at 2 + 1 doubles or 3 + 1 floats (its
-// reduction leaves fewer registers); the kernel with the seed's boundary functions keeps
-// fewer too (its sin/exp registers).
+// reduction leaves fewer registers).
+// Tried and measured slower (benches/experiments/stencil_march_variants.cu, figures in
+// bench-results/h200/stencil_march_variants.md): the column ring in shared memory filled by
+// cp.async (no register per load in flight), the block's tile with its rim staged in shared
+// memory with one barrier per plane, x-neighbours by warp shuffles, 3 or 4 blocks per SM.
+// What the product still pays over its bytes is the in-plane neighbours: the same kernel
+// with their loads left out runs at 1.15-1.2x the floor.
+template <typename T, int BC, bool FN> constexpr bool kMarchNbAhead = FN;
 template <typename T, int BC, bool FN>
-constexpr bool kMarchNbAhead = !(sizeof(T) == 8 && BC != MX_BC_FRAME && !FN);
-template <typename T, int BC, bool FN>
-constexpr int kMarchAhead = FN ? 12 / (int)sizeof(T) : kMarchNbAhead<T, BC, FN> ? 24 / (int)sizeof(T) : 2;
+constexpr int kMarchAhead = FN ? 12 / (int)sizeof(T) : 2;
 template <typename T> constexpr int kMarchStepAhead = sizeof(T) == 8 ? 2 : 3;
 
 // The block's sums of squares into *out, for any block of whole warps (at most 1024 threads).
@@ -337,8 +340,26 @@ __device__ __forceinline__ void prefetch_l2(const void *ptr) {
     asm volatile("prefetch.global.L2 [%0];" ::"l"(ptr));
 }
 
+// (A x)_o (+ b_o when AFFINE) of a streaming kernel from the stencil sum `lap` and the
+// point's D h^-2 (`scale`); frame rows are zero.
+template <typename T, int BC, bool FN, bool AFFINE>
+__device__ __forceinline__ T march_ax(const MxStencilParams &p, const T *__restrict__ coef,
+                                      const T *__restrict__ b, size_t o, int ix, int iy, int iz,
+                                      bool edge, T scale, T lap) {
+    if (BC == MX_BC_FRAME && edge) return T(0);
+    if (FN && edge) lap += boundary_sum<T>(p, ix, iy, iz);
+    T ax = scale * lap;
+    if (AFFINE && BC == MX_BC_DIRICHLET && edge && p.bfun == MX_BFUN_VECTOR) ax += b[o];
+    return ax;
+}
+
 // ACC: the fused step (acc <- acc + coeff * y and the block's sums of squares); the product
 // otherwise (p.step selects y <- alpha (Ax + b) + beta y or alpha A x + beta x).
+// A compile-time flag passed to a generic lambda.
+template <bool B> struct Flag {
+    static constexpr bool value = B;
+};
+
 template <typename T, int BC, bool FN, bool ACC, int A, bool NBA>
 __device__ void march(const MxStencilParams &p, const T *__restrict__ x,
                       const T *__restrict__ lo, const T *__restrict__ hi,
@@ -348,13 +369,18 @@ __device__ void march(const MxStencilParams &p, const T *__restrict__ x,
     const int n = (int)p.n, nz = (int)p.nz;
     const int ix = blockIdx.x * blockDim.x + threadIdx.x;
     const int iy = blockIdx.y * blockDim.y + threadIdx.y;
-    const bool three = p.dim == 3;
     const int zs = blockIdx.z * (int)p.zchunk;
     const int ze = min(zs + (int)p.zchunk, nz);
     MxSsqPartial ssq = mx::ssq_zero();
-    if (ix < n && iy < n && zs < ze) {
-        const uint32_t pl = (uint32_t)n * (uint32_t)n;
-        const uint32_t col = (uint32_t)iy * (uint32_t)n + (uint32_t)ix;
+    // The column's march, compiled twice: GENERAL::value = false is the common case (a 3D
+    // grid, a coefficient constant along z, no boundary flags, the step form or the fused
+    // step, no prefetch) with those parameters as constants, true takes them at run time.
+    // Their uniform branches in the loop cost 15-20 % of the f64 product at 256^3 on an H200.
+    auto column = [&](auto GENERAL) {
+        constexpr bool G = decltype(GENERAL)::value;
+        const bool three = !G || p.dim == 3;
+        const size_t pl = (size_t)n * (size_t)n;
+        const size_t col = (size_t)iy * (size_t)n + (size_t)ix;
         const T *__restrict__ xc = x + col;
         int ow, oe, os, on;
         const bool hw = neighbour<BC>(ix, ix - 1, n, 1, ow);
@@ -362,9 +388,15 @@ __device__ void march(const MxStencilParams &p, const T *__restrict__ x,
         const bool hs = neighbour<BC>(iy, iy - 1, n, n, os);
         const bool hn = neighbour<BC>(iy, iy + 1, n, n, on);
         const bool xy_edge = ix == 0 || iy == 0 || ix == n - 1 || iy == n - 1;
-        const T alpha = (T)p.alpha, beta = (T)p.beta, coeff = (T)p.coeff, diag = T(2 * p.dim);
+        const T alpha = (T)p.alpha, beta = (T)p.beta, coeff = (T)p.coeff;
+        const T diag = G ? T(2 * p.dim) : T(6);
+        const bool field = G && p.coef == MX_COEF_FIELD;
         // D h^-2 of the column when it does not vary along z (unit or the seed's D(x, y)).
-        const T scale = p.coef == MX_COEF_FIELD ? T(0) : scale_at<T, BC>(p, coef, 0, ix, iy);
+        const T scale = field ? T(0) : scale_at<T, BC>(p, coef, 0, ix, iy);
+        // Whether a point needs its boundary flag: frame rows, in-kernel boundary data, or
+        // the precomputed b (read next to the boundary only).
+        const bool flagged = G && (BC == MX_BC_FRAME || FN ||
+                                   (!ACC && BC == MX_BC_DIRICHLET && p.bfun == MX_BFUN_VECTOR));
         // x of the column at local plane q: the slab, else resolved (outside the grid, or a
         // halo plane of a partitioned grid); 0 past the last plane the chunk needs (ze).
         auto fetch = [&](int q) -> T {
@@ -379,73 +411,97 @@ __device__ void march(const MxStencilParams &p, const T *__restrict__ x,
         T r[R];
 #pragma unroll
         for (int k = 0; k < R; ++k) r[k] = (three || k == 1) ? fetch(zs - 1 + k) : T(0);
+        // Running pointers to plane lz of the column, advanced by one plane per
+        // step: the addresses cost a 64-bit add per stream and step, where forming each
+        // from the plane index took 64-bit products (measured on an H200 at 256^3: 104 us
+        // against 84 us for the f64 product, 95 us against 60 us in f32).
+        const size_t o0 = (size_t)zs * pl + col;
+        const T *__restrict__ xp = x + o0;
+        T *__restrict__ yp = y + o0;
+        // The ring's next plane lz - 1 + R from plane lz, and the last plane it may load as
+        // a plain stream (later ones are resolved by fetch).
+        const size_t ring_ahead = (size_t)(R - 1) * pl;
+        const int plain_end = min(ze, nz - 1);
         // acc of the column, kAccAhead planes ahead (ACC only), in slots of the same period.
         constexpr int kAccAhead = A / 2 > 0 ? A / 2 : 1;
+        T *__restrict__ ap = ACC ? acc + o0 : nullptr;
+        const size_t acc_ahead = (size_t)kAccAhead * pl;
         T a[R];
         if (ACC) {
 #pragma unroll
             for (int k = 0; k < kAccAhead; ++k)
-                a[k] = zs + k < ze ? __ldcs(acc + col + (size_t)(zs + k) * pl) : T(0);
+                a[k] = zs + k < ze ? __ldcs(ap + (size_t)k * pl) : T(0);
         }
-        // In-plane neighbours of plane q (L1 hits but for the tile's rim). NBA: loaded one
-        // plane ahead and summed at the plane (so their latency hides behind a plane of
-        // work); otherwise loaded at the plane itself (fewer registers, a deeper ring).
-        constexpr bool kNbAhead = NBA;
+        // In-plane neighbours of the plane at xq (L1 hits but for the tile's rim). NBA:
+        // loaded one plane ahead and summed at the plane (so their latency hides behind a
+        // plane of work); otherwise loaded at the plane itself (fewer registers, a deeper
+        // ring).
+        // Dirichlet and frame grids have their present neighbours at -1, +1, -n, +n: fixed
+        // offsets, the x ones immediates of the load (f32 product 60 -> 58 us at 256^3).
+        // (The fused step keeps the offsets: the immediates cost it registers and spills.)
+        constexpr bool kFixed = !ACC && (BC == MX_BC_DIRICHLET || BC == MX_BC_FRAME);
+        const ptrdiff_t row = n;
         T nb[4];
-        auto load_nb = [&](int q) {
-            const T *xq = xc + (size_t)q * pl;
-            nb[0] = hw ? __ldg(xq + ow) : T(0);
-            nb[1] = he ? __ldg(xq + oe) : T(0);
-            nb[2] = hs ? __ldg(xq + os) : T(0);
-            nb[3] = hn ? __ldg(xq + on) : T(0);
+        auto load_nb = [&](const T *xq) {
+            nb[0] = hw ? __ldg(xq + (kFixed ? -1 : ow)) : T(0);
+            nb[1] = he ? __ldg(xq + (kFixed ? 1 : oe)) : T(0);
+            nb[2] = hs ? __ldg(xq + (kFixed ? -row : (ptrdiff_t)os)) : T(0);
+            nb[3] = hn ? __ldg(xq + (kFixed ? row : (ptrdiff_t)on)) : T(0);
         };
-        if (kNbAhead) load_nb(zs);
+        if (NBA) load_nb(xp);
         for (int l0 = zs; l0 < ze; l0 += R) {
 #pragma unroll
             for (int u = 0; u < R; ++u) {
                 const int lz = l0 + u;
                 if (lz >= ze) break;
-                if (!kNbAhead) load_nb(lz);
+                if (!NBA) load_nb(xp);
                 T lap = (nb[0] + nb[1]) + (nb[2] + nb[3]);
-                if (kNbAhead && lz + 1 < ze) load_nb(lz + 1);
+                if (NBA && lz + 1 < ze) load_nb(xp + pl);
                 const T cur = r[(u + 1) % R];
                 if (three) lap += r[u % R] + r[(u + 2) % R];
                 lap -= diag * cur;
                 const int iz = (int)p.z0 + lz;
-                const bool edge = xy_edge || (three && (iz == 0 || iz == n - 1));
-                const size_t o = (size_t)lz * pl + col;
-                T ax;
-                if (BC == MX_BC_FRAME && edge) {
-                    ax = T(0);
-                } else {
-                    if (FN && edge) lap += boundary_sum<T>(p, ix, iy, iz);
-                    ax = (p.coef == MX_COEF_FIELD ? (T)p.inv_h2 * coef[o] : scale) * lap;
-                    if (!ACC && BC == MX_BC_DIRICHLET && edge && p.bfun == MX_BFUN_VECTOR)
-                        ax += b[o];
-                }
+                const bool edge = flagged && (xy_edge || (three && (iz == 0 || iz == n - 1)));
+                // The point's index, for the rarely read streams (coefficient field, b).
+                const size_t o = (size_t)(xp - x);
+                const T ax = march_ax<T, BC, FN, !ACC>(p, coef, b, o, ix, iy, iz, edge,
+                                                       field ? (T)p.inv_h2 * coef[o] : scale,
+                                                       lap);
                 if (ACC) {
                     const T yn = alpha * ax + beta * cur;
-                    __stcs(y + o, yn);
-                    __stcs(acc + o, coeff * yn + a[u % R]);
+                    __stcs(yp, yn);
+                    __stcs(ap, coeff * yn + a[u % R]);
                     mx::ssq_add(ssq, yn);
-                    const int qa = lz + kAccAhead;
-                    a[(u + kAccAhead) % R] = qa < ze ? __ldcs(acc + col + (size_t)qa * pl) : T(0);
-                } else if (p.step) {
-                    __stcs(y + o, alpha * ax + beta * cur);
+                    a[(u + kAccAhead) % R] = lz + kAccAhead < ze ? __ldcs(ap + acc_ahead) : T(0);
+                    ap += pl;
+                } else if (!G || p.step) {
+                    __stcs(yp, alpha * ax + beta * cur);
                 } else {
-                    __stcs(y + o, p.beta == 0.0 ? alpha * ax : alpha * ax + beta * y[o]);
+                    __stcs(yp, p.beta == 0.0 ? alpha * ax : alpha * ax + beta * *yp);
                 }
                 // Slot u % R (plane lz - 1) is free: it takes plane lz - 1 + R.
-                if (three) r[u % R] = fetch(lz - 1 + R);
-                if (p.prefetch != 0u) {
-                    const int qf = lz - 1 + R + (int)p.prefetch;
-                    if (qf < ze) {
-                        prefetch_l2(xc + (size_t)qf * pl);
-                        if (ACC) prefetch_l2(acc + col + (size_t)qf * pl);
-                    }
+                if (three) {
+                    const int q = lz - 1 + R;
+                    r[u % R] = q <= plain_end ? __ldg(xp + ring_ahead) : fetch(q);
                 }
+                if (G && p.prefetch != 0u && lz - 1 + R + (int)p.prefetch < ze) {
+                    const size_t pf = (size_t)(R - 1 + (int)p.prefetch) * pl;
+                    prefetch_l2(xp + pf);
+                    if (ACC) prefetch_l2(ap - pl + pf);
+                }
+                xp += pl;
+                yp += pl;
             }
         }
+    };
+    if (ix < n && iy < n && zs < ze) {
+        const bool general = p.dim != 3 || p.coef == MX_COEF_FIELD || p.prefetch != 0u ||
+                             BC == MX_BC_FRAME || FN ||
+                             (!ACC && (p.step == 0u || p.bfun == MX_BFUN_VECTOR));
+        if (general)
+            column(Flag<true>{});
+        else
+            column(Flag<false>{});
     }
     if (ACC)
         store_ssq_any(ssq, partials + blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));

@@ -137,6 +137,39 @@ pub fn time_runs(
     Ok(times)
 }
 
+/// Times `reps` batches of `batch` back-to-back runs of `f` with device events (after
+/// `warmup` untimed runs) and returns the per-run time of each batch in seconds, sorted
+/// ascending. Where [`time_runs`] brackets each run, so that a short kernel's time also holds
+/// the host's submission of its launch (a few microseconds while the device waits), here the
+/// runs are queued one after another as a solver queues its products, and the figure is what
+/// one run adds to such a sequence. `batch` is at least 1; `f` as for [`time_runs`].
+pub fn time_batched(
+    device: &Arc<Device>,
+    warmup: usize,
+    reps: usize,
+    batch: usize,
+    mut f: impl FnMut() -> Result<()>,
+) -> Result<Vec<f64>> {
+    let batch = batch.max(1);
+    for _ in 0..warmup {
+        f()?;
+    }
+    device.synchronize()?;
+    let start = Event::new(device)?;
+    let end = Event::new(device)?;
+    let mut times = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        start.record()?;
+        for _ in 0..batch {
+            f()?;
+        }
+        end.record()?;
+        times.push(start.elapsed_ms(&end)? * 1e-3 / batch as f64);
+    }
+    times.sort_by(|a, b| a.total_cmp(b));
+    Ok(times)
+}
+
 /// The median of sorted samples (the mean of the middle two for an even count).
 pub fn median(sorted: &[f64]) -> f64 {
     match sorted.len() {

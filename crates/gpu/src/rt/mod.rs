@@ -14,7 +14,7 @@ pub(crate) mod scalar;
 
 pub use device::{Device, DeviceInfo, MAX_DEVICES};
 pub use driver::{device_count, driver_version};
-pub use event::{Event, median, time_runs};
+pub use event::{Event, median, time_batched, time_runs};
 pub use launch::{KernelArg, KernelParam, Launch, LaunchConfig};
 pub use memory::{DeviceBuffer, DeviceElement, DeviceSlice, PinnedBuffer};
 pub use module::{Function, Kernel, PtxModule};

@@ -153,10 +153,11 @@ pub struct GpuStencil<S: DeviceElement> {
     eval: BoundaryEval,
     /// Planes per block, when set by [`GpuStencil::with_zchunk`]; else each kernel's default.
     zchunk: Option<u32>,
-    /// Block of the streaming kernel (x, y).
-    march_block: (u32, u32),
+    /// Block of the streaming product and fused step (x, y) when set by
+    /// [`GpuStencil::with_march_block`]; else [`stream_block`] of the grid.
+    march_block: Option<(u32, u32)>,
     /// Block of the streaming Lanczos passes when set by [`GpuStencil::with_lanczos_block`];
-    /// else [`lanczos_block`] of the grid.
+    /// else [`stream_block`] of the grid.
     lanczos_block: Option<(u32, u32)>,
     scratch: Mutex<Option<Scratch>>,
     /// Per-block rows of the Lanczos sums (4 doubles per block of the streaming grid).
@@ -164,9 +165,6 @@ pub struct GpuStencil<S: DeviceElement> {
     /// Planes beyond the streaming kernels' register ring prefetched into L2 (0: none).
     prefetch: u32,
 }
-
-/// Block of the streaming kernel: 32 wide (a warp reads whole 128-byte lines), 8 high.
-pub const MARCH_BLOCK: (u32, u32) = (32, 8);
 
 impl<S: RealScalar + DeviceElement> std::fmt::Debug for GpuStencil<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -215,7 +213,7 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
             kernel: StencilKernel::default(),
             eval: BoundaryEval::default(),
             zchunk: None,
-            march_block: MARCH_BLOCK,
+            march_block: None,
             lanczos_block: None,
             scratch: Mutex::new(None),
             lanczos_rows: Mutex::new(None),
@@ -236,20 +234,21 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
         self.kernel
     }
 
-    /// The block of the streaming kernel, `(x, y)` threads (default [`MARCH_BLOCK`]). Wider
-    /// blocks read longer contiguous runs and fewer rim lines; taller ones fewer rim rows.
+    /// The block of the streaming product and fused step, `(x, y)` threads (default
+    /// [`stream_block`] of the grid). Wider blocks read longer contiguous runs and fewer rim
+    /// lines; taller ones fewer rim rows.
     ///
     /// # Errors
     /// An argument error unless `x·y` is a multiple of 32 (whole warps: the fused step
     /// reduces by warps) and at most 512 (the kernel's register budget is set for 512).
     pub fn with_march_block(mut self, x: u32, y: u32) -> Result<Self> {
         check_march_block("march block", x, y)?;
-        self.march_block = (x, y);
+        self.march_block = Some((x, y));
         Ok(self)
     }
 
     /// The block of the streaming Lanczos passes ([`LinearOperator::lanczos_product`],
-    /// [`LinearOperator::lanczos_advance`]), `(x, y)` threads; default [`lanczos_block`] of
+    /// [`LinearOperator::lanczos_advance`]), `(x, y)` threads; default [`stream_block`] of
     /// the grid.
     ///
     /// # Errors
@@ -329,6 +328,12 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
         }
     }
 
+    /// The block of the streaming product and fused step.
+    fn march_block(&self) -> (u32, u32) {
+        self.march_block
+            .unwrap_or_else(|| stream_block(self.op.grid().n()))
+    }
+
     /// Planes per block of `kernel`.
     fn zchunk_for(&self, kernel: StencilKernel) -> u32 {
         let g = self.op.grid();
@@ -336,7 +341,7 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
             StencilKernel::Marching => march_zchunk(
                 g.n(),
                 g.planes(),
-                self.march_block,
+                self.march_block(),
                 self.device.info().multiprocessors,
             ),
             _ => default_zchunk(g.n(), g.planes()),
@@ -348,7 +353,7 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
         let g = self.op.grid();
         let n = g.n() as u32;
         let block = match kernel {
-            StencilKernel::Marching => self.march_block,
+            StencilKernel::Marching => self.march_block(),
             _ => (MX_STENCIL_BX, MX_STENCIL_BY),
         };
         LaunchConfig {
@@ -366,7 +371,7 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
     fn lanczos_config(&self) -> (LaunchConfig, u32) {
         let g = self.op.grid();
         let n = g.n() as u32;
-        let block = self.lanczos_block.unwrap_or_else(|| lanczos_block(g.n()));
+        let block = self.lanczos_block.unwrap_or_else(|| stream_block(g.n()));
         let zchunk = self.zchunk.unwrap_or_else(|| {
             march_zchunk(g.n(), g.planes(), block, self.device.info().multiprocessors)
         });
@@ -960,7 +965,8 @@ pub(crate) fn step_variant(v: usize) -> usize {
 /// the two extra planes and the ring's start of each chunk. Grids with more tiles than the
 /// device holds take whole columns (several waves, the last nearly full at large N).
 ///
-/// 256³ with 32×8 blocks on 132 SMs: 256 tiles, 528 resident blocks, 2 chunks of 128 planes.
+/// 256³ with 256×2 blocks ([`stream_block`]) on 132 SMs: 128 tiles, 264 resident blocks, 2
+/// chunks of 128 planes.
 pub fn march_zchunk(n: usize, planes: usize, block: (u32, u32), sms: u32) -> u32 {
     let threads = (block.0 * block.1).max(32) as usize;
     let per_sm = (MX_MARCH_MAX_THREADS * MX_MARCH_MIN_BLOCKS) as usize;
@@ -970,13 +976,14 @@ pub fn march_zchunk(n: usize, planes: usize, block: (u32, u32), sms: u32) -> u32
     planes.div_ceil(chunks).max(1) as u32
 }
 
-/// The block of the streaming Lanczos passes on a grid of `n` points per axis: rows as wide
-/// as the grid up to 256 threads (a multiple of 32), 512 threads in all (256×2 at N = 256,
-/// 128×4 at 128, 32×16 below 33). Wide rows leave fewer in-plane neighbours outside the
-/// block, which the advance must form from two vectors read through L2: measured on an H200
-/// at 256³ `f64`, the advance took 171 µs in 256×2 blocks, 190 µs in 64×8 or 128×4 and
-/// 205 µs in the products' 32×8 (the Lanczos product 125–129 µs in all of them).
-pub fn lanczos_block(n: usize) -> (u32, u32) {
+/// The block of the streaming kernels (product, fused step, Lanczos passes) on a grid of `n`
+/// points per axis: rows as wide as the grid up to 256 threads (a multiple of 32), 512
+/// threads in all (256×2 at N = 256, 128×4 at 128, 32×16 below 33). Wide rows leave fewer
+/// in-plane neighbours outside the block, which come from L2 instead of L1. Measured on an
+/// H200 at 256³ `f64`: the Lanczos advance took 171 µs in 256×2 blocks, 190 µs in 64×8 or
+/// 128×4 and 205 µs in 32×8 (the Lanczos product 125–129 µs in all of them); the product
+/// 82–84 µs in 256×2, 128×4, 64×8 or 32×16 and 91–95 µs in 32×8 (the default before).
+pub fn stream_block(n: usize) -> (u32, u32) {
     let x = (n.clamp(1, 256).div_ceil(32) * 32) as u32;
     (x, MX_MARCH_MAX_THREADS / x)
 }
@@ -1155,7 +1162,7 @@ mod tests {
     #[test]
     fn lanczos_blocks_are_whole_warps_within_the_register_budget() {
         for n in 1..=600 {
-            let (x, y) = lanczos_block(n);
+            let (x, y) = stream_block(n);
             assert!(
                 check_march_block("Lanczos block", x, y).is_ok(),
                 "n = {n}: {x}×{y}"
@@ -1167,9 +1174,9 @@ mod tests {
                 "n = {n}"
             );
         }
-        assert_eq!(lanczos_block(256), (256, 2));
-        assert_eq!(lanczos_block(128), (128, 4));
-        assert_eq!(lanczos_block(20), (32, 16));
+        assert_eq!(stream_block(256), (256, 2));
+        assert_eq!(stream_block(128), (128, 4));
+        assert_eq!(stream_block(20), (32, 16));
         assert!(check_march_block("b", 16, 1).is_err());
         assert!(check_march_block("b", 33, 32).is_err());
     }
