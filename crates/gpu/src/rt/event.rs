@@ -118,23 +118,9 @@ pub fn time_runs(
     device: &Arc<Device>,
     warmup: usize,
     reps: usize,
-    mut f: impl FnMut() -> Result<()>,
+    f: impl FnMut() -> Result<()>,
 ) -> Result<Vec<f64>> {
-    for _ in 0..warmup {
-        f()?;
-    }
-    device.synchronize()?;
-    let start = Event::new(device)?;
-    let end = Event::new(device)?;
-    let mut times = Vec::with_capacity(reps);
-    for _ in 0..reps {
-        start.record()?;
-        f()?;
-        end.record()?;
-        times.push(start.elapsed_ms(&end)? * 1e-3);
-    }
-    times.sort_by(|a, b| a.total_cmp(b));
-    Ok(times)
+    time_batched(device, warmup, reps, 1, f)
 }
 
 /// Times `reps` batches of `batch` back-to-back runs of `f` with device events (after
