@@ -233,7 +233,7 @@ __device__ void march_y(const MxStencilParams &p, const T *__restrict__ x, T *__
 // Lean addressing: the column's plane pointers advance by one plane per step (no 64-bit
 // index products per load), the neighbours at fixed offsets of the centre pointer, and the
 // uniform parameters (step form, coefficient kind, prefetch) resolved outside the loop.
-template <typename T, int BC, int A, bool NBA, bool IMM = false>
+template <typename T, int BC, int A, bool NBA, bool IMM = false, bool XSH = false>
 __device__ void march_lean(const MxStencilParams &p, const T *__restrict__ x, T *__restrict__ y) {
     constexpr int R = A + 3;
     const int n = (int)p.n, nz = (int)p.nz;
@@ -286,10 +286,24 @@ __device__ void march_lean(const MxStencilParams &p, const T *__restrict__ x, T 
         for (int u = 0; u < R; ++u) {
             const int lz = l0 + u;
             if (lz >= ze) break;
-            if (!NBA) load_nb(xp);
+            const T cur = r[(u + 1) % R];
+            if (XSH) {
+                // x-neighbours from the lanes beside (their centre is in a register), the
+                // warp's two ends loaded (one load, two lanes); needs whole warps in the grid.
+                const int lane = threadIdx.x & 31;
+                const bool end = (lane == 0 && hw) || (lane == 31 && he);
+                const T fix = end ? __ldg(xp + (lane == 0 ? ow : oe)) : T(0);
+                const T up = __shfl_up_sync(0xffffffffu, cur, 1);
+                const T down = __shfl_down_sync(0xffffffffu, cur, 1);
+                nb[0] = lane == 0 ? fix : up;
+                nb[1] = lane == 31 ? fix : down;
+                nb[2] = hs ? __ldg(xp + (IMM ? -row : (ptrdiff_t)os)) : T(0);
+                nb[3] = hn ? __ldg(xp + (IMM ? row : (ptrdiff_t)on)) : T(0);
+            } else if (!NBA) {
+                load_nb(xp);
+            }
             T lap = (nb[0] + nb[1]) + (nb[2] + nb[3]);
             if (NBA && lz + 1 < ze) load_nb(xp + pl);
-            const T cur = r[(u + 1) % R];
             lap += r[u % R] + r[(u + 2) % R];
             lap -= diag * cur;
             __stcs(yp, alpha * (scale * lap) + beta * cur);
@@ -301,10 +315,10 @@ __device__ void march_lean(const MxStencilParams &p, const T *__restrict__ x, T 
     }
 }
 } // namespace mxs
-template <typename T, int A, bool NBA, int B, bool IMM = false>
+template <typename T, int A, bool NBA, int B, bool IMM = false, bool XSH = false>
 __global__ void __launch_bounds__(MX_MARCH_MAX_THREADS, B)
     klean(MxStencilParams p, const T *x, T *y) {
-    mxs::march_lean<T, MX_BC_DIRICHLET, A, NBA, IMM>(p, x, y);
+    mxs::march_lean<T, MX_BC_DIRICHLET, A, NBA, IMM, XSH>(p, x, y);
 }
 
 #define CK(x)                                                                                    \
@@ -489,6 +503,8 @@ template <typename T> void run(int N, int sms, double copy_gbps) {
             BUDGET("lean A=2 2 blk/SM", (klean<T, 2, false, 2>), 2)
             BUDGET("lean A=3 2 blk/SM", (klean<T, 3, false, 2>), 2)
             BUDGET("lean A=2 NBA 2 blk/SM", (klean<T, 2, true, 2>), 2)
+            BUDGET("lean A=1 shfl 2 blk/SM", (klean<T, 1, false, 2, true, true>), 2)
+            BUDGET("lean A=2 shfl 2 blk/SM", (klean<T, 2, false, 2, true, true>), 2)
             BUDGET("lean A=1 imm 2 blk/SM", (klean<T, 1, false, 2, true>), 2)
             BUDGET("lean A=2 imm 2 blk/SM", (klean<T, 2, false, 2, true>), 2)
             BUDGET("lean A=1 3 blk/SM", (klean<T, 1, false, 3>), 3)
