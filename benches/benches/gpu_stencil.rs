@@ -371,8 +371,9 @@ fn same_size_copy<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res
     let dev = ctx.gpu.device();
     let src = DeviceBuffer::<u8>::zeros(dev, bytes).map_err(err)?;
     let mut dst = DeviceBuffer::<u8>::zeros(dev, bytes).map_err(err)?;
-    let times = time_runs(dev, 3, ctx.reps, || dst.copy_from(&src)).map_err(err)?;
-    let batched = time_batched(dev, 1, ctx.reps, BATCH, || dst.copy_from(&src)).map_err(err)?;
+    let mut copy = || dst.copy_from(&src);
+    let times = time_runs(dev, 3, ctx.reps, &mut copy).map_err(err)?;
+    let batched = time_batched(dev, 1, ctx.reps, BATCH, &mut copy).map_err(err)?;
     let moved = 2.0 * bytes as f64;
     let case = format!("copy_dtod_n{n}");
     ctx.same_bw = 0.0;
@@ -539,14 +540,10 @@ fn table_1<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()> {
                 .with_kernel(kernel)
                 .with_boundary_eval(eval)
                 .with_l2_prefetch(pf);
-            let times = time_runs(ctx.gpu.device(), 3, ctx.reps, || {
-                dev.apply_shifted_affine(S::from_f64(1e-6), S::one(), &x, &mut y)
-            })
-            .map_err(err)?;
-            let batched = time_batched(ctx.gpu.device(), 1, ctx.reps, BATCH, || {
-                dev.apply_shifted_affine(S::from_f64(1e-6), S::one(), &x, &mut y)
-            })
-            .map_err(err)?;
+            let mut product = || dev.apply_shifted_affine(S::from_f64(1e-6), S::one(), &x, &mut y);
+            let times = time_runs(ctx.gpu.device(), 3, ctx.reps, &mut product).map_err(err)?;
+            let batched =
+                time_batched(ctx.gpu.device(), 1, ctx.reps, BATCH, &mut product).map_err(err)?;
             let seed = (pf == 0)
                 .then(|| seed_table_1(name, kernel == StencilKernel::Naive, S::NAME == "f64"))
                 .flatten();
@@ -652,14 +649,10 @@ fn fused_step<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()>
             .map_err(err)?
             .with_kernel(kernel)
             .with_l2_prefetch(pf);
-        let times = time_runs(ctx.gpu.device(), 3, ctx.reps, || {
-            dev.queue_step(&step, &x, &mut y, &mut p)
-        })
-        .map_err(err)?;
-        let batched = time_batched(ctx.gpu.device(), 1, ctx.reps, BATCH, || {
-            dev.queue_step(&step, &x, &mut y, &mut p)
-        })
-        .map_err(err)?;
+        let mut fused = || dev.queue_step(&step, &x, &mut y, &mut p);
+        let times = time_runs(ctx.gpu.device(), 3, ctx.reps, &mut fused).map_err(err)?;
+        let batched =
+            time_batched(ctx.gpu.device(), 1, ctx.reps, BATCH, &mut fused).map_err(err)?;
         ctx.push(
             &case,
             "gpu",

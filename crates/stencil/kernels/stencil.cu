@@ -353,13 +353,13 @@ __device__ __forceinline__ T march_ax(const MxStencilParams &p, const T *__restr
     return ax;
 }
 
-// ACC: the fused step (acc <- acc + coeff * y and the block's sums of squares); the product
-// otherwise (p.step selects y <- alpha (Ax + b) + beta y or alpha A x + beta x).
 // A compile-time flag passed to a generic lambda.
 template <bool B> struct Flag {
     static constexpr bool value = B;
 };
 
+// ACC: the fused step (acc <- acc + coeff * y and the block's sums of squares); the product
+// otherwise (p.step selects y <- alpha (Ax + b) + beta y or alpha A x + beta x).
 template <typename T, int BC, bool FN, bool ACC, int A, bool NBA>
 __device__ void march(const MxStencilParams &p, const T *__restrict__ x,
                       const T *__restrict__ lo, const T *__restrict__ hi,
