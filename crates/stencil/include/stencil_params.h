@@ -41,6 +41,13 @@ extern "C" {
 #define MX_MARCH_MAX_THREADS 512
 #define MX_MARCH_MIN_BLOCKS 2
 
+/** Stacked streaming product (the (alpha A + beta I) x product's common case): threads per
+ *  block, blocks per SM its registers must allow (256 x 3: at most 80 registers), and the
+ *  grid rows each thread owns, stacked along y. */
+#define MX_STACK_THREADS 256
+#define MX_STACK_MIN_BLOCKS 3
+#define MX_STACK_ROWS 4
+
 /**
  * One stencil launch over planes [z0, z0 + nz) of an n^dim grid (dim 2: one plane).
  *   apply (step == 0): y <- alpha * (D * h^-2 * L x + b) + beta * y   (y not read if beta == 0)

@@ -10,7 +10,7 @@ use matexp_core::{Backend, CpuBackend, LinearOperator, RealScalar, ShiftedStep};
 use matexp_gpu::rt::DeviceElement;
 use matexp_gpu::{GpuBackend, GpuVector};
 use matexp_stencil::gpu::{
-    BoundaryEval, GpuPartitionedStencil, GpuStencil, StencilKernel, pointwise,
+    BoundaryEval, GpuPartitionedStencil, GpuStencil, StencilKernel, pointwise, stream_block,
 };
 use matexp_stencil::partition::ZPartition;
 use matexp_stencil::{Boundary, BoundaryFunction, Dim, Pointwise, Stencil};
@@ -173,6 +173,9 @@ fn marching<S: RealScalar + DeviceElement>() {
                         .with_kernel(StencilKernel::Marching)
                 };
                 compare_dev(&g, &op, &base(), 51);
+                if three {
+                    stacked_equals_march(&g, &op, 55);
+                }
                 // Chunks shorter than, equal to and longer than the register ring's period
                 // (5 planes for the f64 product and fused step, 6 for the f64 frame product, 9 and 6
                 // for the f32 product and step) and not a
@@ -202,6 +205,42 @@ fn marching<S: RealScalar + DeviceElement>() {
                 .with_march_block(bx, by)
                 .is_err(),
             "{bx}×{by}"
+        );
+    }
+}
+
+/// `(αA + βI)x` by the default streaming product (the stacked kernel on 3D grids whose side 4
+/// divides, with a coefficient constant along z and no boundary data) and by `march` (a block
+/// set explicitly selects it), at the default and at short chunks: the same sums in the same
+/// order, so the same bits.
+fn stacked_equals_march<S: RealScalar + DeviceElement>(g: &GpuBackend, op: &Stencil<S>, seed: u64) {
+    let len = op.grid().len();
+    let x: GpuVector<S> = g.upload(&random_vec::<S>(len, seed)).unwrap();
+    let (alpha, beta) = (S::from_f64(-0.375), S::from_f64(1.25));
+    let n = op.grid().n();
+    for z in [None, Some(1), Some(6), Some(2 * n as u32)] {
+        let product = |block: Option<(u32, u32)>| {
+            let mut dev = GpuStencil::new(g, op)
+                .unwrap()
+                .with_kernel(StencilKernel::Marching);
+            if let Some(z) = z {
+                dev = dev.with_zchunk(z);
+            }
+            if let Some((bx, by)) = block {
+                dev = dev.with_march_block(bx, by).unwrap();
+            }
+            let mut y = g.zeros::<S>(len).unwrap();
+            dev.apply_shifted(alpha, beta, &x, &mut y).unwrap();
+            g.to_host(&y).unwrap()
+        };
+        let (stacked, march) = (product(None), product(Some(stream_block(n))));
+        let differ = stacked.iter().zip(&march).filter(|(a, b)| a != b).count();
+        assert_eq!(
+            differ,
+            0,
+            "{} {:?} zchunk {z:?}: stacked vs march differ at {differ} of {len} points",
+            S::NAME,
+            op.grid()
         );
     }
 }

@@ -33,7 +33,7 @@ mod partition;
 
 pub use partition::GpuPartitionedStencil;
 
-use crate::grid::Boundary;
+use crate::grid::{Boundary, Dim};
 use crate::nonlinear::Pointwise;
 use crate::stencil::Stencil;
 use crate::terms::{BoundaryFunction, Coefficient};
@@ -70,6 +70,16 @@ pub(crate) static MARCH: [Kernel; 5] = [
     Kernel::new(&STENCIL_PTX, "stencil_march_neumann"),
     Kernel::new(&STENCIL_PTX, "stencil_march_periodic"),
     Kernel::new(&STENCIL_PTX, "stencil_march_frame"),
+];
+/// The stacked streaming product (the `(αA + βI)x` product's common case: 3D, a coefficient
+/// constant along z, no boundary data), by variant as [`MARCH`]: Dirichlet, Neumann,
+/// periodic; `None` for the others. See [`GpuStencil::apply_shifted`].
+pub(crate) static MARCH_STACK: [Option<Kernel>; 5] = [
+    Some(Kernel::new(&STENCIL_PTX, "stencil_marchstack_dirichlet")),
+    None,
+    Some(Kernel::new(&STENCIL_PTX, "stencil_marchstack_neumann")),
+    Some(Kernel::new(&STENCIL_PTX, "stencil_marchstack_periodic")),
+    None,
 ];
 /// The fused step of the streaming kernel, by linear variant (Dirichlet, Neumann, periodic,
 /// frame; the step is linear, so no in-kernel boundary functions).
@@ -367,6 +377,47 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
         }
     }
 
+    /// The stacked product's kernel, grid and block for variant `v` and boundary data
+    /// `bfun`, when it serves this product: the streaming kernel selected, the shifted form
+    /// (`(αA + βI)x`), a 3D grid whose side [`MX_STACK_ROWS`] divides, a coefficient constant
+    /// along z (unit or the seed's), no boundary data, no L2 prefetch and no block set by
+    /// [`GpuStencil::with_march_block`] (which selects `march` with that block). A chunk
+    /// length set by [`GpuStencil::with_zchunk`] applies to it too.
+    fn stack_launch(
+        &self,
+        kernel: StencilKernel,
+        v: usize,
+        bfun: u32,
+        shifted: bool,
+    ) -> Option<(&'static Kernel, LaunchConfig, u32)> {
+        let g = self.op.grid();
+        let n = g.n();
+        let eligible = kernel == StencilKernel::Marching
+            && shifted
+            && bfun == MX_BFUN_NONE
+            && g.dim() == Dim::Three
+            && n % MX_STACK_ROWS as usize == 0
+            && self.coef.is_none()
+            && self.prefetch == 0
+            && self.march_block.is_none();
+        let f = MARCH_STACK[v].as_ref().filter(|_| eligible)?;
+        let block = stack_block(n);
+        let zchunk = self.zchunk.unwrap_or_else(|| {
+            stack_zchunk(n, g.planes(), block, self.device.info().multiprocessors)
+        });
+        let n = n as u32;
+        let cfg = LaunchConfig {
+            grid: (
+                n.div_ceil(block.0),
+                n.div_ceil(block.1 * MX_STACK_ROWS),
+                (g.planes() as u32).div_ceil(zchunk),
+            ),
+            block: (block.0, block.1, 1),
+            shared_mem_bytes: 0,
+        };
+        Some((f, cfg, zchunk))
+    }
+
     /// Grid, block and planes per block of the streaming Lanczos passes.
     fn lanczos_config(&self) -> (LaunchConfig, u32) {
         let g = self.op.grid();
@@ -408,6 +459,27 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
         y: u64,
     ) -> Result<()> {
         let (v, bfun) = self.variant(affine);
+        let coef = self.coef.as_ref().map_or(NULL, |c| c.device_ptr());
+        let b = self.b.as_ref().map_or(NULL, |b| b.device_ptr());
+        if let Some((f, cfg, zchunk)) = self.stack_launch(kernel, v, bfun, shifted) {
+            let p = params_for(&self.op, zchunk, bfun, true, alpha, beta, S::zero());
+            let f = f.for_scalar::<S>(&self.device)?;
+            // SAFETY: stencil_marchstack_<bc>_<S>(params, x, lo, hi, coef, y): x and y hold
+            // N³ elements of S (checked by the callers), no coefficient field (coef = NULL:
+            // unit or the seed's D, evaluated in the kernel) and no halos for a whole grid;
+            // the grid covers whole stacks of MX_STACK_ROWS rows (the side is a multiple).
+            return unsafe {
+                self.device
+                    .launch_builder(f)
+                    .arg(&p)
+                    .arg(&x)
+                    .arg(&NULL)
+                    .arg(&NULL)
+                    .arg(&coef)
+                    .arg(&y)
+                    .launch(cfg)
+            };
+        }
         let mut p = params_for(
             &self.op,
             self.zchunk_for(kernel),
@@ -418,8 +490,6 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
             S::zero(),
         );
         p.prefetch = self.prefetch;
-        let coef = self.coef.as_ref().map_or(NULL, |c| c.device_ptr());
-        let b = self.b.as_ref().map_or(NULL, |b| b.device_ptr());
         let n = self.op.grid().n() as u32;
         // The naive and the marching kernels take the same arguments; the optimized one adds
         // the fused step's accumulator and partials (NULL here).
@@ -986,6 +1056,24 @@ pub fn march_zchunk(n: usize, planes: usize, block: (u32, u32), sms: u32) -> u32
 pub fn stream_block(n: usize) -> (u32, u32) {
     let x = (n.clamp(1, 256).div_ceil(32) * 32) as u32;
     (x, MX_MARCH_MAX_THREADS / x)
+}
+
+/// The block of the stacked product on a grid of `n` points per axis: rows as wide as the
+/// grid up to 256 threads (a multiple of 32), [`MX_STACK_THREADS`] threads in all (256×1 at
+/// N = 256, 128×2 at 128); each thread owns [`MX_STACK_ROWS`] grid rows.
+pub(crate) fn stack_block(n: usize) -> (u32, u32) {
+    let x = (n.clamp(1, 256).div_ceil(32) * 32) as u32;
+    (x, (MX_STACK_THREADS / x).max(1))
+}
+
+/// Planes per block of the stacked product: as few chunks as fill every SM once with
+/// [`MX_STACK_MIN_BLOCKS`] blocks (as [`march_zchunk`] for `march`).
+pub(crate) fn stack_zchunk(n: usize, planes: usize, block: (u32, u32), sms: u32) -> u32 {
+    let resident = sms.max(1) as usize * MX_STACK_MIN_BLOCKS as usize;
+    let tiles =
+        n.div_ceil(block.0.max(1) as usize) * n.div_ceil((block.1.max(1) * MX_STACK_ROWS) as usize);
+    let chunks = (resident / tiles.max(1)).clamp(1, planes.max(1));
+    planes.div_ceil(chunks).max(1) as u32
 }
 
 /// Checks a block of the streaming kernel: whole warps (the sums reduce by warps), at most

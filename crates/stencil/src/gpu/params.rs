@@ -52,6 +52,9 @@ pub(crate) const MX_STENCIL_BX: u32 = 32;
 pub(crate) const MX_STENCIL_BY: u32 = 8;
 pub(crate) const MX_MARCH_MAX_THREADS: u32 = 512;
 pub(crate) const MX_MARCH_MIN_BLOCKS: u32 = 2;
+pub(crate) const MX_STACK_THREADS: u32 = 256;
+pub(crate) const MX_STACK_MIN_BLOCKS: u32 = 3;
+pub(crate) const MX_STACK_ROWS: u32 = 4;
 
 #[cfg(test)]
 mod tests {
@@ -112,5 +115,8 @@ mod tests {
         assert_eq!(define("MX_STENCIL_BY"), super::MX_STENCIL_BY);
         assert_eq!(define("MX_MARCH_MAX_THREADS"), super::MX_MARCH_MAX_THREADS);
         assert_eq!(define("MX_MARCH_MIN_BLOCKS"), super::MX_MARCH_MIN_BLOCKS);
+        assert_eq!(define("MX_STACK_THREADS"), super::MX_STACK_THREADS);
+        assert_eq!(define("MX_STACK_MIN_BLOCKS"), super::MX_STACK_MIN_BLOCKS);
+        assert_eq!(define("MX_STACK_ROWS"), super::MX_STACK_ROWS);
     }
 }

@@ -1,0 +1,277 @@
+// The streaming stencil product with each thread owning CY columns stacked along y, timed
+// against the project's `march` on one GPU (homogeneous Dirichlet, unit coefficient, the
+// (alpha A + beta I) x product, 3D). Figures in bench-results/h200/stencil_march_coarse.md.
+//
+// Why: in `march` every point loads its four in-plane neighbours through L1, one of the two
+// y-neighbours of a 256x2 tile from the rim (L2). With CY columns per thread, the
+// y-neighbours inside the thread's stack are its own ring registers: per point 2/CY rim
+// loads instead of 1 and no y-load inside the stack; each thread also has CY times the
+// ring loads in flight. XSH: the x-neighbours by warp shuffles of the centre (the warp's two
+// ends load theirs), as in the variants program's `shfl`.
+//
+// Build and run on the GPU host, from the repository root:
+//   nvcc -std=c++17 -arch=sm_90 -O3 -Icuda-sys/kernels -Icuda-sys/include \
+//        -Icrates/stencil/include -o /tmp/coarse benches/experiments/stencil_march_coarse.cu
+//   /tmp/coarse
+// Every variant is checked bit for bit against `march` (the same sums in the same order).
+#include "../../crates/stencil/kernels/stencil.cu"
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+namespace mxs {
+template <typename T, int CY, int A, bool XSH>
+__device__ void march_coarse(const MxStencilParams &p, const T *__restrict__ x,
+                             T *__restrict__ y) {
+    constexpr int BC = MX_BC_DIRICHLET;
+    constexpr int R = A + 3;
+    const int n = (int)p.n, nz = (int)p.nz;
+    const int ix = blockIdx.x * blockDim.x + threadIdx.x;
+    const int iy0 = (blockIdx.y * blockDim.y + threadIdx.y) * CY;
+    const int zs = blockIdx.z * (int)p.zchunk;
+    const int ze = min(zs + (int)p.zchunk, nz);
+    // XSH needs every lane of a warp in the shuffles: no early return for them (the grid
+    // covers n exactly in this program; a guard keeps other lanes from memory).
+    const bool live = ix < n && iy0 + CY - 1 < n && zs < ze;
+    if (!XSH && !live) return;
+    const size_t pl = (size_t)n * (size_t)n;
+    const ptrdiff_t row = n;
+    const bool hw = ix > 0, he = ix < n - 1, hs = iy0 > 0, hn = iy0 + CY < n;
+    const T alpha = (T)p.alpha, beta = (T)p.beta, diag = T(6);
+    T scale[CY];
+#pragma unroll
+    for (int c = 0; c < CY; ++c) scale[c] = scale_at<T, BC>(p, nullptr, 0, ix, iy0 + c);
+    const size_t col = (size_t)iy0 * n + ix;
+    auto fetch = [&](int q, int c) -> T {
+        if (!live || q > ze) return T(0);
+        if (q >= 0 && q < nz) return __ldg(x + col + (size_t)c * n + (size_t)q * pl);
+        return load_z<T, BC>(p, x, nullptr, nullptr, ix, iy0 + c, (int)p.z0 + q);
+    };
+    T r[R][CY];
+#pragma unroll
+    for (int k = 0; k < R; ++k)
+#pragma unroll
+        for (int c = 0; c < CY; ++c) r[k][c] = fetch(zs - 1 + k, c);
+    const T *__restrict__ xp = x + col + (size_t)zs * pl;
+    T *__restrict__ yp = y + col + (size_t)zs * pl;
+    const size_t ahead = (size_t)(R - 1) * pl;
+    const int plain_end = min(ze, nz - 1);
+    const int lane = threadIdx.x & 31;
+    for (int l0 = zs; l0 < ze; l0 += R) {
+#pragma unroll
+        for (int u = 0; u < R; ++u) {
+            const int lz = l0 + u;
+            if (lz >= ze) break;
+            T nb[CY][2];
+            if (XSH) {
+#pragma unroll
+                for (int c = 0; c < CY; ++c) {
+                    const T cur = r[(u + 1) % R][c];
+                    const T up = __shfl_up_sync(0xffffffffu, cur, 1);
+                    const T down = __shfl_down_sync(0xffffffffu, cur, 1);
+                    const bool end = live && ((lane == 0 && hw) || (lane == 31 && he));
+                    const T fix = end ? __ldg(xp + c * row + (lane == 0 ? -1 : 1)) : T(0);
+                    nb[c][0] = lane == 0 ? fix : up;
+                    nb[c][1] = lane == 31 ? fix : down;
+                }
+            } else {
+#pragma unroll
+                for (int c = 0; c < CY; ++c) {
+                    nb[c][0] = hw ? __ldg(xp + c * row - 1) : T(0);
+                    nb[c][1] = he ? __ldg(xp + c * row + 1) : T(0);
+                }
+            }
+            const T south = hs && live ? __ldg(xp - row) : T(0);
+            const T north = hn && live ? __ldg(xp + CY * row) : T(0);
+#pragma unroll
+            for (int c = 0; c < CY; ++c) {
+                const T cur = r[(u + 1) % R][c];
+                const T s = c > 0 ? r[(u + 1) % R][c - 1] : south;
+                const T nn = c < CY - 1 ? r[(u + 1) % R][c + 1] : north;
+                T lap = (nb[c][0] + nb[c][1]) + (s + nn);
+                lap += r[u % R][c] + r[(u + 2) % R][c];
+                lap -= diag * cur;
+                if (live) __stcs(yp + c * row, alpha * (scale[c] * lap) + beta * cur);
+            }
+            const int q = lz - 1 + R;
+#pragma unroll
+            for (int c = 0; c < CY; ++c)
+                r[u % R][c] = q <= plain_end ? (live ? __ldg(xp + c * row + ahead) : T(0))
+                                             : fetch(q, c);
+            xp += pl;
+            yp += pl;
+        }
+    }
+}
+} // namespace mxs
+
+template <typename T, int A, bool NBA>
+__global__ void __launch_bounds__(MX_MARCH_MAX_THREADS, MX_MARCH_MIN_BLOCKS)
+    kreg(MxStencilParams p, const T *x, T *y) {
+    mxs::march<T, MX_BC_DIRICHLET, false, false, A, NBA>(p, x, nullptr, nullptr, nullptr, nullptr,
+                                                         y, nullptr, nullptr);
+}
+template <typename T, int CY, int A, bool XSH, int THREADS, int B>
+__global__ void __launch_bounds__(THREADS, B) kcoarse(MxStencilParams p, const T *x, T *y) {
+    mxs::march_coarse<T, CY, A, XSH>(p, x, y);
+}
+
+#define CK(x)                                                                                    \
+    do {                                                                                         \
+        cudaError_t e = (x);                                                                     \
+        if (e != cudaSuccess) {                                                                  \
+            printf("CUDA %s at %d\n", cudaGetErrorString(e), __LINE__);                          \
+            exit(1);                                                                             \
+        }                                                                                        \
+    } while (0)
+
+// Medians of 30 isolated launches and of 30 batches of 10 back to back (per launch).
+template <typename T, typename K>
+void time_us(K kern, dim3 grid, dim3 blk, MxStencilParams p, const T *x, T *y, float &iso,
+             float &b2b) {
+    cudaEvent_t a, b;
+    cudaEventCreate(&a);
+    cudaEventCreate(&b);
+    for (int i = 0; i < 3; ++i) kern<<<grid, blk>>>(p, x, y);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    std::vector<float> t, tb;
+    for (int r = 0; r < 30; ++r) {
+        float ms;
+        cudaEventRecord(a);
+        kern<<<grid, blk>>>(p, x, y);
+        cudaEventRecord(b);
+        cudaEventSynchronize(b);
+        cudaEventElapsedTime(&ms, a, b);
+        t.push_back(ms * 1000.f);
+        cudaEventRecord(a);
+        for (int i = 0; i < 10; ++i) kern<<<grid, blk>>>(p, x, y);
+        cudaEventRecord(b);
+        cudaEventSynchronize(b);
+        cudaEventElapsedTime(&ms, a, b);
+        tb.push_back(ms * 100.f);
+    }
+    std::sort(t.begin(), t.end());
+    std::sort(tb.begin(), tb.end());
+    iso = t[t.size() / 2];
+    b2b = tb[tb.size() / 2];
+}
+
+template <typename T> bool same(const T *a, const T *b, size_t n) {
+    std::vector<T> ha(n), hb(n);
+    CK(cudaMemcpy(ha.data(), a, n * sizeof(T), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(hb.data(), b, n * sizeof(T), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < n; ++i)
+        if (ha[i] != hb[i]) return false;
+    return true;
+}
+
+template <typename T> __global__ void fill(T *x, size_t n) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        x[i] = T(1) + T(0.001) * T((i * 2654435761u) % 1000);
+}
+
+// Planes per block so that the grid fills every SM once (march_zchunk of the stencil crate).
+int zchunk_fill(int n, int tiles, int resident) {
+    const int chunks = std::max(1, std::min(n, resident / std::max(1, tiles)));
+    return (n + chunks - 1) / chunks;
+}
+
+template <typename T> void run(int N, int sms, double copy_gbps) {
+    const size_t n = (size_t)N * N * N;
+    T *x, *y, *y2;
+    CK(cudaMalloc(&x, n * sizeof(T)));
+    CK(cudaMalloc(&y, n * sizeof(T)));
+    CK(cudaMalloc(&y2, n * sizeof(T)));
+    fill<<<1024, 256>>>(x, n);
+    const double floor_us = 2.0 * n * sizeof(T) / copy_gbps * 1e-3;
+    printf("\n%s, N = %d, bytes floor %.1f us (2 vectors at %.0f GB/s)\n",
+           sizeof(T) == 8 ? "f64" : "f32", N, floor_us, copy_gbps);
+    printf("%-34s %8s %6s %8s %6s %s\n", "variant", "us", "floor", "b2b us", "floor", "y");
+    MxStencilParams p{};
+    p.n = N, p.nz = N, p.dim = 3, p.bfun = MX_BFUN_NONE, p.coef = MX_COEF_UNIT, p.step = 1;
+    p.h = 1.0 / (N + 1), p.inv_h2 = (N + 1.0) * (N + 1.0), p.alpha = 1e-6, p.beta = 1.0;
+    // Reference: the project's march, 256x2 blocks, 2 blocks of 512 per SM.
+    {
+        const dim3 g(256, 2);
+        p.zchunk = zchunk_fill(N, (N / 256) * (N / 2), sms * 2);
+        const dim3 grid(N / g.x, N / g.y, (N + p.zchunk - 1) / p.zchunk);
+        float iso, b2b;
+        time_us(kreg<T, 2, false>, grid, g, p, x, y, iso, b2b);
+        printf("%-34s %8.1f %6.2f %8.1f %6.2f reference (zchunk %u)\n", "march 256x2", iso,
+               iso / floor_us, b2b, b2b / floor_us, p.zchunk);
+    }
+    auto show = [&](const char *name, auto kern, dim3 g, int cy, int blocks_per_sm, int chunks_mult) {
+        const int tiles = (N / g.x) * (N / (g.y * cy));
+        p.zchunk = zchunk_fill(N, tiles, sms * blocks_per_sm * chunks_mult);
+        const dim3 grid(N / g.x, N / (g.y * cy), (N + p.zchunk - 1) / p.zchunk);
+        CK(cudaMemset(y2, 0xff, n * sizeof(T)));
+        float iso, b2b;
+        time_us(kern, grid, g, p, x, y2, iso, b2b);
+        cudaFuncAttributes fa;
+        cudaFuncGetAttributes(&fa, (const void *)kern);
+        printf("%-34s %8.1f %6.2f %8.1f %6.2f %s (zchunk %u, %d regs, %zu B local)\n", name, iso,
+               iso / floor_us, b2b, b2b / floor_us, same(y, y2, n) ? "identical" : "DIFFERS",
+               p.zchunk, fa.numRegs, (size_t)fa.localSizeBytes);
+    };
+#define V(CY, A, XSH, BX, BY, B, M)                                                              \
+    show("CY=" #CY " A=" #A " xsh=" #XSH " " #BX "x" #BY " B=" #B " w=" #M,                      \
+         kcoarse<T, CY, A, XSH, BX * BY, B>, dim3(BX, BY), CY, B, M);
+    V(2, 1, false, 256, 2, 2, 1)
+    V(2, 2, false, 256, 2, 2, 1)
+    V(2, 1, true, 256, 2, 2, 1)
+    V(2, 2, true, 256, 2, 2, 1)
+    V(2, 2, false, 256, 2, 2, 2)
+    V(2, 1, false, 256, 1, 4, 1)
+    V(2, 2, false, 256, 1, 4, 1)
+    V(2, 2, true, 256, 1, 4, 1)
+    V(4, 1, false, 256, 1, 4, 1)
+    V(4, 1, false, 256, 1, 3, 1)
+    V(4, 2, false, 256, 1, 3, 1)
+    V(4, 1, true, 256, 1, 3, 1)
+    V(4, 2, true, 256, 1, 3, 1)
+    V(4, 1, false, 256, 2, 2, 1)
+    V(4, 1, true, 256, 2, 2, 1)
+    V(4, 1, false, 256, 1, 2, 1)
+    V(4, 2, false, 256, 1, 2, 1)
+    V(4, 2, false, 256, 1, 2, 2)
+    V(8, 1, false, 256, 1, 2, 1)
+    V(8, 1, true, 256, 1, 2, 1)
+    V(8, 1, false, 128, 1, 4, 1)
+    cudaFree(x);
+    cudaFree(y);
+    cudaFree(y2);
+}
+
+int main() {
+    int sms = 0;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    const size_t bytes = size_t(1) << 31;
+    void *a, *b;
+    CK(cudaMalloc(&a, bytes));
+    CK(cudaMalloc(&b, bytes));
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    std::vector<float> t;
+    for (int r = 0; r < 10; ++r) {
+        cudaEventRecord(e0);
+        cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice);
+        cudaEventRecord(e1);
+        cudaEventSynchronize(e1);
+        float ms;
+        cudaEventElapsedTime(&ms, e0, e1);
+        t.push_back(ms);
+    }
+    std::sort(t.begin(), t.end());
+    const double gbps = 2.0 * bytes / (t[5] * 1e-3) / 1e9;
+    cudaFree(a);
+    cudaFree(b);
+    cudaDeviceProp prop;
+    cudaGetDeviceProperties(&prop, 0);
+    printf("%s, %d SMs; 2 GiB copy %.0f GB/s (read + write)\n", prop.name, sms, gbps);
+    run<double>(256, sms, gbps);
+    run<float>(256, sms, gbps);
+    return 0;
+}
