@@ -583,6 +583,14 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
     /// `y ← (α·A + β·I)·x` in one pass with the configured kernel: the product of seed
     /// 003's Table I (the linear part of `A`).
     ///
+    /// With the streaming kernel, on a 3D grid whose side 4 divides, a unit or the seed's
+    /// coefficient, Dirichlet, Neumann or periodic boundaries, no L2 prefetch and no block
+    /// set by [`GpuStencil::with_march_block`], the product runs the stacked kernel: each
+    /// thread owns four grid rows of one x column, so the y-neighbours inside its stack come
+    /// from its own registers. The sums are `march`'s in the same order (the same bits).
+    /// Cost at 256³ `f64` on an H200: one read of x and one write of y at about 1.2× the copy
+    /// bandwidth's time, against 1.3× for `march`.
+    ///
     /// # Errors
     /// As [`GpuStencil::apply_affine`].
     pub fn apply_shifted(
