@@ -103,6 +103,107 @@ __device__ void march_coarse(const MxStencilParams &p, const T *__restrict__ x,
         }
     }
 }
+// Any boundary kind: the x-neighbours at run-time offsets (XM = 0: offset added to each
+// load's address), through two running pointers to the west and east columns (XM = 1,
+// advanced with the centre's), or (XM = 2) at the interior's fixed offsets with the grid's
+// edge columns and rows resolved apart: Neumann takes the centre's own register, periodic a
+// load at the run-time offset, predicated to the edge lanes.
+template <typename T, int BC, int CY, int A, int XM>
+__device__ void march_coarse_bc(const MxStencilParams &p, const T *__restrict__ x,
+                                T *__restrict__ y) {
+    constexpr int R = A + 3;
+    const int n = (int)p.n, nz = (int)p.nz;
+    const int ix = blockIdx.x * blockDim.x + threadIdx.x;
+    const int iy0 = (blockIdx.y * blockDim.y + threadIdx.y) * CY;
+    const int zs = blockIdx.z * (int)p.zchunk;
+    const int ze = min(zs + (int)p.zchunk, nz);
+    if (ix >= n || iy0 >= n || zs >= ze) return;
+    const size_t pl = (size_t)n * (size_t)n;
+    const ptrdiff_t row = n;
+    int ow, oe, os, on;
+    const bool hw = neighbour<BC>(ix, ix - 1, n, 1, ow);
+    const bool he = neighbour<BC>(ix, ix + 1, n, 1, oe);
+    const bool hs = neighbour<BC>(iy0, iy0 - 1, n, n, os);
+    const bool hn = neighbour<BC>(iy0 + CY - 1, iy0 + CY, n, n, on);
+    const bool iw = ix > 0, ie = ix < n - 1, is = iy0 > 0, in = iy0 + CY < n;
+    const T alpha = (T)p.alpha, beta = (T)p.beta, diag = T(6);
+    T scale[CY];
+#pragma unroll
+    for (int c = 0; c < CY; ++c) scale[c] = scale_at<T, BC>(p, nullptr, 0, ix, iy0 + c);
+    const size_t col = (size_t)iy0 * n + ix;
+    auto fetch = [&](int q, int c) -> T {
+        if (q > ze) return T(0);
+        if (q >= 0 && q < nz) return __ldg(x + col + (size_t)c * n + (size_t)q * pl);
+        return load_z<T, BC>(p, x, nullptr, nullptr, ix, iy0 + c, (int)p.z0 + q);
+    };
+    T r[R][CY];
+#pragma unroll
+    for (int k = 0; k < R; ++k)
+#pragma unroll
+        for (int c = 0; c < CY; ++c) r[k][c] = fetch(zs - 1 + k, c);
+    const T *__restrict__ xp = x + col + (size_t)zs * pl;
+    const T *__restrict__ xw = xp + ow;
+    const T *__restrict__ xe = xp + oe;
+    T *__restrict__ yp = y + col + (size_t)zs * pl;
+    const size_t ahead = (size_t)(R - 1) * pl;
+    const int plain_end = min(ze, nz - 1);
+    const ptrdiff_t south = os, north = (CY - 1) * row + on;
+    for (int l0 = zs; l0 < ze; l0 += R) {
+#pragma unroll
+        for (int u = 0; u < R; ++u) {
+            const int lz = l0 + u;
+            if (lz >= ze) break;
+            T w[CY], e[CY];
+            T s0, nl;
+            if (XM == 2) {
+                // The edge's value: 0 (Dirichlet), the point itself (Neumann), the load at
+                // the wrapped offset (periodic).
+                auto edge = [&](const T *q, int off, T self) -> T {
+                    if (BC == MX_BC_NEUMANN) return self;
+                    if (BC == MX_BC_PERIODIC) return __ldg(q + off);
+                    return T(0);
+                };
+#pragma unroll
+                for (int c = 0; c < CY; ++c) {
+                    const T *q = xp + c * row;
+                    const T cur = r[(u + 1) % R][c];
+                    w[c] = iw ? __ldg(q - 1) : edge(q, ow, cur);
+                    e[c] = ie ? __ldg(q + 1) : edge(q, oe, cur);
+                }
+                s0 = is ? __ldg(xp - row) : edge(xp, os, r[(u + 1) % R][0]);
+                nl = in ? __ldg(xp + CY * row) : edge(xp + (CY - 1) * row, on, r[(u + 1) % R][CY - 1]);
+            } else {
+#pragma unroll
+                for (int c = 0; c < CY; ++c) {
+                    w[c] = hw ? __ldg(XM == 1 ? xw + c * row : xp + c * row + ow) : T(0);
+                    e[c] = he ? __ldg(XM == 1 ? xe + c * row : xp + c * row + oe) : T(0);
+                }
+                s0 = hs ? __ldg(xp + south) : T(0);
+                nl = hn ? __ldg(xp + north) : T(0);
+            }
+#pragma unroll
+            for (int c = 0; c < CY; ++c) {
+                const T cur = r[(u + 1) % R][c];
+                const T s = c > 0 ? r[(u + 1) % R][c - 1] : s0;
+                const T nn = c < CY - 1 ? r[(u + 1) % R][c + 1] : nl;
+                T lap = (w[c] + e[c]) + (s + nn);
+                lap += r[u % R][c] + r[(u + 2) % R][c];
+                lap -= diag * cur;
+                __stcs(yp + c * row, alpha * (scale[c] * lap) + beta * cur);
+            }
+            const int q = lz - 1 + R;
+#pragma unroll
+            for (int c = 0; c < CY; ++c)
+                r[u % R][c] = q <= plain_end ? __ldg(xp + c * row + ahead) : fetch(q, c);
+            xp += pl;
+            yp += pl;
+            if (XM == 1) {
+                xw += pl;
+                xe += pl;
+            }
+        }
+    }
+}
 } // namespace mxs
 
 template <typename T, int A, bool NBA>
@@ -110,6 +211,22 @@ __global__ void __launch_bounds__(MX_MARCH_MAX_THREADS, MX_MARCH_MIN_BLOCKS)
     kreg(MxStencilParams p, const T *x, T *y) {
     mxs::march<T, MX_BC_DIRICHLET, false, false, A, NBA>(p, x, nullptr, nullptr, nullptr, nullptr,
                                                          y, nullptr, nullptr);
+}
+template <typename T, int BC, int A>
+__global__ void __launch_bounds__(MX_MARCH_MAX_THREADS, MX_MARCH_MIN_BLOCKS)
+    kregbc(MxStencilParams p, const T *x, T *y) {
+    mxs::march<T, BC, false, false, A, false>(p, x, nullptr, nullptr, nullptr, nullptr, y,
+                                              nullptr, nullptr);
+}
+template <typename T, int BC, int XM>
+__global__ void __launch_bounds__(MX_STACK_THREADS, MX_STACK_MIN_BLOCKS)
+    kstackbc(MxStencilParams p, const T *x, T *y) {
+    mxs::march_coarse_bc<T, BC, MX_STACK_ROWS, 1, XM>(p, x, y);
+}
+template <typename T, int BC>
+__global__ void __launch_bounds__(MX_STACK_THREADS, MX_STACK_MIN_BLOCKS)
+    kstackproj(MxStencilParams p, const T *x, T *y) {
+    mxs::march_stack<T, BC, MX_STACK_ROWS, 1>(p, x, nullptr, nullptr, nullptr, y);
 }
 template <typename T, int CY, int A, bool XSH, int THREADS, int B>
 __global__ void __launch_bounds__(THREADS, B) kcoarse(MxStencilParams p, const T *x, T *y) {
@@ -239,6 +356,31 @@ template <typename T> void run(int N, int sms, double copy_gbps) {
     V(8, 1, false, 256, 1, 2, 1)
     V(8, 1, true, 256, 1, 2, 1)
     V(8, 1, false, 128, 1, 4, 1)
+    // Neumann and periodic: march, the project's stacked kernel and the two x-neighbour forms.
+    auto bc_rows = [&](const char *bc, auto kmarch, auto kproj, auto koff, auto kptr, auto kpred) {
+        {
+            const dim3 g(256, 2);
+            p.zchunk = zchunk_fill(N, (N / 256) * (N / 2), sms * 2);
+            const dim3 grid(N / g.x, N / g.y, (N + p.zchunk - 1) / p.zchunk);
+            float iso, b2b;
+            time_us(kmarch, grid, g, p, x, y, iso, b2b);
+            printf("%-10s %-23s %8.1f %6.2f %8.1f %6.2f reference\n", bc, "march 256x2", iso,
+                   iso / floor_us, b2b, b2b / floor_us);
+        }
+        show("  stack (project)", kproj, dim3(256, 1), 4, 3, 1);
+        show("  stack, offsets per load", koff, dim3(256, 1), 4, 3, 1);
+        show("  stack, west/east pointers", kptr, dim3(256, 1), 4, 3, 1);
+        show("  stack, edges apart", kpred, dim3(256, 1), 4, 3, 1);
+    };
+    bc_rows("neumann", kregbc<T, MX_BC_NEUMANN, 2>, kstackproj<T, MX_BC_NEUMANN>,
+            kstackbc<T, MX_BC_NEUMANN, 0>, kstackbc<T, MX_BC_NEUMANN, 1>,
+            kstackbc<T, MX_BC_NEUMANN, 2>);
+    bc_rows("periodic", kregbc<T, MX_BC_PERIODIC, 2>, kstackproj<T, MX_BC_PERIODIC>,
+            kstackbc<T, MX_BC_PERIODIC, 0>, kstackbc<T, MX_BC_PERIODIC, 1>,
+            kstackbc<T, MX_BC_PERIODIC, 2>);
+    bc_rows("dirichlet", kregbc<T, MX_BC_DIRICHLET, 2>, kstackproj<T, MX_BC_DIRICHLET>,
+            kstackbc<T, MX_BC_DIRICHLET, 0>, kstackbc<T, MX_BC_DIRICHLET, 1>,
+            kstackbc<T, MX_BC_DIRICHLET, 2>);
     cudaFree(x);
     cudaFree(y);
     cudaFree(y2);

@@ -517,9 +517,9 @@ __device__ void march(const MxStencilParams &p, const T *__restrict__ x,
 // stack are the thread's own ring registers: per point 2/CY y-loads (the stack's rim)
 // instead of 2, and each thread has CY ring loads in flight per plane. Measured on an H200
 // at 256^3 (benches/experiments/stencil_march_coarse.cu, bench-results/h200/
-// stencil_march_coarse.md): f64 76.8 us against march's 84.8 us (1.21x against 1.33x the
-// bytes floor), f32 52.0 us against 60.4 us; CY = 2 gains half as much, CY = 8 spills, and
-// the x-neighbours by warp shuffles lose 10-15 us.
+// stencil_march_coarse.md): Dirichlet f64 76.8 us against march's 84.8 us (1.21x against
+// 1.33x the bytes floor), f32 52.0 us against 60.4 us; CY = 2 gains half as much, CY = 8
+// spills, and the x-neighbours by warp shuffles lose 10-15 us.
 // The sums are those of `march` in the same order: the results are the same bits.
 template <typename T, int BC, int CY, int A>
 __device__ void march_stack(const MxStencilParams &p, const T *__restrict__ x,
@@ -536,14 +536,26 @@ __device__ void march_stack(const MxStencilParams &p, const T *__restrict__ x,
     const size_t pl = (size_t)n * (size_t)n;
     const ptrdiff_t row = n;
     const size_t col = (size_t)iy0 * (size_t)n + (size_t)ix;
-    // x-neighbours of every column, the south one of the first and the north one of the last.
+    // x-neighbours of every column, the south one of the first and the north one of the last
+    // (periodic: their wrapped offsets).
     int ow, oe, os, on;
-    const bool hw = neighbour<BC>(ix, ix - 1, n, 1, ow);
-    const bool he = neighbour<BC>(ix, ix + 1, n, 1, oe);
-    const bool hs = neighbour<BC>(iy0, iy0 - 1, n, n, os);
-    const bool hn = neighbour<BC>(iy0 + CY - 1, iy0 + CY, n, n, on);
-    // Dirichlet neighbours, where present, sit at fixed offsets (immediates of the loads).
-    constexpr bool kFixed = BC == MX_BC_DIRICHLET;
+    neighbour<BC>(ix, ix - 1, n, 1, ow);
+    neighbour<BC>(ix, ix + 1, n, 1, oe);
+    neighbour<BC>(iy0, iy0 - 1, n, n, os);
+    neighbour<BC>(iy0 + CY - 1, iy0 + CY, n, n, on);
+    const bool iw = ix > 0, ie = ix < n - 1, is = iy0 > 0, in = iy0 + CY < n;
+    // A neighbour inside the grid sits at a fixed offset (an immediate of the load, or one
+    // row); across the grid's edge it is 0 (Dirichlet), the point itself (Neumann: its own
+    // register, no load) or the wrapped point (periodic: a run-time offset, which periodic
+    // takes everywhere: the branch costs it more than the immediates save). Measured on an
+    // H200 at 256^3 f64 (stencil_march_coarse.md): Neumann 79.7 us this way against
+    // 83.8-84.4 us with run-time offsets; periodic 84.7-87.7 us with either, no faster than
+    // march (the host runs march for it in f64).
+    auto side = [&](const T *q, bool inner, int off, ptrdiff_t fixed, T self) -> T {
+        if (BC == MX_BC_PERIODIC) return __ldg(q + off);
+        if (inner) return __ldg(q + fixed);
+        return BC == MX_BC_NEUMANN ? self : T(0);
+    };
     const T alpha = (T)p.alpha, beta = (T)p.beta, diag = T(6);
     T scale[CY];
 #pragma unroll
@@ -563,8 +575,6 @@ __device__ void march_stack(const MxStencilParams &p, const T *__restrict__ x,
     T *__restrict__ yp = y + o0;
     const size_t ring_ahead = (size_t)(R - 1) * pl;
     const int plain_end = min(ze, nz - 1);
-    const ptrdiff_t south = kFixed ? -row : (ptrdiff_t)os;
-    const ptrdiff_t north = (CY - 1) * row + (kFixed ? row : (ptrdiff_t)on);
     for (int l0 = zs; l0 < ze; l0 += R) {
 #pragma unroll
         for (int u = 0; u < R; ++u) {
@@ -573,11 +583,12 @@ __device__ void march_stack(const MxStencilParams &p, const T *__restrict__ x,
             T w[CY], e[CY];
 #pragma unroll
             for (int c = 0; c < CY; ++c) {
-                w[c] = hw ? __ldg(xp + c * row + (kFixed ? -1 : ow)) : T(0);
-                e[c] = he ? __ldg(xp + c * row + (kFixed ? 1 : oe)) : T(0);
+                const T cur = r[(u + 1) % R][c];
+                w[c] = side(xp + c * row, iw, ow, -1, cur);
+                e[c] = side(xp + c * row, ie, oe, 1, cur);
             }
-            const T s0 = hs ? __ldg(xp + south) : T(0);
-            const T nl = hn ? __ldg(xp + north) : T(0);
+            const T s0 = side(xp, is, os, -row, r[(u + 1) % R][0]);
+            const T nl = side(xp + (CY - 1) * row, in, on, row, r[(u + 1) % R][CY - 1]);
 #pragma unroll
             for (int c = 0; c < CY; ++c) {
                 const T cur = r[(u + 1) % R][c];
