@@ -46,7 +46,11 @@
 //! * [`symmetric_tridiagonal_eigen`]: implicit QL, the Lanczos back end, in pure Rust, so
 //!   that spectral estimates need no LAPACK (the crate depends on `matexp-core` only);
 //!   [`symmetric_tridiagonal_rotations`] keeps the eigenvectors as QL's plane rotations,
-//!   `O(n²)` for `f(T)·b` where the eigenvector matrix costs `O(n³)`.
+//!   `O(n²)` for `f(T)·b` where the eigenvector matrix costs `O(n³)`
+//!   ([`symmetric_tridiagonal_rotations_unrefined`]: without the bisection refinement of
+//!   the eigenvalues, for `f` that cannot see errors of some tens of `ε·‖T‖`);
+//!   [`symmetric_tridiagonal_extreme_eigenvalues`] brackets λ_min and λ_max by bisection in
+//!   `O(n)` per Sturm count, no decomposition.
 //!
 //! # Accuracy and cost
 //!
@@ -115,7 +119,8 @@ pub use table::{TABLE_LEN, leja_points};
 pub use tridiagonal::{
     RotationScalar, SymmetricTridiagonalEigen, SymmetricTridiagonalRotations,
     symmetric_tridiagonal_eigen, symmetric_tridiagonal_eigenvalues,
-    symmetric_tridiagonal_rotations,
+    symmetric_tridiagonal_extreme_eigenvalues, symmetric_tridiagonal_rotations,
+    symmetric_tridiagonal_rotations_unrefined,
 };
 
 #[doc(no_inline)]

@@ -17,7 +17,10 @@ fn inverse_or_zero(beta: f64) -> f64 {
 /// How many steps to queue ahead of a convergence check on an asynchronous backend.
 ///
 /// At a check the host reads α, β (waiting for the device) and then spends H seconds on
-/// small eigenproblems (O(k²), 1–3 ms at k ≈ 250), during which a device with nothing
+/// small eigenproblems (O(k²); solved side by side, with the eigenvalue refinement skipped
+/// where the tolerance cannot see it, about one eigensolve: 3.3–3.6 ms at k = 267 on a
+/// 16-core H200 host for a stiff τT (τ = 0.01, ‖T‖ ≈ 8·10⁵, rtol 10⁻⁵), 8.7–9.7 ms when
+/// y_k was solved before the others and always refined), during which a device with nothing
 /// queued would idle: on seed 000's Table 12 (k = 267, ~20 checks) that idle time was a
 /// third of the call. So `L` steps are queued before the host computation, with
 /// L = round(1.25·H_prev/s) (H_prev the previous check's host time, growing slowly with k;
@@ -29,8 +32,8 @@ fn inverse_or_zero(beta: f64) -> f64 {
 /// are spent for nothing and counted; every check that does not converge saves H. The cap
 /// k/4 bounds those spent products; it was k/10, which left a fast operator idle: the GPU
 /// stencil's Lanczos step takes 0.18 ms at 256³ against 3–7 ms of host per check near
-/// k = 250, so 25 queued steps covered under a third of each check (Table 12: 126 ms, of
-/// which ~62 ms device work).
+/// k = 250 (then), so 25 queued steps covered under a third of each check (Table 12: 126 ms,
+/// of which ~62 ms device work).
 #[derive(Debug, Default)]
 struct Lookahead {
     /// Device seconds per step, from the first read.
@@ -171,10 +174,14 @@ pub(crate) enum Func {
 /// products t·λ with the Krylov eigenvalues leave it (t = ±10³⁰⁸), at the first check.
 ///
 /// **Cost.** k products with A, O(n·k) vector work, O(n·k) memory for the basis (O(n)
-/// and 2k products in [`LanczosOptions::two_pass`] mode), plus O(k²) per check: one k×k
-/// tridiagonal eigensolve and one of order k − m for the lagged difference, and two more
-/// (orders k − 1 and k − 2m) when Saad's term or the lagged difference meets the tolerance
-/// or the check is the last. `Auto` adds O(k) per step on the host (the ω-recurrence) and,
+/// and 2k products in [`LanczosOptions::two_pass`] mode), plus O(k²) per check: the
+/// extreme eigenvalues of T_k by bisection (O(k) per Sturm count, for the scaling), then
+/// tridiagonal eigensolves of orders k, k − m (the lagged difference), k − 1 and k − 2m,
+/// all at once on a host with four or more threads (about one eigensolve's time); with
+/// fewer threads the last two only when Saad's term or the lagged difference meets the
+/// tolerance or the check is the last. Where 64ε·|t|·‖T_k‖∞ is below 10⁻³·rtol the
+/// eigensolves keep QL's eigenvalues without the bisection refinement (a third of their
+/// time), as the error it removes is then below a thousandth of the tolerance. `Auto` adds O(k) per step on the host (the ω-recurrence) and,
 /// once the estimate passes 10⁻², one eigenvalue solve of order k per check. For A with
 /// spectrum in an interval of width ρ, k grows like √(ρ|t|) (Hochbruck–Lubich), so Lanczos is
 /// the method of choice for Hermitian problems.
@@ -1036,7 +1043,10 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
         targets
             .iter()
             .map(|&(func, tau)| match func {
-                Func::Exp => exp_coefficients(&self.alpha, &self.beta, k, tau, exact, screen),
+                Func::Exp => {
+                    let tol = &self.opts.tol;
+                    exp_coefficients(&self.alpha, &self.beta, k, tau, exact, tol, screen)
+                }
                 Func::Phi(p) => phi_coefficients(&self.alpha, &self.beta, k, p, tau, exact, screen),
             })
             .collect()

@@ -4,7 +4,10 @@
 use crate::Tolerance;
 use matexp_core::{Error, Result, Scalar, c64};
 use matexp_dense::{Matrix, phi_vectors};
-use matexp_leja::symmetric_tridiagonal_rotations;
+use matexp_leja::{
+    symmetric_tridiagonal_extreme_eigenvalues, symmetric_tridiagonal_rotations,
+    symmetric_tridiagonal_rotations_unrefined,
+};
 
 /// f(τT_k)e₁ = e^{c}·y with the estimated error of y (same scaling) and ‖y‖₂.
 #[derive(Debug, Clone)]
@@ -102,21 +105,21 @@ fn norm(y: &[c64]) -> f64 {
 /// e^{τT − c}e₁ = Z·(e^{τλ − c} ∘ Zᵀe₁) for the tridiagonal T (diagonal `alpha`,
 /// off-diagonal `beta`) with Z kept as QL's rotations (pure Rust, `matexp-leja`, so that
 /// Lanczos links no LAPACK): row 0 of Z and one product with Z, O(k²) for order k, where
-/// forming Z costs O(k³). The eigenvalues are those of `symmetric_tridiagonal_eigen`,
-/// bisection refinement included; `c = None` takes c = max Re(τλ). Returns (y, c).
+/// forming Z costs O(k³). With `refine` the eigenvalues are those of
+/// `symmetric_tridiagonal_eigen`, bisection refinement included; without, QL's own
+/// (see [`refinement_needed`]).
 fn exp_first_column(
     alpha: &[f64],
     beta: &[f64],
     tau: c64,
-    c: Option<f64>,
-) -> Result<(Vec<c64>, f64)> {
-    let e = symmetric_tridiagonal_rotations(alpha, beta)?;
-    let c = c.unwrap_or_else(|| {
-        e.values
-            .iter()
-            .map(|&l| (tau * l).re)
-            .fold(f64::NEG_INFINITY, f64::max)
-    });
+    c: f64,
+    refine: bool,
+) -> Result<Vec<c64>> {
+    let e = if refine {
+        symmetric_tridiagonal_rotations(alpha, beta)?
+    } else {
+        symmetric_tridiagonal_rotations_unrefined(alpha, beta)?
+    };
     let mut y: Vec<c64> = e
         .row(0)
         .iter()
@@ -124,7 +127,70 @@ fn exp_first_column(
         .map(|(&z0, &l)| (tau * l - c).exp() * z0)
         .collect();
     e.mul(&mut y);
-    Ok((y, c))
+    Ok(y)
+}
+
+/// The scaling c of e^{τT}e₁ = e^{c}·y: max Re(τλ) over the eigenvalues λ of T, to rounding,
+/// from the extreme eigenvalues alone (no decomposition of T).
+///
+/// For real λ, Re(τλ) = Re(τ)·λ, so the maximum is Re(τ)·λ_max for Re τ > 0, Re(τ)·λ_min
+/// for Re τ < 0 and 0 for Re τ = 0. The extreme eigenvalue is taken as the outer end of a
+/// Sturm-count bisection bracket a few ulps wide (`symmetric_tridiagonal_extreme_eigenvalues`,
+/// the brackets whose midpoints are the refined eigenvalues of the full solve): since the
+/// Sturm count is exact for a T̃ within a few ε of T entrywise, that end is beyond λ(T̃),
+/// which is within a few ε‖T‖ of λ(T) (Weyl). Hence
+/// max Re(τλ) − |Re τ|·O(ε‖T‖) ≤ c ≤ max Re(τλ) + |Re τ|·O(ε‖T‖):
+///
+/// * **No overflow.** c is never below max Re(τλ) by more than rounding, and the
+///   eigenvalues of every leading T_j (j ≤ k) lie within those of T_k (Cauchy
+///   interlacing), so every exponent Re(τλ) − c of the small problems is at most
+///   |τ|·O(ε‖T‖), plus QL's own drift of some tens of ε‖T‖ where the eigenvalues are not
+///   refined: e^{τλ − c} ≤ 1 + O(ε|τ|‖T‖), as before.
+/// * **Same meaning.** The c of the full eigen-decomposition (max over the refined Ritz
+///   values) carries errors of the same order, so the two differ by |Re τ|·O(ε‖T‖): y is
+///   rescaled by e^{O(ε|τ|‖T‖)}, and y, its estimate and ‖y‖ alike, so nothing that is
+///   compared (estimate against tolerance, both in y's scaling) changes beyond rounding,
+///   and e^{c}·y is the same result.
+fn scaling(alpha: &[f64], beta: &[f64], tau: c64) -> Result<f64> {
+    if tau.re == 0.0 {
+        return Ok(0.0);
+    }
+    let (lo, hi) = symmetric_tridiagonal_extreme_eigenvalues(alpha, beta)?;
+    Ok(if tau.re > 0.0 {
+        tau.re * hi
+    } else {
+        tau.re * lo
+    })
+}
+
+/// Whether the small problems e^{τT_j}e₁ (j ≤ k, T = T_k with diagonal `alpha`,
+/// off-diagonal `beta`) need the bisection refinement of QL's eigenvalues at tolerance
+/// `tol`.
+///
+/// QL's eigenvalues drift by up to some tens of ε‖T‖₂ (measured up to ~25 at order 500;
+/// the refinement brings them to a few). An eigenvalue error δᵢ multiplies the term
+/// e^{τλᵢ − c}·Z[0, i]·zᵢ of y by e^{τδᵢ}, so, Z being orthogonal,
+/// ‖Δy‖ ≤ maxᵢ|e^{τδᵢ} − 1|·‖y‖ ≈ |τ|·δ·‖y‖: a relative error of y (and of each y_j in the
+/// difference estimates), the quantity rtol bounds. With δ ≤ 64ε‖T‖ (‖T‖ ≤ ‖T‖∞, the
+/// Gershgorin bound of T_k, which bounds every leading T_j too) and 64ε·|τ|·‖T‖∞ below
+/// 10⁻³·rtol, that perturbation is under a thousandth of the tolerance: the refinement
+/// cannot change a verdict short of a tie to 0.1 %, nor the result beyond 10⁻³·rtol, and is
+/// skipped (a third of each small problem's time: 1.95 against 2.86 ms at k = 267). atol is not counted (conservative:
+/// with rtol = 0 the eigenvalues are always refined). At Table 12's |τ|·‖T‖ ≈ 8·10³ the
+/// rule skips it for rtol ≳ 1.1·10⁻⁷; for e^{−itH} at ‖tH‖ = 10⁴ and rtol 10⁻⁸ it keeps it.
+fn refinement_needed(alpha: &[f64], beta: &[f64], tau: c64, tol: &Tolerance) -> bool {
+    let k = alpha.len();
+    let norm = (0..k)
+        .map(|i| {
+            let below = if i > 0 { beta[i - 1].abs() } else { 0.0 };
+            let above = if i + 1 < k { beta[i].abs() } else { 0.0 };
+            alpha[i].abs() + below + above
+        })
+        .fold(0.0, f64::max);
+    let perturbation = 64.0 * f64::EPSILON * tau.norm() * norm;
+    // NaN (τλ beyond the range) refines, as before.
+    let negligible = perturbation < 1e-3 * tol.rtol;
+    !negligible
 }
 
 /// The lag m of the lagged difference at a check of dimension k: about k/10 (at least 2),
@@ -144,9 +210,9 @@ fn gap(a: &[c64], b: &[c64]) -> f64 {
 }
 
 /// The error estimate of y = y_k = f(τT_k)e₁ (in y's scaling), given Saad's term
-/// β_{k+1}·|e_kᵀy_k| and `first_column(j)` = y_j, the same function of T_j in the same
-/// scaling. The smaller of two estimates, each of which bounds the error where its premise
-/// holds:
+/// β_{k+1}·|e_kᵀy_k| and the other small problems y_j, the same function of T_j in the same
+/// scaling: `ym` = y_{k−m} (`None` for k < 3) and `rest` = (y_{k−1}, y_{k−2m}) on demand.
+/// The smaller of two estimates, each of which bounds the error where its premise holds:
 ///
 /// * the **one-step estimate** max(‖y_k − [y_{k−1}; 0]‖, β_{k+1}|e_kᵀy_k|) (the difference
 ///   of successive iterates and Saad's term). Saad's term is sharp for oscillatory and
@@ -164,55 +230,46 @@ fn gap(a: &[c64], b: &[c64]) -> f64 {
 ///   used, as the difference of nearly parallel errors can be far below either.
 ///
 /// With a [`Screen`] threshold, a check where both Saad's term and d₁ exceed it returns
-/// their minimum (a lower bound of the estimate) without the remaining small problems.
+/// their minimum (a lower bound of the estimate) without asking for `rest`.
 /// Cost: small problems of orders k − m, k − 1 and k − 2m besides y_k itself (one tridiagonal
-/// eigensolve each, O(k²)).
+/// eigensolve each, O(k²)), solved together with y_k where the host has the cores
+/// ([`solve_and_estimate`]).
 fn estimate(
     y: &[c64],
     saad: f64,
     screen: Option<f64>,
-    first_column: impl Fn(usize) -> Result<Vec<c64>> + Sync,
+    ym: Option<&[c64]>,
+    rest: impl FnOnce() -> Result<(Option<Vec<c64>>, Option<Vec<c64>>)>,
 ) -> Result<f64> {
-    let k = y.len();
     if norm(y).is_nan() || saad.is_nan() {
         // t·λ beyond the range: NaN marks the estimate meaningless (the caller's error).
         return Ok(f64::NAN);
     }
-    let Some(m) = lag(k) else {
-        let successive = if k >= 2 {
-            gap(y, &first_column(k - 1)?)
-        } else {
-            norm(y)
+    let Some(ym) = ym else {
+        // k < 3: no lag; y_{k−1} where k = 2.
+        let successive = match rest()?.0 {
+            Some(y1) => gap(y, &y1),
+            None => norm(y),
         };
         return Ok(saad.max(successive));
     };
-    // y_{k−m}, y_{k−1} and y_{k−2m} are independent small problems: solved at once, a check
-    // costs one eigensolve's time on a multicore host instead of up to three, which is host
-    // time an asynchronous device would otherwise spend idle or on lookahead steps. (A screen
-    // that fails the check after y_{k−m} leaves the other two unused.)
-    let (ym, (y1, y2)) = rayon::join(
-        || first_column(k - m),
-        || {
-            rayon::join(
-                || (m != 1).then(|| first_column(k - 1)).transpose(),
-                || first_column(k - 2 * m),
-            )
-        },
-    );
-    let (ym, y1, y2) = (ym?, y1?, y2?);
-    let d1 = gap(y, &ym);
+    let d1 = gap(y, ym);
     if let Some(threshold) = screen
         && saad.min(d1) > threshold
     {
         return Ok(saad.min(d1));
     }
+    let (y1, y2) = rest()?;
     let successive = match &y1 {
         Some(y1) => gap(y, y1),
         None => d1,
     };
     let one_step = saad.max(successive);
     let lagged = if d1 < one_step {
-        let d2 = gap(&ym, &y2);
+        let d2 = gap(
+            ym,
+            y2.as_deref().expect("y_{k−2m} exists where the lag does"),
+        );
         if d1 <= 0.25 * d2 { d1 } else { f64::INFINITY }
     } else {
         f64::INFINITY
@@ -220,28 +277,92 @@ fn estimate(
     Ok(one_step.min(lagged))
 }
 
-/// e^{τT_k}e₁ = e^{c}·y from the eigendecomposition of T_k, c = max Re(τλ), with the error
-/// estimate of [`estimate`] (same scaling); zero when `exact`; a lower bound of it when
-/// `screen` shows that the check fails ([`Screen`]).
+/// Rayon threads from which a check solves all its small problems at once (see
+/// [`solve_and_estimate`]).
+const ALL_AT_ONCE_THREADS: usize = 4;
+
+/// y_k = `first_column(k)`, its estimate ([`estimate`]; 0 when `exact`) and ‖y_k‖, with
+/// `threshold(‖y_k‖)` the screen's threshold ([`Screen`]; `None`: no screen) and `beta`
+/// holding β_{k+1} at index k − 1 (read only when not `exact`).
+///
+/// y_k and y_{k−m}, y_{k−1}, y_{k−2m} are independent small problems (the scaling c that
+/// they share comes before, from the extreme eigenvalues of T_k alone): solved at once on
+/// a host with [`ALL_AT_ONCE_THREADS`] or more threads, a check costs the time of its
+/// largest eigensolve (y_k's) instead of two or more, and that host time is what an
+/// asynchronous device spends idle or on lookahead steps, which are wasted at the
+/// converging check. The screen then saves no wall time there (a check it fails had
+/// y_{k−1} and y_{k−2m} computed on otherwise idle cores, and returns the same lower bound),
+/// whereas solving them only after the screen passes would make every check that passes
+/// it, the converging one included, two eigensolves long. With fewer threads the four do
+/// not fit side by side (on two, all at once take about 1.7 solve-times, screened or not),
+/// so y_k and y_{k−m} go first and y_{k−1}, y_{k−2m} only where the screen passes: one
+/// solve-time for a screened-out check, two for the others. The results are the same
+/// either way, bit for bit.
+fn solve_and_estimate(
+    k: usize,
+    beta: &[f64],
+    exact: bool,
+    threshold: Option<impl FnOnce(f64) -> f64>,
+    first_column: impl Fn(usize) -> Result<Vec<c64>> + Sync,
+) -> Result<(Vec<c64>, f64, f64)> {
+    let m = if exact { None } else { lag(k) };
+    let lagged = m.map(|m| k - m);
+    // y_{k−1} is y_{k−m} where m = 1.
+    let previous = (!exact && k >= 2 && m != Some(1)).then(|| k - 1);
+    let second = m.map(|m| k - 2 * m);
+    let solve = |j: Option<usize>| j.map(&first_column).transpose();
+    let pair = || {
+        let (y1, y2) = rayon::join(|| solve(previous), || solve(second));
+        Ok::<_, Error>((y1?, y2?))
+    };
+    let all_at_once = threshold.is_none() || rayon::current_num_threads() >= ALL_AT_ONCE_THREADS;
+    let ((y, ym), rest) = if all_at_once {
+        let (first, rest) = rayon::join(|| rayon::join(|| first_column(k), || solve(lagged)), pair);
+        (first, Some(rest))
+    } else {
+        (rayon::join(|| first_column(k), || solve(lagged)), None)
+    };
+    let (y, ym) = (y?, ym?);
+    let norm_y = norm(&y);
+    if exact {
+        return Ok((y, 0.0, norm_y));
+    }
+    let saad = beta[k - 1] * y[k - 1].norm();
+    let err = estimate(
+        &y,
+        saad,
+        threshold.map(|t| t(norm_y)),
+        ym.as_deref(),
+        || rest.unwrap_or_else(pair),
+    )?;
+    Ok((y, err, norm_y))
+}
+
+/// e^{τT_k}e₁ = e^{c}·y with c = max Re(τλ) over the eigenvalues of T_k ([`scaling`]), with
+/// the error estimate of [`estimate`] (same scaling); zero when `exact`; a lower bound of it
+/// when `screen` shows that the check fails ([`Screen`]). `tol` is the tolerance the result
+/// is for: where it allows ([`refinement_needed`]) the small problems keep QL's eigenvalues
+/// unrefined.
+///
+/// Cost: the extreme eigenvalues of T_k by bisection (≈ 0.1 ms at k = 267), then the four
+/// small problems of [`solve_and_estimate`], at once on a multicore host.
 pub(crate) fn exp_coefficients(
     alpha: &[f64],
     beta: &[f64],
     k: usize,
     tau: c64,
     exact: bool,
+    tol: &Tolerance,
     screen: Screen<'_>,
 ) -> Result<Coefficients> {
-    let (y, c) = exp_first_column(&alpha[..k], &beta[..k - 1], tau, None)?;
-    let norm_y = norm(&y);
-    let err = if exact {
-        0.0
-    } else {
-        let saad = beta[k - 1] * y[k - 1].norm();
-        let threshold = screen.map(|(tol, beta0)| scaled_tolerance(tol, c, beta0, norm_y));
-        estimate(&y, saad, threshold, |j| {
-            exp_first_column(&alpha[..j], &beta[..j - 1], tau, Some(c)).map(|(y, _)| y)
-        })?
-    };
+    let (a, b) = (&alpha[..k], &beta[..k - 1]);
+    let c = scaling(a, b, tau)?;
+    let refine = refinement_needed(a, b, tau, tol);
+    let threshold =
+        screen.map(|(tol, beta0)| move |norm_y| scaled_tolerance(tol, c, beta0, norm_y));
+    let (y, err, norm_y) = solve_and_estimate(k, beta, exact, threshold, |j| {
+        exp_first_column(&alpha[..j], &beta[..j - 1], tau, c, refine)
+    })?;
     Ok(Coefficients { y, c, err, norm_y })
 }
 
@@ -264,7 +385,7 @@ fn e1(k: usize) -> Vec<c64> {
 }
 
 /// φ_p(τT_k)e₁ (no scaling, c = 0) from the augmented exponential, with the estimate of
-/// [`estimate`], screened as in [`exp_coefficients`].
+/// [`estimate`], screened and solved as in [`exp_coefficients`] ([`solve_and_estimate`]).
 pub(crate) fn phi_coefficients(
     alpha: &[f64],
     beta: &[f64],
@@ -278,15 +399,9 @@ pub(crate) fn phi_coefficients(
         let m = tridiagonal_times(alpha, beta, j, tau);
         Ok(phi_vectors(&m, &e1(j), p)?.pop().expect("p + 1 vectors"))
     };
-    let y = column(k)?;
-    let norm_y = norm(&y);
-    let err = if exact {
-        0.0
-    } else {
-        let saad = beta[k - 1] * y[k - 1].norm();
-        let threshold = screen.map(|(tol, beta0)| scaled_tolerance(tol, 0.0, beta0, norm_y));
-        estimate(&y, saad, threshold, column)?
-    };
+    let threshold =
+        screen.map(|(tol, beta0)| move |norm_y| scaled_tolerance(tol, 0.0, beta0, norm_y));
+    let (y, err, norm_y) = solve_and_estimate(k, beta, exact, threshold, column)?;
     Ok(Coefficients {
         y,
         c: 0.0,
@@ -392,7 +507,8 @@ mod tests {
         ) {
             let (alpha, beta) = tridiagonal(kind, k, seed);
             let tau = c64::new(re, im);
-            let (y, c) = exp_first_column(&alpha, &beta, tau, None).unwrap();
+            let c = scaling(&alpha, &beta, tau).unwrap();
+            let y = exp_first_column(&alpha, &beta, tau, c, true).unwrap();
             let full = full_eigen_first_column(&alpha, &beta, tau, c);
             let dense = dense_first_column(&alpha, &beta, tau, c);
             // Normwise: relative to ‖e^{τT − c}‖₂ = max |e^{τλ − c}| = 1 (‖y‖ itself is tiny
@@ -418,7 +534,9 @@ mod tests {
             let (alpha, mut beta) = tridiagonal(kind, k, seed);
             beta.push(0.3);
             let tau = c64::new(re, im);
-            let got = exp_coefficients(&alpha, &beta, k, tau, false, None).unwrap();
+            // rtol 10⁻¹⁵ keeps the refinement: the eigenvalues of the reference.
+            let tol = Tolerance::relative(1e-15);
+            let got = exp_coefficients(&alpha, &beta, k, tau, false, &tol, None).unwrap();
             let col = |j: usize| full_eigen_first_column(&alpha[..j], &beta[..j - 1], tau, got.c);
             let y = col(k);
             let one_step = (beta[k - 1] * y[k - 1].norm()).max(diff(&y, &col(k - 1)));
@@ -445,6 +563,112 @@ mod tests {
         }
     }
 
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(96))]
+
+        /// The scaling c from the extreme eigenvalues against max Re(τλ) over the refined
+        /// eigenvalues: equal to a few ε·|τ|·‖T‖, and never below by more than that.
+        #[test]
+        fn scaling_is_the_largest_exponent(
+            kind in 0u8..5,
+            k in 1usize..60,
+            seed in any::<u64>(),
+            re in -1e3f64..1e3,
+            im in -60.0f64..60.0,
+        ) {
+            let (alpha, beta) = tridiagonal(kind, k, seed);
+            for tau in [c64::new(re, im), c64::new(-re, im), c64::new(0.0, im)] {
+                let c = scaling(&alpha, &beta, tau).unwrap();
+                let want = symmetric_tridiagonal_eigen(&alpha, &beta)
+                    .unwrap()
+                    .values
+                    .iter()
+                    .map(|&l| (tau * l).re)
+                    .fold(f64::NEG_INFINITY, f64::max);
+                let norm = alpha.iter().chain(&beta).fold(0.0f64, |m, x| m.max(x.abs()));
+                let rounding = 16.0 * f64::EPSILON * tau.re.abs() * 3.0 * norm;
+                prop_assert!(c >= want - rounding, "c {c:e} below {want:e}");
+                prop_assert!(c <= want + rounding, "c {c:e} above {want:e}");
+            }
+        }
+
+        /// Where the rule drops the refinement, the result and the estimate move by less
+        /// than 10⁻³·rtol relative to ‖y‖ (the rule's promise), here on random τ with
+        /// |τ|·‖T‖ up to ~10⁴ at rtol chosen at the rule's edge.
+        #[test]
+        fn unrefined_checks_stay_within_the_rule(
+            kind in 0u8..5,
+            k in 2usize..80,
+            seed in any::<u64>(),
+            re in -3e3f64..0.0,
+            im in -3e3f64..3e3,
+        ) {
+            let (alpha, mut beta) = tridiagonal(kind, k, seed);
+            beta.push(0.4);
+            let tau = c64::new(re, im);
+            let norm = (0..k)
+                .map(|i| {
+                    alpha[i].abs()
+                        + if i > 0 { beta[i - 1].abs() } else { 0.0 }
+                        + if i + 1 < k { beta[i].abs() } else { 0.0 }
+                })
+                .fold(0.0, f64::max);
+            // Just loose enough for the rule to skip the refinement.
+            let tol = Tolerance::relative(1.01e3 * 64.0 * f64::EPSILON * tau.norm() * norm);
+            prop_assert!(!refinement_needed(&alpha[..k], &beta[..k - 1], tau, &tol));
+            let tight = Tolerance::relative(1e-15);
+            let unrefined = exp_coefficients(&alpha, &beta, k, tau, false, &tol, None).unwrap();
+            let refined = exp_coefficients(&alpha, &beta, k, tau, false, &tight, None).unwrap();
+            prop_assert_eq!(unrefined.c, refined.c);
+            let bound = 1e-3 * tol.rtol * refined.norm_y + 1e-14 * k as f64;
+            prop_assert!(diff(&unrefined.y, &refined.y) <= bound);
+            // The estimate is a difference of two such y (up to the lagged one's choice,
+            // which a tie within the perturbation may flip).
+            let moved = (unrefined.err - refined.err).abs();
+            prop_assert!(
+                moved <= 4.0 * bound || moved <= 0.75 * refined.err.max(unrefined.err),
+                "estimate {:e} vs {:e}", unrefined.err, refined.err
+            );
+        }
+    }
+
+    /// The small problems solved all at once and in two rounds around the screen give the
+    /// same coefficients and estimates, bit for bit.
+    #[test]
+    fn all_at_once_and_two_rounds_agree() {
+        let pool = |n| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .unwrap()
+        };
+        let (one, many) = (pool(1), pool(ALL_AT_ONCE_THREADS));
+        for seed in 0..10u64 {
+            let (alpha, mut beta) = tridiagonal((seed % 5) as u8, 50, seed);
+            beta.push(0.5);
+            for k in [1, 2, 3, 5, 20, 50] {
+                for (rtol, beta0) in [(1e-5, 1.0), (1e-12, 30.0)] {
+                    let tol = Tolerance::relative(rtol);
+                    let tau = c64::new(-2.0, 3.0);
+                    let run = || {
+                        let c = exp_coefficients(
+                            &alpha,
+                            &beta,
+                            k,
+                            tau,
+                            false,
+                            &tol,
+                            Some((&tol, beta0)),
+                        )
+                        .unwrap();
+                        (c.y, c.c.to_bits(), c.err.to_bits(), c.norm_y.to_bits())
+                    };
+                    assert_eq!(one.install(run), many.install(run), "seed {seed}, k {k}");
+                }
+            }
+        }
+    }
+
     /// A screened check reaches the same verdict as the full one (so Lanczos stops after
     /// the same products) and, where it passes, the same estimate; where it skips the
     /// difference term its estimate is Saad's term, below the full one.
@@ -458,12 +682,21 @@ mod tests {
             for (re, im) in [(-3.0, 0.0), (0.0, -8.0), (2.0, 1.0)] {
                 let tau = c64::new(re, im);
                 for k in 2..=40 {
-                    let full = exp_coefficients(&alpha, &beta, k, tau, false, None).unwrap();
                     for (rtol, atol, beta0) in [(1e-5, 0.0, 1.0), (1e-10, 1e-12, 30.0)] {
                         let tol = Tolerance::new(rtol, atol);
-                        let screened =
-                            exp_coefficients(&alpha, &beta, k, tau, false, Some((&tol, beta0)))
-                                .unwrap();
+                        // The same tolerance: the same refinement of the eigenvalues.
+                        let full =
+                            exp_coefficients(&alpha, &beta, k, tau, false, &tol, None).unwrap();
+                        let screened = exp_coefficients(
+                            &alpha,
+                            &beta,
+                            k,
+                            tau,
+                            false,
+                            &tol,
+                            Some((&tol, beta0)),
+                        )
+                        .unwrap();
                         assert_eq!(screened.y, full.y);
                         assert_eq!(screened.c, full.c);
                         let verdict = full.converged(&tol, beta0);
@@ -502,8 +735,17 @@ mod tests {
                 .chain(&beta)
                 .fold(0.0f64, |m, x| m.max(x.abs()));
             let t = 1e4 / tn;
-            let (y, c) = exp_first_column(&alpha, &beta, c64::new(0.0, -t), None).unwrap();
+            let tau = c64::new(0.0, -t);
+            let c = scaling(&alpha, &beta, tau).unwrap();
             assert_eq!(c, 0.0);
+            // 64ε·|t|·‖T‖ ≈ 1.4·10⁻¹⁰: refined for any rtol below 10⁻⁷.
+            assert!(refinement_needed(
+                &alpha,
+                &beta,
+                tau,
+                &Tolerance::relative(1e-8)
+            ));
+            let y = exp_first_column(&alpha, &beta, tau, c, true).unwrap();
             let dense: Vec<c64> = tridiagonal_times(&alpha, &beta, k, c64::new(1.0, 0.0))
                 .as_slice()
                 .to_vec();
@@ -515,5 +757,129 @@ mod tests {
             let full = full_eigen_first_column(&alpha, &beta, c64::new(0.0, -t), 0.0);
             assert!(rel_diff(&y, &full) <= 1e-13, "kind {kind}");
         }
+    }
+}
+
+#[cfg(test)]
+mod timing {
+    use super::*;
+    use rand::{Rng, SeedableRng, rngs::StdRng};
+    use std::time::Instant;
+
+    /// α, β of k Lanczos steps (no reorthogonalization) on a diagonal matrix whose spectrum
+    /// samples that of the 3D Laplacian at N = 256 (in [−7.9·10⁵, 0]), from a random start.
+    fn stiff_lanczos(k: usize) -> (Vec<f64>, Vec<f64>) {
+        let n = 50_000;
+        let mut rng = StdRng::seed_from_u64(7);
+        let h2 = (1.0f64 / 257.0).powi(2);
+        let half_pi = std::f64::consts::FRAC_PI_2;
+        let lambda: Vec<f64> = (0..n)
+            .map(|_| {
+                let s: f64 = (0..3)
+                    .map(|_| rng.random_range(0.0..half_pi).sin().powi(2))
+                    .sum();
+                -4.0 * s / h2
+            })
+            .collect();
+        let mut q: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+        let nq = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+        q.iter_mut().for_each(|x| *x /= nq);
+        let mut q_prev = vec![0.0; n];
+        let (mut alpha, mut beta) = (Vec::new(), Vec::new());
+        for j in 0..k {
+            let mut w: Vec<f64> = q.iter().zip(&lambda).map(|(x, l)| x * l).collect();
+            let a: f64 = w.iter().zip(&q).map(|(x, y)| x * y).sum();
+            let b_prev = if j > 0 { beta[j - 1] } else { 0.0 };
+            for i in 0..n {
+                w[i] -= a * q[i] + b_prev * q_prev[i];
+            }
+            let b = w.iter().map(|x| x * x).sum::<f64>().sqrt();
+            w.iter_mut().for_each(|x| *x /= b);
+            alpha.push(a);
+            beta.push(b);
+            q_prev = std::mem::replace(&mut q, w);
+        }
+        (alpha, beta)
+    }
+
+    fn check(
+        alpha: &[f64],
+        beta: &[f64],
+        k: usize,
+        tau: c64,
+        tol: &Tolerance,
+        screen: Screen<'_>,
+    ) -> Coefficients {
+        exp_coefficients(alpha, beta, k, tau, false, tol, screen).unwrap()
+    }
+
+    fn median(mut v: Vec<f64>) -> f64 {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    }
+
+    /// Wall time of one convergence check of e^{τT_k}e₁ at k = 267 (τ = 0.01, rtol 10⁻⁵:
+    /// the regime of the 3D Laplacian at N = 256), full and screened, on the rayon pool of
+    /// this host. `cargo test -p matexp-integrators --release -- --ignored --nocapture
+    /// check_time`.
+    #[test]
+    #[ignore = "timing"]
+    fn check_time_at_k267() {
+        let k = 267;
+        let (alpha, beta) = stiff_lanczos(k + 1);
+        let tau = c64::new(0.01, 0.0);
+        let tol = Tolerance::new(1e-5, 0.0);
+        let time = |f: &dyn Fn() -> Coefficients| {
+            f();
+            median(
+                (0..41)
+                    .map(|_| {
+                        let t = Instant::now();
+                        std::hint::black_box(f());
+                        t.elapsed().as_secs_f64() * 1e3
+                    })
+                    .collect(),
+            )
+        };
+        let full = time(&|| check(&alpha, &beta, k, tau, &tol, None));
+        let screened = time(&|| check(&alpha, &beta, k, tau, &tol, Some((&tol, 1.0))));
+        let (a, b) = (&alpha[..k], &beta[..k - 1]);
+        let part = |f: &dyn Fn()| {
+            median(
+                (0..41)
+                    .map(|_| {
+                        let t = Instant::now();
+                        f();
+                        t.elapsed().as_secs_f64() * 1e3
+                    })
+                    .collect(),
+            )
+        };
+        let extremes = part(&|| {
+            std::hint::black_box(scaling(a, b, tau).unwrap());
+        });
+        let cs = scaling(a, b, tau).unwrap();
+        let refined = part(&|| {
+            std::hint::black_box(exp_first_column(a, b, tau, cs, true).unwrap());
+        });
+        let unrefined = part(&|| {
+            std::hint::black_box(exp_first_column(a, b, tau, cs, false).unwrap());
+        });
+        eprintln!(
+            "one small problem of order {k}: refined {refined:.3} ms, unrefined {unrefined:.3} \
+             ms; scaling from the extreme eigenvalues {extremes:.3} ms; refinement needed at \
+             rtol 1e-5: {}",
+            refinement_needed(a, b, tau, &tol)
+        );
+        let c = check(&alpha, &beta, k, tau, &tol, None);
+        eprintln!(
+            "k = {k}, {} rayon threads: full check {full:.3} ms, screened {screened:.3} ms \
+             (c = {:.6e}, estimate {:.3e}, ‖y‖ = {:.3e}, converged at rtol 1e-5: {})",
+            rayon::current_num_threads(),
+            c.c,
+            c.err,
+            c.norm_y,
+            c.converged(&tol, 1.0)
+        );
     }
 }

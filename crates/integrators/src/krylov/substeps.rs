@@ -392,8 +392,9 @@ impl<B: Backend, S: Scalar> Lanczos<'_, B, S> {
         k: usize,
     ) -> Result<Option<(f64, Coefficients)>> {
         let eval = |t: f64| -> Result<Option<Coefficients>> {
-            let c = exp_coefficients(&self.alpha, &self.beta, k, tau * t, false, None)?;
-            Ok(c.converged(&share(tol, t), nrm).then_some(c))
+            let share = share(tol, t);
+            let c = exp_coefficients(&self.alpha, &self.beta, k, tau * t, false, &share, None)?;
+            Ok(c.converged(&share, nrm).then_some(c))
         };
         let (lo, hi) = gershgorin(&self.alpha, &self.beta, k);
         let w = hi - lo;
