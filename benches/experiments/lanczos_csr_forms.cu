@@ -13,10 +13,11 @@
 //
 // Build and run on the GPU host, from the repository root:
 //   nvcc -std=c++17 -arch=sm_90 -O3 -Icuda-sys/kernels -Icuda-sys/include \
-//        -o /tmp/forms benches/experiments/lanczos_csr_forms.cu && /tmp/forms
+//        -o /tmp/forms benches/experiments/lanczos_csr_forms.cu && /tmp/forms [grids]
 #include "../../cuda-sys/kernels/spmv.cu"
 #include <algorithm>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #define CK(x)                                                                                    \
@@ -117,7 +118,26 @@ template <typename F> float time_us(F launch, int reps = 30) {
     return t[t.size() / 2];
 }
 
-int main() {
+// The fused product's time against its grid (thread per row), each grid timed in three
+// passes over the list, so that drifts show as spread: `forms grids`.
+int grid_sweep(uint64_t n, const uint32_t *drp, const uint32_t *dci, const double *dva,
+               const double *c, const double *q, const double *qp, double *y, double *parts) {
+    const unsigned grids[] = {8192, 12288, 16384, 20480, 24576, 32768, 40960, 49152, 65536};
+    std::vector<std::vector<float>> t(sizeof grids / sizeof grids[0]);
+    for (int pass = 0; pass < 3; ++pass)
+        for (size_t i = 0; i < t.size(); ++i)
+            t[i].push_back(time_us([&] {
+                spmv_csr_lanczos_f64_u32<<<grids[i], MX_REDUCE_THREADS>>>(n, 0, drp, dci, dva, c, 1,
+                                                                         q, qp, y, parts);
+            }));
+    printf("\nproduct (thread per row) by grid, three passes, us per launch:\n");
+    for (size_t i = 0; i < t.size(); ++i)
+        printf("  grid %-6u %7.1f %7.1f %7.1f\n", grids[i], t[i][0], t[i][1], t[i][2]);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    const bool sweep = argc > 1 && std::string(argv[1]) == "grids";
     const int N = 256;
     const uint64_t n = (uint64_t)N * N * N;
     // The Dirichlet Laplacian scaled by (N + 1)^2, rows in natural order.
@@ -186,6 +206,7 @@ int main() {
     printf("N = %d: %llu rows, %llu entries; 2 GiB copy %.0f GB/s (one vector read or written: "
            "%.1f us)\n",
            N, (unsigned long long)n, (unsigned long long)nnz, gbps, vec_us);
+    if (sweep) return grid_sweep(n, drp, dci, dva, c, q, qp, y, parts);
     for (uint32_t lanes_log2 : {0u, 1u, 2u, 3u}) {
         const uint64_t rows_per_block = MX_REDUCE_THREADS >> lanes_log2;
         const uint64_t full = (n + rows_per_block - 1) / rows_per_block;

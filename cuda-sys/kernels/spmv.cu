@@ -186,9 +186,9 @@ __device__ void spmv_pattern_hybrid(MxSpmvParams p, const I *__restrict__ row_pt
 // read through `x` (Stored, or Formed from the previous w and q in the deferred step, which
 // then also writes the row's x to x_out). x(row) and x_prev[row] are the row's own entries
 // (x(row) is usually just loaded by the row's gather). Grid-stride over row groups with a
-// capped grid (at most MX_MAX_PARTIALS blocks: many blocks keep the memory busy; one wave of
-// 8 per SM measured 2.3x slower), the per-block rows folded 256 to one (fold_rows) before the
-// finish. lanes_log2 = 0 gives a thread per row.
+// capped grid (the host's LANCZOS_GRID, measured: too few blocks leave the memory underused,
+// too many pay a block reduction per 256 rows), the per-block rows folded 256 to one
+// (fold_rows) before the finish. lanes_log2 = 0 gives a thread per row.
 template <typename T, typename I, bool VALUES, typename X>
 __device__ void spmv_lanczos_body(uint64_t nrows, uint32_t lanes_log2,
                                   const I *__restrict__ row_ptr, const I *__restrict__ col_idx,

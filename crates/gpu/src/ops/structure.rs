@@ -12,6 +12,24 @@ use crate::kernels::{
 use crate::rt::{Device, DeviceBuffer, Function, Kernel, KernelIndex, LaunchConfig, scalar};
 use matexp_core::{Error, Result, Scalar, ShiftedStep, SpectralBounds};
 use matexp_cuda_sys::{MX_MAX_PARTIALS, MX_REDUCE_THREADS, MxLejaParams, MxSpmvParams};
+
+/// The most blocks of a fused Lanczos product (`spmv_csr_lanczos`, its deferred advance),
+/// which grid-strides over its row groups. Measured on an H200 on seed 000's Table 12
+/// matrix (16.7 M rows of the 3D Laplacian, one thread per row, 65536 row groups;
+/// `benches/experiments/lanczos_csr_forms.cu grids`, three passes each): 8192 blocks 831 µs,
+/// 12288 666 µs, 16384 577 µs, 20480 516 µs, 24576 508 µs, 32768 577 µs, 49152 621 µs,
+/// 65536 (no striding) 654 µs, against 494 µs for the plain SpMV. Too few blocks leave the
+/// memory underused (one wave of 8 per SM measured 2.3× slower); too many pay a block
+/// reduction and a row of partials per 256 rows. Grids smaller than this (fewer row groups)
+/// are not strided at all.
+pub(crate) const LANCZOS_GRID: u32 = 24576;
+/// Capacity in rows of the fused products' block-row buffer: the larger of the fused Leja
+/// step's grid (`MX_MAX_PARTIALS`) and the Lanczos product's.
+const BLOCK_ROWS: u32 = if LANCZOS_GRID > MX_MAX_PARTIALS {
+    LANCZOS_GRID
+} else {
+    MX_MAX_PARTIALS
+};
 use matexp_sparse::CsrIndex;
 pub(crate) use matexp_sparse::gershgorin_box;
 use rayon::prelude::*;
@@ -219,7 +237,7 @@ pub(crate) struct CsrStructure {
     pub(crate) indices: Indices,
     pub(crate) auto_lanes: u32,
     /// Per-block rows of the fused products' sums, folded into the reduction workspace
-    /// (`MX_MAX_PARTIALS` rows of up to 4 doubles, allocated on first use).
+    /// (`BLOCK_ROWS` rows of up to 4 doubles, allocated on first use).
     pub(crate) block_rows: std::sync::Mutex<Option<DeviceBuffer<f64>>>,
 }
 
@@ -418,13 +436,13 @@ impl CsrStructure {
         sums: u64,
         args: &[u64],
     ) -> Result<()> {
-        // Many blocks (a capped grid) keep the memory busy: one wave of 8 per SM measured
-        // 2.3× slower. Their rows are folded before the finish (`fold_block_rows`).
+        // A capped grid, grid-stride over the row groups (see `LANCZOS_GRID`); the blocks'
+        // rows are folded before the finish (`fold_block_rows`).
         let rows_per_block = (MX_REDUCE_THREADS >> log2) as usize;
         let grid = self
             .nrows
             .div_ceil(rows_per_block)
-            .clamp(1, MX_MAX_PARTIALS as usize) as u32;
+            .clamp(1, LANCZOS_GRID as usize) as u32;
         let f = self.function::<S>(kernel)?;
         let (rp, ci) = self.indices.ptrs();
         let nrows = self.nrows as u64;
@@ -450,7 +468,7 @@ impl CsrStructure {
     }
 
     /// The partial pass of a fused product's reduction: `launch(rows)` queues a kernel that
-    /// writes `grid` ≤ `MX_MAX_PARTIALS` rows of `width` ≤ 4 doubles at `rows` (this
+    /// writes `grid` ≤ `BLOCK_ROWS` rows of `width` ≤ 4 doubles at `rows` (this
     /// structure's buffer), then `fold_rows` sums them 256 to one into `partials` (the
     /// reduction workspace); returns the folded row count for the finish.
     fn fold_block_rows(
@@ -465,10 +483,7 @@ impl CsrStructure {
             .lock()
             .map_err(|_| Error::Device("fused-product scratch poisoned".into()))?;
         if guard.is_none() {
-            *guard = Some(DeviceBuffer::uninit(
-                &self.device,
-                MX_MAX_PARTIALS as usize * 4,
-            )?);
+            *guard = Some(DeviceBuffer::uninit(&self.device, BLOCK_ROWS as usize * 4)?);
         }
         let rows = guard.as_ref().map_or(0, |b| b.device_ptr());
         launch(rows)?;
