@@ -20,8 +20,11 @@ use matexp_cuda_sys::{MX_MAX_PARTIALS, MX_REDUCE_THREADS, MxLejaParams, MxSpmvPa
 /// 12288 666 µs, 16384 577 µs, 20480 516 µs, 24576 508 µs, 32768 577 µs, 49152 621 µs,
 /// 65536 (no striding) 654 µs, against 494 µs for the plain SpMV. Too few blocks leave the
 /// memory underused (one wave of 8 per SM measured 2.3× slower); too many pay a block
-/// reduction and a row of partials per 256 rows. Grids smaller than this (fewer row groups)
-/// are not strided at all.
+/// reduction and a row of partials per 256 rows. The grid is the fewest blocks under this cap
+/// that give every block the same number of row groups (Table 12: 3 each, 21846 blocks):
+/// on seed 000's Table 10 matrix (32768 row groups of 64 rows) the capped 24576 blocks,
+/// one or two groups each, took a step of 0.660 ms against 0.626 ms with two each (16384).
+/// Fewer row groups than the cap are not strided at all.
 pub(crate) const LANCZOS_GRID: u32 = 24576;
 /// Capacity in rows of the fused products' block-row buffer: the larger of the fused Leja
 /// step's grid (`MX_MAX_PARTIALS`) and the Lanczos product's.
@@ -436,13 +439,13 @@ impl CsrStructure {
         sums: u64,
         args: &[u64],
     ) -> Result<()> {
-        // A capped grid, grid-stride over the row groups (see `LANCZOS_GRID`); the blocks'
-        // rows are folded before the finish (`fold_block_rows`).
+        // A capped grid, grid-stride over the row groups (see `LANCZOS_GRID`), every block
+        // striding the same number of times; the blocks' rows are folded before the finish
+        // (`fold_block_rows`).
         let rows_per_block = (MX_REDUCE_THREADS >> log2) as usize;
-        let grid = self
-            .nrows
-            .div_ceil(rows_per_block)
-            .clamp(1, LANCZOS_GRID as usize) as u32;
+        let groups = self.nrows.div_ceil(rows_per_block).max(1);
+        let strides = groups.div_ceil(LANCZOS_GRID as usize);
+        let grid = groups.div_ceil(strides) as u32;
         let f = self.function::<S>(kernel)?;
         let (rp, ci) = self.indices.ptrs();
         let nrows = self.nrows as u64;
