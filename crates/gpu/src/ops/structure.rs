@@ -13,18 +13,26 @@ use crate::rt::{Device, DeviceBuffer, Function, Kernel, KernelIndex, LaunchConfi
 use matexp_core::{Error, Result, Scalar, ShiftedStep, SpectralBounds};
 use matexp_cuda_sys::{MX_MAX_PARTIALS, MX_REDUCE_THREADS, MxLejaParams, MxSpmvParams};
 
-/// The most blocks of a fused Lanczos product (`spmv_csr_lanczos`, its deferred advance),
-/// which grid-strides over its row groups. Measured on an H200 on seed 000's Table 12
-/// matrix (16.7 M rows of the 3D Laplacian, one thread per row, 65536 row groups;
-/// `benches/experiments/lanczos_csr_forms.cu grids`, three passes each): 8192 blocks 831 µs,
-/// 12288 666 µs, 16384 577 µs, 20480 516 µs, 24576 508 µs, 32768 577 µs, 49152 621 µs,
-/// 65536 (no striding) 654 µs, against 494 µs for the plain SpMV. Too few blocks leave the
-/// memory underused (one wave of 8 per SM measured 2.3× slower); too many pay a block
-/// reduction and a row of partials per 256 rows. The grid is the fewest blocks under this cap
-/// that give every block the same number of row groups (Table 12: 3 each, 21846 blocks):
-/// on seed 000's Table 10 matrix (32768 row groups of 64 rows) the capped 24576 blocks,
-/// one or two groups each, took a step of 0.660 ms against 0.626 ms with two each (16384).
-/// Fewer row groups than the cap are not strided at all.
+use matexp_sparse::CsrIndex;
+pub(crate) use matexp_sparse::gershgorin_box;
+use rayon::prelude::*;
+use std::fmt;
+use std::sync::Arc;
+
+/// The most blocks of a fused Lanczos product (`spmv_csr_lanczos`, its deferred advance)
+/// with a thread per row; with several lanes per row the cap is `MX_MAX_PARTIALS` (16384).
+/// The product grid-strides over its row groups. Measured on an H200:
+/// * seed 000's Table 12 matrix (16.7 M rows of the 3D Laplacian, a thread per row, 65536
+///   row groups; `benches/experiments/lanczos_csr_forms.cu grids`, three passes each): 8192
+///   blocks 831 µs, 12288 666 µs, 16384 577 µs, 20480 516 µs, 24576 508 µs, 32768 577 µs,
+///   49152 621 µs, 65536 (no striding) 654 µs, against 494 µs for the plain SpMV; in the
+///   `gpu_expmv` bench its Lanczos step went from 0.678 to 0.615 ms.
+/// * seed 000's Table 10 matrix (2.1 M rows of 40 entries, 8 lanes per row, 65536 groups
+///   of 32 rows, complex): 16384 blocks 0.626 ms a step, 24576 0.660 ms, 21846 0.690 ms
+///   (separate runs), so the vector mapping keeps 16384.
+/// Too few blocks leave the memory underused (one wave of 8 per SM measured 2.3× slower);
+/// too many pay a block reduction and a row of partials per row group. Fewer row groups
+/// than the cap are not strided at all.
 pub(crate) const LANCZOS_GRID: u32 = 24576;
 /// Capacity in rows of the fused products' block-row buffer: the larger of the fused Leja
 /// step's grid (`MX_MAX_PARTIALS`) and the Lanczos product's.
@@ -33,11 +41,6 @@ const BLOCK_ROWS: u32 = if LANCZOS_GRID > MX_MAX_PARTIALS {
 } else {
     MX_MAX_PARTIALS
 };
-use matexp_sparse::CsrIndex;
-pub(crate) use matexp_sparse::gershgorin_box;
-use rayon::prelude::*;
-use std::fmt;
-use std::sync::Arc;
 
 /// Index types of GPU sparse matrices: `u32` (half the index traffic) or `u64`. The index
 /// concept is `matexp-sparse`'s [`CsrIndex`]; this bound adds only that kernels exist for the
@@ -439,13 +442,15 @@ impl CsrStructure {
         sums: u64,
         args: &[u64],
     ) -> Result<()> {
-        // A capped grid, grid-stride over the row groups (see `LANCZOS_GRID`), every block
-        // striding the same number of times; the blocks' rows are folded before the finish
-        // (`fold_block_rows`).
+        // A capped grid, grid-stride over the row groups (see `LANCZOS_GRID`); the blocks'
+        // rows are folded before the finish (`fold_block_rows`).
         let rows_per_block = (MX_REDUCE_THREADS >> log2) as usize;
-        let groups = self.nrows.div_ceil(rows_per_block).max(1);
-        let strides = groups.div_ceil(LANCZOS_GRID as usize);
-        let grid = groups.div_ceil(strides) as u32;
+        let cap = if log2 == 0 {
+            LANCZOS_GRID
+        } else {
+            MX_MAX_PARTIALS
+        };
+        let grid = self.nrows.div_ceil(rows_per_block).clamp(1, cap as usize) as u32;
         let f = self.function::<S>(kernel)?;
         let (rp, ci) = self.indices.ptrs();
         let nrows = self.nrows as u64;
