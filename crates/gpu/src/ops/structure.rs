@@ -30,6 +30,7 @@ use std::sync::Arc;
 /// * seed 000's Table 10 matrix (2.1 M rows of 40 entries, 8 lanes per row, 65536 groups
 ///   of 32 rows, complex): 16384 blocks 0.626 ms a step, 24576 0.660 ms, 21846 0.690 ms
 ///   (separate runs), so the vector mapping keeps 16384.
+///
 /// Too few blocks leave the memory underused (one wave of 8 per SM measured 2.3× slower);
 /// too many pay a block reduction and a row of partials per row group. Fewer row groups
 /// than the cap are not strided at all.
