@@ -42,7 +42,11 @@ fn inverse_or_zero(beta: f64) -> f64 {
 /// work, which for small k (tens of µs to a few hundred) is otherwise device idle time at
 /// every check: seed 000's Table 10 (k = 38, checks every 4 steps) spent about 1.9 ms of its
 /// 26.3 ms outside its 39 steps; with the step queued it takes 38 products and 24.6–24.7 ms
-/// (H200, three runs).
+/// (H200, three runs). None is queued at a check the extrapolation places where it expects
+/// the tolerance met (it lands at or after convergence, see `check_interval`): the steps
+/// queued there were spent for nothing when it converged (Table 10 took 38 or 39 products
+/// from run to run as the host's time rounded L to 0 or 1), and when it does not converge
+/// the device idles for that one check's host time.
 #[derive(Debug, Default)]
 struct Lookahead {
     /// Device seconds per step, from the first read.
@@ -71,7 +75,7 @@ impl Lookahead {
             _ => 0,
         };
         if self.expects_convergence {
-            covering
+            0
         } else {
             covering.max(1)
         }
