@@ -78,8 +78,8 @@ impl Method {
     ///
     /// Since Leja takes long substeps for diffusion on large problems, seed 000's Table 12
     /// (3D Laplacian N = 256, h = 0.01, f64, one H200, `gpu_stencil` bench) measures Leja
-    /// 321 products / 58 ms against Lanczos 287 / 70 ms on the matrix-free stencil, and
-    /// 321 / 209 ms against 272 / 198 ms on the CSR matrix. The rule is unchanged (Leja wins
+    /// 321 products / 57 ms against Lanczos 288 / 71 ms on the matrix-free stencil, and
+    /// 321 / 212 ms against 273 / 181 ms on the CSR matrix. The rule is unchanged (Leja wins
     /// only on the stencil, for a diffusion operator with exact bounds); name Leja for such
     /// runs.
     pub fn resolve<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
