@@ -892,7 +892,8 @@ __device__ void pointwise(uint64_t n, const T *__restrict__ x, T *__restrict__ y
 #define MX_MARCH_STACK(name, T, bcname, BC)                                                      \
     extern "C" __global__ void __launch_bounds__(MX_STACK_THREADS, MX_STACK_MIN_BLOCKS)          \
         stencil_marchstack_##bcname##_##name(MxStencilParams p, const T *x, const T *lo,         \
-                                             const T *hi, const T *coef, T *y) {                 \
+                                             const T *hi, const T *coef, const T *b, T *y) {     \
+        (void)b; /* the arguments of stencil_march_*: no boundary data in this kernel */        \
         mxs::march_stack<T, BC, MX_STACK_ROWS, 1>(p, x, lo, hi, coef, y);                        \
     }
 

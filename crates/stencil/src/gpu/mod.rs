@@ -467,40 +467,16 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
         let (v, bfun) = self.variant(affine);
         let coef = self.coef.as_ref().map_or(NULL, |c| c.device_ptr());
         let b = self.b.as_ref().map_or(NULL, |b| b.device_ptr());
-        if let Some((f, cfg, zchunk)) = self.stack_launch(kernel, v, bfun, shifted) {
-            let p = params_for(&self.op, zchunk, bfun, true, alpha, beta, S::zero());
-            let f = f.for_scalar::<S>(&self.device)?;
-            // SAFETY: stencil_marchstack_<bc>_<S>(params, x, lo, hi, coef, y): x and y hold
-            // N³ elements of S (checked by the callers), no coefficient field (coef = NULL:
-            // unit or the seed's D, evaluated in the kernel) and no halos for a whole grid;
-            // the grid covers whole stacks of MX_STACK_ROWS rows (the side is a multiple).
-            return unsafe {
-                self.device
-                    .launch_builder(f)
-                    .arg(&p)
-                    .arg(&x)
-                    .arg(&NULL)
-                    .arg(&NULL)
-                    .arg(&coef)
-                    .arg(&y)
-                    .launch(cfg)
-            };
-        }
-        let mut p = params_for(
-            &self.op,
-            self.zchunk_for(kernel),
-            bfun,
-            shifted,
-            alpha,
-            beta,
-            S::zero(),
-        );
-        p.prefetch = self.prefetch;
         let n = self.op.grid().n() as u32;
-        // The naive and the marching kernels take the same arguments; the optimized one adds
-        // the fused step's accumulator and partials (NULL here).
-        let (f, cfg) = match kernel {
-            StencilKernel::Naive => (
+        let stacked = self.stack_launch(kernel, v, bfun, shifted);
+        let zchunk = stacked.map_or_else(|| self.zchunk_for(kernel), |(_, _, z)| z);
+        let mut p = params_for(&self.op, zchunk, bfun, shifted, alpha, beta, S::zero());
+        p.prefetch = self.prefetch;
+        // The naive, marching and stacked kernels take the same arguments; the optimized one
+        // adds the fused step's accumulator and partials (NULL here).
+        let (f, cfg) = match (kernel, stacked) {
+            (_, Some((f, cfg, _))) => (f.for_scalar::<S>(&self.device)?, cfg),
+            (StencilKernel::Naive, None) => (
                 NAIVE[v].for_scalar::<S>(&self.device)?,
                 LaunchConfig {
                     grid: (
@@ -512,19 +488,21 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
                     shared_mem_bytes: 0,
                 },
             ),
-            StencilKernel::Marching => (
+            (StencilKernel::Marching, None) => (
                 MARCH[v].for_scalar::<S>(&self.device)?,
                 self.march_config(kernel),
             ),
-            StencilKernel::Optimized => (
+            (StencilKernel::Optimized, None) => (
                 OPT[v].for_scalar::<S>(&self.device)?,
                 self.march_config(kernel),
             ),
         };
-        if kernel != StencilKernel::Optimized {
-            // SAFETY: stencil_{naive,march}_<bc>_<S>(params, x, lo, hi, coef, b, y): x and y
-            // hold N^d elements of S (checked by the callers), coef and b N^d or NULL as the
-            // params say, no halos (lo = hi = NULL) for a whole grid.
+        if kernel != StencilKernel::Optimized || stacked.is_some() {
+            // SAFETY: stencil_{naive,march,marchstack}_<bc>_<S>(params, x, lo, hi, coef, b, y):
+            // x and y hold N^d elements of S (checked by the callers), coef and b N^d or NULL
+            // as the params say, no halos (lo = hi = NULL) for a whole grid; the stacked
+            // kernel's grid covers whole stacks of MX_STACK_ROWS rows (the side is a
+            // multiple, see `stack_launch`).
             return unsafe {
                 self.device
                     .launch_builder(f)
