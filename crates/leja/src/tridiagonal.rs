@@ -216,16 +216,9 @@ pub fn symmetric_tridiagonal_rotations(
     diag: &[f64],
     offdiag: &[f64],
 ) -> Result<SymmetricTridiagonalRotations> {
-    check(diag, offdiag)?;
-    let mut rotations = Vec::with_capacity(diag.len() * diag.len());
-    let values = implicit_ql(diag, offdiag, |i, c, s| rotations.push((i, c, s)))?;
-    let (mut values, perm) = sorted(values);
-    refine_by_bisection(diag, offdiag, &mut values);
-    Ok(SymmetricTridiagonalRotations {
-        values,
-        rotations,
-        perm,
-    })
+    let mut e = symmetric_tridiagonal_rotations_unrefined(diag, offdiag)?;
+    refine_by_bisection(diag, offdiag, &mut e.values);
+    Ok(e)
 }
 
 /// [`symmetric_tridiagonal_rotations`] without the bisection refinement of the eigenvalues:
