@@ -15,19 +15,11 @@
 //   nvcc -std=c++17 -arch=sm_90 -O3 -Icuda-sys/kernels -Icuda-sys/include \
 //        -o /tmp/forms benches/experiments/lanczos_csr_forms.cu && /tmp/forms [grids]
 #include "../../cuda-sys/kernels/spmv.cu"
+#include "harness.cuh"
 #include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
-
-#define CK(x)                                                                                    \
-    do {                                                                                         \
-        cudaError_t e = (x);                                                                     \
-        if (e != cudaSuccess) {                                                                  \
-            printf("CUDA %s at %d\n", cudaGetErrorString(e), __LINE__);                          \
-            exit(1);                                                                             \
-        }                                                                                        \
-    } while (0)
 
 namespace mx {
 // The pair form's advance: P holds (w_j, q_j) per row; q_{j+1} = (w_j - alpha q_j) / beta is
@@ -190,18 +182,7 @@ int main(int argc, char **argv) {
     CK(cudaMemset(sums, 0, 8 * 8));
     int sms = 0;
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-    // The 2 GiB copy's bandwidth, as the benches' floor.
-    double gbps;
-    {
-        const size_t bytes = size_t(1) << 31;
-        void *a, *b;
-        CK(cudaMalloc(&a, bytes));
-        CK(cudaMalloc(&b, bytes));
-        const float us = time_us([&] { cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice); }, 10);
-        gbps = 2.0 * bytes / (us * 1e-6) / 1e9;
-        cudaFree(a);
-        cudaFree(b);
-    }
+    const double gbps = copy_gbps();
     const double vec_us = 8.0 * n / gbps * 1e-3;
     printf("N = %d: %llu rows, %llu entries; 2 GiB copy %.0f GB/s (one vector read or written: "
            "%.1f us)\n",

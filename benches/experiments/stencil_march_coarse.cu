@@ -15,6 +15,7 @@
 //   /tmp/coarse
 // Every variant is checked bit for bit against `march` (the same sums in the same order).
 #include "../../crates/stencil/kernels/stencil.cu"
+#include "harness.cuh"
 #include <algorithm>
 #include <cstdio>
 #include <vector>
@@ -233,15 +234,6 @@ __global__ void __launch_bounds__(THREADS, B) kcoarse(MxStencilParams p, const T
     mxs::march_coarse<T, CY, A, XSH>(p, x, y);
 }
 
-#define CK(x)                                                                                    \
-    do {                                                                                         \
-        cudaError_t e = (x);                                                                     \
-        if (e != cudaSuccess) {                                                                  \
-            printf("CUDA %s at %d\n", cudaGetErrorString(e), __LINE__);                          \
-            exit(1);                                                                             \
-        }                                                                                        \
-    } while (0)
-
 // Medians of 30 isolated launches and of 30 batches of 10 back to back (per launch).
 template <typename T, typename K>
 void time_us(K kern, dim3 grid, dim3 blk, MxStencilParams p, const T *x, T *y, float &iso,
@@ -388,31 +380,7 @@ template <typename T> void run(int N, int sms, double copy_gbps) {
 
 int main() {
     int sms = 0;
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-    const size_t bytes = size_t(1) << 31;
-    void *a, *b;
-    CK(cudaMalloc(&a, bytes));
-    CK(cudaMalloc(&b, bytes));
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    std::vector<float> t;
-    for (int r = 0; r < 10; ++r) {
-        cudaEventRecord(e0);
-        cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice);
-        cudaEventRecord(e1);
-        cudaEventSynchronize(e1);
-        float ms;
-        cudaEventElapsedTime(&ms, e0, e1);
-        t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
-    const double gbps = 2.0 * bytes / (t[5] * 1e-3) / 1e9;
-    cudaFree(a);
-    cudaFree(b);
-    cudaDeviceProp prop;
-    cudaGetDeviceProperties(&prop, 0);
-    printf("%s, %d SMs; 2 GiB copy %.0f GB/s (read + write)\n", prop.name, sms, gbps);
+    const double gbps = print_device_and_floor(sms);
     run<double>(256, sms, gbps);
     run<float>(256, sms, gbps);
     return 0;

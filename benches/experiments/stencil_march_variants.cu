@@ -20,6 +20,7 @@
 //   3 both); masks 0-2 compute a wrong product and only time what the loads cost.
 // Every correct variant is checked bit for bit against `march`.
 #include "../../crates/stencil/kernels/stencil.cu"
+#include "harness.cuh"
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -321,15 +322,6 @@ __global__ void __launch_bounds__(MX_MARCH_MAX_THREADS, B)
     mxs::march_lean<T, MX_BC_DIRICHLET, A, NBA, IMM, XSH>(p, x, y);
 }
 
-#define CK(x)                                                                                    \
-    do {                                                                                         \
-        cudaError_t e = (x);                                                                     \
-        if (e != cudaSuccess) {                                                                  \
-            printf("CUDA %s at %d\n", cudaGetErrorString(e), __LINE__);                          \
-            exit(1);                                                                             \
-        }                                                                                        \
-    } while (0)
-
 template <typename T, int D>
 __global__ void __launch_bounds__(MX_MARCH_MAX_THREADS, MX_MARCH_MIN_BLOCKS)
     ktile(MxStencilParams p, const T *x, T *y) {
@@ -567,32 +559,7 @@ int main(int argc, char **argv) {
         return profile_one(argv[1]);
     }
     int sms = 0;
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-    // The copy bandwidth of a 2 GiB device-to-device copy (the gpu_stencil bench's floor).
-    const size_t bytes = size_t(1) << 31;
-    void *a, *b;
-    CK(cudaMalloc(&a, bytes));
-    CK(cudaMalloc(&b, bytes));
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    std::vector<float> t;
-    for (int r = 0; r < 10; ++r) {
-        cudaEventRecord(e0);
-        cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice);
-        cudaEventRecord(e1);
-        cudaEventSynchronize(e1);
-        float ms;
-        cudaEventElapsedTime(&ms, e0, e1);
-        t.push_back(ms);
-    }
-    std::sort(t.begin(), t.end());
-    const double gbps = 2.0 * bytes / (t[5] * 1e-3) / 1e9;
-    cudaFree(a);
-    cudaFree(b);
-    cudaDeviceProp prop;
-    cudaGetDeviceProperties(&prop, 0);
-    printf("%s, %d SMs; 2 GiB copy %.0f GB/s (read + write)\n", prop.name, sms, gbps);
+    const double gbps = print_device_and_floor(sms);
     run<double>(256, sms, gbps);
     run<float>(256, sms, gbps);
     return 0;
