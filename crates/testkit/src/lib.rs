@@ -12,6 +12,8 @@
 //!   spin bath, the separable 3D heat equation).
 //! * [`gpu_sizes`]: problem sizes of the GPU tests, small under compute-sanitizer
 //!   (`MATEXP_GPU_TEST_SCALE=small`, set by the GPU bundle's sanitizer mode).
+//! * [`nonnormal`]: the Pascal matrix and SciPy's non-normal expm test matrices, with
+//!   references for e^{A}v independent of the solvers (exact nilpotent sums, mpmath).
 //! * [`ClaimsOrder`]: an operator claiming an order no memory holds, for failure paths.
 //! * [`import_cycles`]: cycles among the modules of a crate (the workspace's crates are
 //!   checked by this crate's test `module_imports_have_no_cycle`).
@@ -26,6 +28,7 @@
 mod error;
 pub mod gpu_sizes;
 mod modules;
+pub mod nonnormal;
 mod operators;
 pub mod reference;
 mod seed;
