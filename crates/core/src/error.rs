@@ -85,6 +85,40 @@ pub enum Error {
         /// LAPACK's `info`.
         info: i32,
     },
+    /// A declared problem needs more memory than the process may use (see
+    /// [`crate::memory`]): refused before anything of that size is allocated.
+    #[error(
+        "not enough memory for {}: needs {needed} bytes ({}), {available} bytes available ({})",
+        compact(what),
+        human_bytes(*needed),
+        compact(limit)
+    )]
+    OutOfMemoryBudget {
+        /// What the memory is for, with the sizes it is computed from.
+        what: String,
+        /// Bytes needed.
+        needed: u64,
+        /// Bytes available under the binding limit.
+        available: u64,
+        /// Which limit binds (`MemAvailable`, the address-space limit, the user's limit).
+        limit: String,
+    },
+}
+
+/// `1.5 GiB`-style rendering of a byte count, for messages.
+fn human_bytes(b: u64) -> String {
+    const UNITS: [&str; 6] = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut x = b as f64;
+    let mut u = 0;
+    while x >= 1024.0 && u + 1 < UNITS.len() {
+        x /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{b} bytes")
+    } else {
+        format!("{x:.1} {}", UNITS[u])
+    }
 }
 
 impl Error {

@@ -24,6 +24,7 @@ mod backend;
 mod combinators;
 mod cpu;
 mod error;
+pub mod memory;
 pub mod norms;
 mod operator;
 mod scalar;
