@@ -103,9 +103,10 @@ pub use scalar::DdScalar;
 /// few hundred points calls for substepping instead.
 pub const MAX_NODES: usize = 10_000;
 
-/// Largest φ-index `k` accepted (the pointwise evaluation used by the recurrence keeps
-/// about 12 digits up to here).
-pub const MAX_PHI_ORDER: usize = 16;
+/// Largest φ-index `k` accepted (ExponentialUtilities' range). The pointwise values keep
+/// about 13 digits up to here (scaling and modified squaring, see [`phi`]), and the stable
+/// method's `k` extra zero nodes are cheap next to the interpolation nodes.
+pub const MAX_PHI_ORDER: usize = 30;
 
 /// Largest spread `ν = |β|·(max ξ − min ξ)` accepted by [`Method::Stable`]: its cost grows
 /// linearly in `ν` (`s = ⌈ν/θ⌉` banded products of `≈ 200·n` multiply-adds each, i.e.
@@ -325,8 +326,12 @@ pub fn resolve_method<T: DdScalar>(
     })
 }
 
-/// `φ_k(z)` (with `φ_0 = exp`), to about 14 digits for `k ≤ 4` and 12 up to
-/// [`MAX_PHI_ORDER`].
+/// `φ_k(z)` (with `φ_0 = exp`), to about 14 digits for `k ≤ 4` and 13 (real `z`) or 12
+/// (complex `z`) up to [`MAX_PHI_ORDER`]: for `|z| < max(2, 2k)` by the series at
+/// `z/2^s` (`|z/2^s| ≤ 1/2`) and `s` modified squarings
+/// `φ_j(2w) = 2^{−j}[e^w φ_j(w) + Σ_{i=1}^{j} φ_i(w)/(j−i)!]`, whose terms are all positive
+/// for real `z`; beyond, `e^z` and the upward recurrence `φ_{l+1} = (φ_l − 1/l!)/z`.
+/// Cost `O(k²·log k)` flops.
 ///
 /// # Errors
 ///
