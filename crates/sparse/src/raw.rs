@@ -2,7 +2,7 @@
 //! validation, canonicalization, transposition and assembly from coordinates.
 
 use crate::CsrIndex;
-use matexp_core::{Error, Result, try_filled};
+use matexp_core::{Error, Result, memory};
 use rayon::prelude::*;
 
 /// Checks the CSR invariants, the single definition of a valid CSR structure in matexp (the
@@ -219,19 +219,20 @@ pub(crate) fn coo_to_csr<I: CsrIndex, V: Copy + Default>(
     let ptr_len = nrows
         .checked_add(1)
         .ok_or_else(|| Error::invalid("nrows", nrows, "nrows + 1 row pointers overflow usize"))?;
-    let mut next = try_filled(ptr_len, 0usize, "nrows + 1 (row pointers)")?;
+    let mut next = memory::try_filled(ptr_len, 0usize, "nrows + 1 (row pointers)")?;
     for r in rows {
         next[r.as_usize() + 1] += 1;
     }
     for i in 0..nrows {
         next[i + 1] += next[i];
     }
-    let mut row_ptr: Vec<I> = try_filled(ptr_len, I::narrow(0), "nrows + 1 (row pointers)")?;
+    let mut row_ptr: Vec<I> =
+        memory::try_filled(ptr_len, I::narrow(0), "nrows + 1 (row pointers)")?;
     for (p, &c) in row_ptr.iter_mut().zip(&next) {
         *p = I::narrow(c);
     }
-    let mut col_idx = vec![I::narrow(0); nnz];
-    let mut out = vec![V::default(); nnz];
+    let mut col_idx = memory::try_filled(nnz, I::narrow(0), "column indices")?;
+    let mut out = memory::try_filled(nnz, V::default(), "values")?;
     for k in 0..nnz {
         let r = rows[k].as_usize();
         let dst = next[r];

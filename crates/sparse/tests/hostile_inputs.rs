@@ -21,6 +21,25 @@ fn assert_parse_at(e: &Error, source: &str, line: usize) {
     }
 }
 
+/// Asserts a refusal of the memory budget whose message names `source` and the size line.
+fn assert_budget_refusal_at(e: &Error, source: &str, line: usize) {
+    match e {
+        Error::OutOfMemoryBudget {
+            what,
+            needed,
+            available,
+            ..
+        } => {
+            assert!(needed > available, "{e}");
+            assert!(
+                what.starts_with(&format!("{source}:")) && what.contains(&format!("line {line}")),
+                "error does not name {source}, line {line}: {e}"
+            );
+        }
+        other => panic!("expected a memory-budget refusal for {source}, got {other:?}"),
+    }
+}
+
 /// Runs `f` and checks it returned within a second (a debug build included).
 fn quickly<T>(what: &str, f: impl FnOnce() -> T) -> T {
     let t = Instant::now();
@@ -50,7 +69,7 @@ fn row_count_of_usize_max_is_a_size_line_error() {
 #[test]
 fn row_pointers_beyond_memory_are_a_typed_error() {
     // 2⁶⁰ rows and no entries: a valid header whose row pointers no machine can hold. The
-    // allocation is refused (capacity overflow), reported at the size line.
+    // memory budget refuses them before any allocation, naming the size line.
     let text = format!(
         "%%MatrixMarket matrix coordinate real general\n{} 1 0\n",
         1usize << 60
@@ -58,9 +77,9 @@ fn row_pointers_beyond_memory_are_a_typed_error() {
     let e = quickly("2^60 rows", || {
         read_csr::<f64, u64, _>(text.as_bytes(), "huge-rows.mtx").unwrap_err()
     });
-    assert_parse_at(&e, "huge-rows.mtx", 2);
+    assert_budget_refusal_at(&e, "huge-rows.mtx", 2);
     let e = read_pattern::<u64, _>(text.as_bytes(), "huge-rows.mtx").unwrap_err();
-    assert_parse_at(&e, "huge-rows.mtx", 2);
+    assert_budget_refusal_at(&e, "huge-rows.mtx", 2);
 }
 
 #[test]
@@ -202,7 +221,7 @@ fn array_with_zero_rows_and_huge_column_count_returns_at_once() {
 #[test]
 fn coordinate_into_dense_allocates_after_the_data() {
     // A sparse header of 4·10⁹ × 4·10⁹ read as dense: the entries are read first, and the
-    // n² block (beyond any address space) is refused with a typed error, not an abort.
+    // n² block (beyond any address space) is refused by the memory budget, not an abort.
     let text = "%%MatrixMarket matrix coordinate real general\n4000000000 4000000000 1\n1 1 2.0\n";
     let e = quickly("coordinate 4e9 x 4e9 dense", || {
         MatrixMarketReader::new(text.as_bytes(), "sparse.mtx")
@@ -210,7 +229,7 @@ fn coordinate_into_dense_allocates_after_the_data() {
             .read_dense::<f64>()
             .unwrap_err()
     });
-    assert_parse_at(&e, "sparse.mtx", 2);
+    assert_budget_refusal_at(&e, "sparse.mtx", 2);
 }
 
 #[test]

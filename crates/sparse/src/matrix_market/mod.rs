@@ -34,6 +34,15 @@
 //!   exponents `1.5D+03` are accepted; NaN and infinities are rejected, as are values that
 //!   overflow the requested precision.
 //! * Blank lines and `%` comment lines may appear anywhere after the banner.
+//! * A line is at most [`MAX_LINE_BYTES`] (1 MiB) long: a longer one (a file without newlines,
+//!   `/dev/zero`) is a parse error at its line, after reading no more than that.
+//! * Before the data is read, what it will allocate (row pointers from the declared rows,
+//!   entries from the declared count bounded by what the input's length can hold) is compared
+//!   with the memory the process may use ([`matexp_core::memory`]: `MemAvailable`, the
+//!   address-space limit, `MATEXP_MEMORY_LIMIT`); a header declaring more is refused with
+//!   [`matexp_core::Error::OutOfMemoryBudget`] naming both numbers, in microseconds. Storage
+//!   beyond the reservation grows with the entries actually read, each growth checked the
+//!   same way.
 //!
 //! Every malformed input gives [`matexp_core::Error::Parse`] naming the source, the 1-based
 //! line and what was expected: a wrong banner, a wrong size line, a bad number, an
@@ -65,8 +74,8 @@ mod two_pass;
 mod write;
 
 pub use read::{
-    DenseArray, MatrixMarketReader, read_csr, read_csr_file, read_dense_file, read_matrix_market,
-    read_pattern, read_pattern_file,
+    DenseArray, MAX_LINE_BYTES, MatrixMarketReader, read_csr, read_csr_file, read_dense_file,
+    read_matrix_market, read_pattern, read_pattern_file,
 };
 pub use two_pass::{read_pattern_two_pass, read_pattern_two_pass_with};
 pub use write::{

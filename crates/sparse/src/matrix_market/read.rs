@@ -4,7 +4,7 @@ use super::{Field, Format, Header, Symmetry};
 use crate::csr::coo_to_csr;
 use crate::pattern::canonicalize_in_place;
 use crate::{CsrIndex, CsrMatrix, PatternCsr};
-use matexp_core::try_filled;
+use matexp_core::memory;
 use matexp_core::{Error, Result, Scalar, c64};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -14,6 +14,69 @@ use std::path::Path;
 /// actually read): a size line claiming 10¹² entries must fail at the data, not reserve
 /// gigabytes or abort the process on an allocation.
 const MAX_RESERVE: usize = 1 << 16;
+
+/// Longest line the reader accepts, in bytes (terminator excluded): a data line is a few
+/// dozen bytes and a comment rarely a few hundred, while a file without newlines (or
+/// `/dev/zero`) would otherwise grow one line buffer until memory runs out.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// What [`read_line_bounded`] found.
+pub(super) enum Line {
+    /// End of input before any byte.
+    Eof,
+    /// A line (terminator included in the buffer) of this many bytes.
+    Read(u64),
+    /// A line longer than [`MAX_LINE_BYTES`]; what was read of it is discarded.
+    TooLong,
+}
+
+/// Reads one line into `buf` (cleared first), keeping at most [`MAX_LINE_BYTES`] bytes plus
+/// the terminator: memory O(the limit) whatever the input.
+pub(super) fn read_line_bounded<R: BufRead>(r: &mut R, buf: &mut Vec<u8>) -> std::io::Result<Line> {
+    buf.clear();
+    let mut total = 0u64;
+    loop {
+        let chunk = match r.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok(if total == 0 {
+                Line::Eof
+            } else {
+                Line::Read(total)
+            });
+        }
+        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        let content = buf.len() + take - usize::from(done);
+        // A trailing '\r' of a CRLF line is not content either.
+        if content > MAX_LINE_BYTES + usize::from(done) {
+            return Ok(Line::TooLong);
+        }
+        buf.extend_from_slice(&chunk[..take]);
+        r.consume(take);
+        total += take as u64;
+        if done {
+            return Ok(Line::Read(total));
+        }
+    }
+}
+
+/// The error for a line beyond [`MAX_LINE_BYTES`].
+pub(super) fn line_too_long(source: &str, line: usize) -> Error {
+    Error::parse(
+        source,
+        line,
+        format!(
+            "line is longer than {MAX_LINE_BYTES} bytes (a MatrixMarket line holds one entry or \
+             one comment); is this a MatrixMarket file?"
+        ),
+    )
+}
 
 /// A dense matrix read from a MatrixMarket file, column-major (`data[i + j·nrows]`).
 #[derive(Debug, Clone, PartialEq)]
@@ -266,15 +329,14 @@ impl<R: BufRead> MatrixMarketReader<R> {
 
     /// Reads the next physical line into `buf` (without the line terminator); false at EOF.
     fn next_line(&mut self) -> Result<bool> {
-        self.buf.clear();
-        let n = self
-            .reader
-            .read_until(b'\n', &mut self.buf)
-            .map_err(|e| Error::io(&self.source, e))?;
-        if n == 0 {
-            return Ok(false);
-        }
-        self.consumed += n as u64;
+        let n = match read_line_bounded(&mut self.reader, &mut self.buf)
+            .map_err(|e| Error::io(&self.source, e))?
+        {
+            Line::Eof => return Ok(false),
+            Line::TooLong => return Err(line_too_long(&self.source, self.line + 1)),
+            Line::Read(n) => n,
+        };
+        self.consumed += n;
         self.line += 1;
         while matches!(self.buf.last(), Some(b'\n' | b'\r')) {
             self.buf.pop();
@@ -654,6 +716,9 @@ impl<R: BufRead> MatrixMarketReader<R> {
     /// A size-driven failure (an allocation of the declared size refused) as a parse error
     /// at the size line.
     fn size_error(&self, e: Error) -> Error {
+        if matches!(e, Error::OutOfMemoryBudget { .. }) {
+            return e;
+        }
         let h = self.header;
         self.err(
             self.size_line,
@@ -661,6 +726,18 @@ impl<R: BufRead> MatrixMarketReader<R> {
                 "the declared size {} × {} cannot be stored: {e}",
                 h.nrows, h.ncols
             ),
+        )
+    }
+
+    /// Compares `bytes`, what reading the data will allocate for `what`, with the memory
+    /// budget ([`memory::check`]) before any of it is allocated.
+    fn check_budget(&self, what: &str, bytes: u64) -> Result<()> {
+        memory::check(
+            format!(
+                "{}: {what} of the {} declared at line {}",
+                self.source, self.header, self.size_line
+            ),
+            bytes,
         )
     }
 
@@ -709,12 +786,22 @@ impl<R: BufRead> MatrixMarketReader<R> {
             2
         };
         let cap = self.reserve_bound().saturating_mul(mirror);
+        // Row pointers (and the counting pass's usize copy), the triplets and the CSR arrays.
+        let (si, ss) = (size_of::<I>() as u64, size_of::<S>() as u64);
+        let ptr_bytes = (h.nrows as u64).saturating_add(1).saturating_mul(8 + si);
+        let entry_bytes = (cap as u64).saturating_mul(3 * si + 2 * ss);
+        self.check_budget(
+            "row pointers and entries",
+            ptr_bytes.saturating_add(entry_bytes),
+        )?;
+        let what = "MatrixMarket entries";
         let (mut rows, mut cols, mut vals) = (
-            Vec::<I>::with_capacity(cap),
-            Vec::<I>::with_capacity(cap),
-            Vec::<S>::with_capacity(cap),
+            memory::try_with_capacity::<I>(cap, what)?,
+            memory::try_with_capacity::<I>(cap, what)?,
+            memory::try_with_capacity::<S>(cap, what)?,
         );
         let array = h.format == Format::Array;
+        let mut failure = None;
         self.for_each_entry(|i, j, v| {
             if array && v == c64::new(0.0, 0.0) {
                 return Ok(());
@@ -723,11 +810,18 @@ impl<R: BufRead> MatrixMarketReader<R> {
             if !s.finite() {
                 return Err(format!("value {v} overflows {}", S::NAME));
             }
+            if rows.len() == rows.capacity() {
+                grow(&mut rows, what)
+                    .and_then(|()| grow(&mut cols, what))
+                    .and_then(|()| grow(&mut vals, what))
+                    .map_err(|e| keep(&mut failure, e))?;
+            }
             rows.push(I::narrow(i));
             cols.push(I::narrow(j));
             vals.push(s);
             Ok(())
-        })?;
+        })
+        .map_err(|e| failure.take().unwrap_or(e))?;
         I::narrow_checked(rows.len(), "number of stored entries")?;
         let (mut p, mut c, mut v) =
             coo_to_csr(h.nrows, &rows, &cols, &vals).map_err(|e| self.size_error(e))?;
@@ -765,12 +859,29 @@ impl<R: BufRead> MatrixMarketReader<R> {
             2
         };
         let cap = self.reserve_bound().saturating_mul(mirror);
-        let (mut rows, mut cols) = (Vec::<I>::with_capacity(cap), Vec::<I>::with_capacity(cap));
+        let si = size_of::<I>() as u64;
+        let ptr_bytes = (h.nrows as u64).saturating_add(1).saturating_mul(8 + si);
+        self.check_budget(
+            "row pointers and entries",
+            ptr_bytes.saturating_add((cap as u64).saturating_mul(3 * si)),
+        )?;
+        let what = "MatrixMarket entries";
+        let (mut rows, mut cols) = (
+            memory::try_with_capacity::<I>(cap, what)?,
+            memory::try_with_capacity::<I>(cap, what)?,
+        );
+        let mut failure = None;
         self.for_each_entry(|i, j, _| {
+            if rows.len() == rows.capacity() {
+                grow(&mut rows, what)
+                    .and_then(|()| grow(&mut cols, what))
+                    .map_err(|e| keep(&mut failure, e))?;
+            }
             rows.push(I::narrow(i));
             cols.push(I::narrow(j));
             Ok(())
-        })?;
+        })
+        .map_err(|e| failure.take().unwrap_or(e))?;
         I::narrow_checked(rows.len(), "number of stored entries")?;
         let units = vec![(); rows.len()];
         let (mut p, mut c, mut u) =
@@ -799,32 +910,56 @@ impl<R: BufRead> MatrixMarketReader<R> {
         })?;
         let nrows = h.nrows;
         let cap = self.reserve_bound();
+        // What the data can hold up front; the dense block is checked (and allocated) after
+        // the data is read, so a truncated file is reported as such.
+        self.check_budget(
+            "entries",
+            if h.format == Format::Array && h.symmetry == Symmetry::General {
+                memory::bytes_of::<S>(cap)
+            } else {
+                memory::bytes_of::<(usize, usize, S)>(cap)
+            },
+        )?;
+        let what = "MatrixMarket entries";
+        let mut failure = None;
         let data = if h.format == Format::Array && h.symmetry == Symmetry::General {
             // Entries arrive in column-major order: grow with the entries actually read.
-            let mut data = Vec::<S>::with_capacity(cap);
+            let mut data = memory::try_with_capacity::<S>(cap, what)?;
             self.for_each_entry(|_, _, v| {
                 let s = S::from_c64(v);
                 if !s.finite() {
                     return Err(format!("value {v} overflows {}", S::NAME));
                 }
+                if data.len() == data.capacity() {
+                    grow(&mut data, what).map_err(|e| keep(&mut failure, e))?;
+                }
                 data.push(s);
                 Ok(())
-            })?;
+            })
+            .map_err(|e| failure.take().unwrap_or(e))?;
             data
         } else {
             // Triplets first (bounded by the entries read), the dense block after: a header
             // alone never reserves nrows·ncols.
-            let mut entries = Vec::<(usize, usize, S)>::with_capacity(cap);
+            let mut entries = memory::try_with_capacity::<(usize, usize, S)>(cap, what)?;
             self.for_each_entry(|i, j, v| {
                 let s = S::from_c64(v);
                 if !s.finite() {
                     return Err(format!("value {v} overflows {}", S::NAME));
                 }
+                if entries.len() == entries.capacity() {
+                    grow(&mut entries, what).map_err(|e| keep(&mut failure, e))?;
+                }
                 entries.push((i, j, s));
                 Ok(())
-            })?;
-            let mut data = try_filled(len, S::zero(), "nrows·ncols (dense array)")
-                .map_err(|e| self.size_error(e))?;
+            })
+            .map_err(|e| failure.take().unwrap_or(e))?;
+            let what = format!(
+                "{}: nrows·ncols of the dense {} declared at line {}",
+                self.source, h, self.size_line
+            );
+            let mut data =
+                memory::try_filled(len, S::zero(), &what).map_err(|e| self.size_error(e))?;
             for (i, j, s) in entries {
                 data[i + j * nrows] += s;
             }
@@ -843,6 +978,28 @@ impl<R: BufRead> MatrixMarketReader<R> {
             data,
         })
     }
+}
+
+/// Doubles the capacity of a full `v` (at least 1024 entries), checked against the memory
+/// budget and allocated fallibly: storage grows with the entries actually read.
+fn grow<T>(v: &mut Vec<T>, what: &str) -> Result<()> {
+    let more = v.len().max(1024);
+    memory::check(what, memory::bytes_of::<T>(more))?;
+    v.try_reserve_exact(more)
+        .map_err(|e| Error::OutOfMemoryBudget {
+            what: what.to_string(),
+            needed: memory::bytes_of::<T>(more),
+            available: 0,
+            limit: format!("the allocator refused: {e}"),
+        })
+}
+
+/// Stores a typed error met inside an entry callback (whose error channel is a message for
+/// the current line) so that the caller returns it unchanged.
+fn keep(slot: &mut Option<Error>, e: Error) -> String {
+    let msg = e.to_string();
+    *slot = Some(e);
+    msg
 }
 
 fn shorten(s: &str) -> String {

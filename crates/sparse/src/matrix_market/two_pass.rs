@@ -1,9 +1,10 @@
 //! Reading large pattern files in two passes, in the memory of the result.
 
+use super::read::{Line, line_too_long, read_line_bounded};
 use super::{Field, Format, MatrixMarketReader, Symmetry};
 use crate::pattern::canonicalize_in_place;
 use crate::{CsrIndex, PatternCsr};
-use matexp_core::{Error, Result};
+use matexp_core::{Error, Result, memory};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -90,7 +91,8 @@ where
     };
 
     // Pass 1: row counts, kept in the row-pointer array shifted by one.
-    let mut row_ptr = vec![I::narrow(0); nrows + 1];
+    let what = format!("{source_name}: row pointers of the {header}");
+    let mut row_ptr = memory::try_filled(nrows.saturating_add(1), I::narrow(0), &what)?;
     let mut total = 0usize;
     spec.for_each(open()?, |i, j| {
         for r in spec.targets(i, j) {
@@ -111,8 +113,11 @@ where
     }
 
     // Pass 2: fill.
-    let mut cursor: Vec<I> = row_ptr[..nrows].to_vec();
-    let mut cols = vec![I::narrow(0); total];
+    let what = format!("{source_name}: {total} stored entries of the {header}");
+    memory::check(&what, memory::bytes_of::<I>(nrows.saturating_add(total)))?;
+    let mut cursor = memory::try_with_capacity::<I>(nrows, &what)?;
+    cursor.extend_from_slice(&row_ptr[..nrows]);
+    let mut cols = memory::try_filled(total, I::narrow(0), &what)?;
     spec.for_each(open()?, |i, j| {
         for (r, c) in spec.targets(i, j) {
             let k = cursor[r].as_usize();
@@ -176,12 +181,10 @@ impl Spec<'_> {
         let err = |line: usize, m: String| Error::parse(self.source, line, m);
         let mut next = |buf: &mut Vec<u8>, line: &mut usize| -> Result<bool> {
             loop {
-                buf.clear();
-                let got = reader
-                    .read_until(b'\n', buf)
-                    .map_err(|e| Error::io(self.source, e))?;
-                if got == 0 {
-                    return Ok(false);
+                match read_line_bounded(&mut reader, buf).map_err(|e| Error::io(self.source, e))? {
+                    Line::Eof => return Ok(false),
+                    Line::TooLong => return Err(line_too_long(self.source, *line + 1)),
+                    Line::Read(_) => {}
                 }
                 *line += 1;
                 if *line == 1 {
