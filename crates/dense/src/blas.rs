@@ -98,6 +98,10 @@ pub fn gemm<S: Scalar>(
             ));
         }
     }
+    // The kernels below index raw memory from (m, n, k): the storage must hold the shape.
+    a.check_storage("gemm: A")?;
+    b.check_storage("gemm: B")?;
+    c.check_storage("gemm: C")?;
     if m == 0 || n == 0 {
         return Ok(());
     }
@@ -131,8 +135,9 @@ fn cblas<S: Scalar>(alpha: S, a: &Matrix<S>, b: &Matrix<S>, beta: S, c: &mut Mat
         let c64m = (c as &mut dyn Any)
             .downcast_mut::<Matrix<f64>>()
             .expect("C has the scalar type of A");
-        // SAFETY: shapes were checked by `gemm`; leading dimensions are the row counts of the
-        // column-major buffers, which hold exactly rows·cols entries.
+        // SAFETY: shapes and storage lengths (rows·cols entries each, without overflow) were
+        // checked by `gemm`; leading dimensions are the row counts of the column-major
+        // buffers, and every dimension fits c_int.
         unsafe {
             cblas_dgemm(
                 CBLAS_COL_MAJOR,
@@ -216,9 +221,16 @@ impl<S: Scalar> Matrix<S> {
     ///
     /// # Errors
     ///
-    /// [`matexp_core::Error::DimensionMismatch`] if the columns of A and the rows of B differ.
+    /// [`matexp_core::Error::DimensionMismatch`] if the columns of A and the rows of B differ;
+    /// [`matexp_core::Error::InvalidArgument`] if the m×n product cannot be stored (a 2⁴⁰×0
+    /// times 0×2⁴⁰ product has 2⁸⁰ entries).
     pub fn matmul(&self, b: &Matrix<S>) -> Result<Matrix<S>> {
-        let mut c = Matrix::zeros(self.nrows(), b.ncols());
+        check_dim(
+            "matmul: inner dimension (B rows vs A columns)",
+            self.ncols(),
+            b.nrows(),
+        )?;
+        let mut c = Matrix::try_zeros(self.nrows(), b.ncols())?;
         gemm(S::one(), self, b, S::zero(), &mut c)?;
         Ok(c)
     }

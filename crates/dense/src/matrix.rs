@@ -22,6 +22,8 @@ use std::ops::{Index, IndexMut};
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Matrix<S: Scalar> {
+    // Invariant: `data.len() == nrows·ncols` without overflow. Every constructor checks it
+    // and no method changes the length, so the BLAS calls may rely on it.
     nrows: usize,
     ncols: usize,
     data: Vec<S>,
@@ -29,12 +31,34 @@ pub struct Matrix<S: Scalar> {
 
 impl<S: Scalar> Matrix<S> {
     /// The zero matrix.
+    ///
+    /// # Panics
+    ///
+    /// When `nrows·ncols` overflows `usize` (like `vec!` on a capacity overflow): a matrix
+    /// never has fewer entries than its shape. Sizes that come from input go through
+    /// [`Matrix::try_zeros`].
     pub fn zeros(nrows: usize, ncols: usize) -> Self {
-        Matrix {
-            nrows,
-            ncols,
-            data: vec![S::zero(); nrows * ncols],
+        match entries(nrows, ncols) {
+            Some(len) => Matrix {
+                nrows,
+                ncols,
+                data: vec![S::zero(); len],
+            },
+            None => panic!("Matrix::zeros: {nrows}×{ncols} entries overflow usize"),
         }
+    }
+
+    /// The zero matrix, or a typed error when `nrows·ncols` entries overflow `usize` or
+    /// cannot be allocated (a size from a file or a caller must not abort the process).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] naming the shape, for an overflowing product or an
+    /// allocation the system refuses.
+    pub fn try_zeros(nrows: usize, ncols: usize) -> Result<Self> {
+        let len = checked_entries(nrows, ncols, "Matrix::try_zeros")?;
+        let data = matexp_core::try_filled(len, S::zero(), "nrows·ncols (dense matrix)")?;
+        Ok(Matrix { nrows, ncols, data })
     }
 
     /// The `n × n` identity.
@@ -56,8 +80,14 @@ impl<S: Scalar> Matrix<S> {
     }
 
     /// Entry `(i, j)` = `f(i, j)`.
+    ///
+    /// # Panics
+    ///
+    /// When `nrows·ncols` overflows `usize`, as [`Matrix::zeros`].
     pub fn from_fn(nrows: usize, ncols: usize, mut f: impl FnMut(usize, usize) -> S) -> Self {
-        let mut data = Vec::with_capacity(nrows * ncols);
+        let len = entries(nrows, ncols)
+            .unwrap_or_else(|| panic!("Matrix::from_fn: {nrows}×{ncols} entries overflow usize"));
+        let mut data = Vec::with_capacity(len);
         for j in 0..ncols {
             for i in 0..nrows {
                 data.push(f(i, j));
@@ -70,11 +100,12 @@ impl<S: Scalar> Matrix<S> {
     ///
     /// # Errors
     ///
-    /// [`Error::DimensionMismatch`] if `data.len() != nrows·ncols`.
+    /// [`Error::DimensionMismatch`] if `data.len() != nrows·ncols`,
+    /// [`Error::InvalidArgument`] if `nrows·ncols` overflows `usize`.
     pub fn from_col_major(nrows: usize, ncols: usize, data: Vec<S>) -> Result<Self> {
         check_dim(
             "Matrix::from_col_major: data length (nrows·ncols)",
-            nrows * ncols,
+            checked_entries(nrows, ncols, "Matrix::from_col_major")?,
             data.len(),
         )?;
         Ok(Matrix { nrows, ncols, data })
@@ -84,11 +115,12 @@ impl<S: Scalar> Matrix<S> {
     ///
     /// # Errors
     ///
-    /// [`Error::DimensionMismatch`] if `data.len() != nrows·ncols`.
+    /// [`Error::DimensionMismatch`] if `data.len() != nrows·ncols`,
+    /// [`Error::InvalidArgument`] if `nrows·ncols` overflows `usize`.
     pub fn from_row_major(nrows: usize, ncols: usize, data: &[S]) -> Result<Self> {
         check_dim(
             "Matrix::from_row_major: data length (nrows·ncols)",
-            nrows * ncols,
+            checked_entries(nrows, ncols, "Matrix::from_row_major")?,
             data.len(),
         )?;
         Ok(Self::from_fn(nrows, ncols, |i, j| data[i * ncols + j]))
@@ -170,15 +202,14 @@ impl<S: Scalar> Matrix<S> {
     ///
     /// [`Error::DimensionMismatch`] if the block reaches past the last row or column.
     pub fn submatrix(&self, r0: usize, c0: usize, nr: usize, nc: usize) -> Result<Self> {
-        if r0 + nr > self.nrows {
-            return Err(Error::dim("Matrix::submatrix: rows", self.nrows, r0 + nr));
+        // An end beyond usize is beyond the matrix too (reported as usize::MAX).
+        let r1 = r0.saturating_add(nr);
+        if r1 > self.nrows {
+            return Err(Error::dim("Matrix::submatrix: rows", self.nrows, r1));
         }
-        if c0 + nc > self.ncols {
-            return Err(Error::dim(
-                "Matrix::submatrix: columns",
-                self.ncols,
-                c0 + nc,
-            ));
+        let c1 = c0.saturating_add(nc);
+        if c1 > self.ncols {
+            return Err(Error::dim("Matrix::submatrix: columns", self.ncols, c1));
         }
         Ok(Self::from_fn(nr, nc, |i, j| self[(r0 + i, c0 + j)]))
     }
@@ -313,10 +344,44 @@ impl<S: Scalar> Matrix<S> {
         }
     }
 
+    /// Checks the storage invariant `as_slice().len() == nrows·ncols` before a kernel
+    /// that indexes raw memory from the shape (BLAS, `matrixmultiply`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidArgument`] when `nrows·ncols` overflows, [`Error::DimensionMismatch`]
+    /// when the storage does not hold `nrows·ncols` entries.
+    pub fn check_storage(&self, context: &str) -> Result<()> {
+        check_dim(
+            &format!(
+                "{context}: storage of a {}×{} matrix",
+                self.nrows, self.ncols
+            ),
+            checked_entries(self.nrows, self.ncols, context)?,
+            self.data.len(),
+        )
+    }
+
     fn check_same_shape(&self, context: &str, b: &Matrix<S>) -> Result<()> {
         check_dim(&format!("{context}: rows"), self.nrows, b.nrows)?;
         check_dim(&format!("{context}: columns"), self.ncols, b.ncols)
     }
+}
+
+/// `nrows·ncols`, or `None` when it overflows `usize`.
+fn entries(nrows: usize, ncols: usize) -> Option<usize> {
+    nrows.checked_mul(ncols)
+}
+
+/// `nrows·ncols`, or [`Error::InvalidArgument`] naming the shape and `context`.
+fn checked_entries(nrows: usize, ncols: usize, context: &str) -> Result<usize> {
+    entries(nrows, ncols).ok_or_else(|| {
+        Error::invalid(
+            "nrows·ncols",
+            format!("{nrows}×{ncols}"),
+            format!("{context}: the number of entries overflows usize"),
+        )
+    })
 }
 
 /// max that propagates NaN (so a NaN entry yields a NaN norm, never a silent finite one).
