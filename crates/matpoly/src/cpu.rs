@@ -82,7 +82,7 @@ impl<S: Scalar> DenseBackend<S> for CpuDense {
         "cpu".into()
     }
     fn zeros(&mut self, nrows: usize, ncols: usize) -> Result<Matrix<S>> {
-        Ok(Matrix::zeros(nrows, ncols))
+        Matrix::try_zeros(nrows, ncols)
     }
     fn upload(&mut self, m: &Matrix<S>) -> Result<Matrix<S>> {
         Ok(m.clone())
@@ -215,6 +215,21 @@ pub fn gemm<S: Scalar>(
     check_dim("gemm: rows of C", a.nrows(), c.nrows())?;
     check_dim("gemm: columns of C", b.ncols(), c.ncols())?;
     let (m, k, n) = (a.nrows(), a.ncols(), b.ncols());
+    // The kernels below form addresses from (m, k, n) and the strides: the three buffers
+    // must hold their shapes (checked, not assumed), and the strides must fit isize.
+    a.check_storage("gemm: A")?;
+    b.check_storage("gemm: B")?;
+    c.check_storage("gemm: C")?;
+    let stride = |what: &str, d: usize| {
+        isize::try_from(d).map_err(|_| {
+            Error::dim(
+                format!("gemm: {what} exceeds the isize stride range"),
+                isize::MAX as usize,
+                d,
+            )
+        })
+    };
+    let (csa, csb) = (stride("rows of A", m)?, stride("rows of B", k)?);
     if m == 0 || n == 0 {
         return Ok(());
     }
@@ -233,15 +248,14 @@ pub fn gemm<S: Scalar>(
         return matexp_dense::gemm(alpha, a, b, beta, c);
     }
     // Column-major: row stride 1, column stride = rows.
-    let (rsa, csa) = (1isize, m as isize);
-    let (rsb, csb) = (1isize, k as isize);
-    let (rsc, csc) = (1isize, m as isize);
+    let (rsa, rsb, rsc, csc) = (1isize, 1isize, 1isize, csa);
     let any_a = a as &dyn Any;
     let any_b = b as &dyn Any;
     let any_c = c as &mut dyn Any;
     let unsupported = || Error::Unsupported(format!("gemm for scalar type {}", S::NAME));
-    // SAFETY (all four arms): shapes were checked above, so every index the kernels form
-    // from (m, k, n) and the column-major strides stays inside the three buffers; C does
+    // SAFETY (all four arms): shapes and storage lengths were checked above (each buffer
+    // holds rows·cols entries, without overflow), so every index the kernels form from
+    // (m, k, n) and the column-major strides stays inside the three buffers; C does
     // not alias A or B (Rust borrows). num_complex::Complex<T> is #[repr(C)] {re, im},
     // the layout of matrixmultiply's [T; 2].
     match S::NAME {

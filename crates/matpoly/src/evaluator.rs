@@ -71,9 +71,13 @@ impl<S: Scalar, B: DenseBackend<S>> Evaluator<S, B> {
     /// Accuracy: every scheme computes the same polynomial; rounding errors are of order
     /// `d·u·Σ|α_i|‖X‖^i` for all of them (Higham, *Functions of Matrices*, §4.2).
     ///
+    /// A block beyond `d` is the block `d` (the same stored powers, no outer step).
+    ///
     /// # Errors
     /// `DimensionMismatch` when `x` is not square or `out` not its shape; `InvalidArgument`
-    /// for no coefficients, a non-finite coefficient or block size 0.
+    /// for no coefficients, a non-finite coefficient or block size 0; `NonFinite` when `X`
+    /// holds NaN/∞ or `P(X)` does (overflow), detected by the 1-norm (so also when ‖P(X)‖₁
+    /// itself exceeds the range).
     pub fn evaluate_into(
         &mut self,
         x: &B::Mat,
@@ -83,6 +87,19 @@ impl<S: Scalar, B: DenseBackend<S>> Evaluator<S, B> {
     ) -> Result<()> {
         let n = self.check_args(x, alpha, out)?;
         scheme.validate()?;
+        check_finite_norm(&mut self.be, x, "matrix polynomial: X")?;
+        self.evaluate_checked(x, alpha, scheme, out, n)?;
+        check_finite_norm(&mut self.be, out, "matrix polynomial: P(X) (overflow)")
+    }
+
+    fn evaluate_checked(
+        &mut self,
+        x: &B::Mat,
+        alpha: &[S],
+        scheme: Scheme,
+        out: &mut B::Mat,
+        n: usize,
+    ) -> Result<()> {
         let shape = (n, n);
         let d = alpha.len() - 1;
         match scheme {
@@ -97,6 +114,7 @@ impl<S: Scalar, B: DenseBackend<S>> Evaluator<S, B> {
                 core::powers(&mut self.be, x, alpha, out, &mut b[0], &mut t[0])
             }
             Scheme::PatersonStockmeyer { block } => {
+                let block = crate::scheme::effective_block(d, block);
                 let np = d.min(block + 1).max(1);
                 ensure(&mut self.be, &mut self.pows, np, shape)?;
                 ensure(&mut self.be, &mut self.work, 1, shape)?;
@@ -202,6 +220,24 @@ impl<S: Scalar, B: DenseBackend<S>> Evaluator<S, B> {
         check_coefficients(alpha)?;
         Ok(n)
     }
+}
+
+/// `NonFinite` unless ‖m‖₁ is finite (one O(n²) pass on the backend, no transfer): a NaN or
+/// ∞ entry makes the norm NaN or ∞.
+fn check_finite_norm<S: Scalar, B: DenseBackend<S>>(
+    be: &mut B,
+    m: &B::Mat,
+    what: &str,
+) -> Result<()> {
+    let norm = be.norm_one(m)?;
+    if norm.is_finite() {
+        return Ok(());
+    }
+    Err(Error::NonFinite {
+        context: format!("{what}: ‖·‖₁ = {norm}"),
+        index: 0,
+        value: format!("{norm}"),
+    })
 }
 
 pub(crate) fn check_coefficients<S: Scalar>(alpha: &[S]) -> Result<()> {

@@ -355,7 +355,8 @@ impl<S: Scalar, B: DenseBackend<S>> Evaluator<S, B> {
     /// ```
     ///
     /// # Errors
-    /// As [`Evaluator::expm_into`]; `InvalidArgument` for `k = 0`.
+    /// As [`Evaluator::expm_into`]; `InvalidArgument` for `k = 0`, or when the augmented
+    /// matrix of order `(k + 1)·n` overflows or cannot be allocated.
     pub fn phi_functions(&mut self, a: &Matrix<S>, k: usize) -> Result<Vec<Matrix<S>>> {
         if k == 0 {
             return Err(Error::invalid(
@@ -366,8 +367,17 @@ impl<S: Scalar, B: DenseBackend<S>> Evaluator<S, B> {
         }
         let n = a.nrows();
         check_dim("phi_functions: A must be square (columns)", n, a.ncols())?;
-        let big = (k + 1) * n;
-        let mut w = Matrix::<S>::zeros(big, big);
+        let big = k
+            .checked_add(1)
+            .and_then(|k1| k1.checked_mul(n))
+            .ok_or_else(|| {
+                Error::invalid(
+                    "k",
+                    k,
+                    format!("the augmented matrix of order (k + 1)·n (n = {n}) overflows usize"),
+                )
+            })?;
+        let mut w = Matrix::<S>::try_zeros(big, big)?;
         for j in 0..n {
             for i in 0..n {
                 w[(i, j)] = a[(i, j)];

@@ -385,9 +385,19 @@ impl<S: GpuScalar> DenseBackend<S> for CublasDense {
 
     fn zeros(&mut self, nrows: usize, ncols: usize) -> Result<GpuMatrix<S>> {
         self.bind()?;
+        let elems = nrows
+            .checked_mul(ncols)
+            .and_then(|e| e.checked_mul(S::WIDTH))
+            .ok_or_else(|| {
+                Error::invalid(
+                    "nrows·ncols",
+                    format!("{nrows}×{ncols}"),
+                    "the number of device matrix entries overflows usize",
+                )
+            })?;
         let data = self
             .stream
-            .alloc_zeros::<S::Elem>((nrows * ncols * S::WIDTH).max(1))
+            .alloc_zeros::<S::Elem>(elems.max(1))
             .map_err(dev("allocating a matrix"))?;
         Ok(GpuMatrix { data, nrows, ncols })
     }

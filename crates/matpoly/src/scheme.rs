@@ -83,17 +83,22 @@ impl Scheme {
 
 /// Number of outer (Horner-in-`X^{b+1}`) steps of Paterson–Stockmeyer: the innermost block
 /// starts at `K(b+1)` with `K` the least integer such that `d − K(b+1) ≤ b + 1`.
+/// A block `b ≥ d` (up to `usize::MAX`) has no outer step: `b + 1` saturates instead of
+/// wrapping to a zero divisor.
 pub(crate) fn ps_outer_steps(d: usize, b: usize) -> usize {
-    if d <= b + 1 {
-        0
-    } else {
-        (d - b - 1).div_ceil(b + 1)
-    }
+    let b1 = b.saturating_add(1);
+    if d <= b1 { 0 } else { (d - b1).div_ceil(b1) }
 }
 
 /// Products of Paterson–Stockmeyer: powers `X² … X^{min(d, b+1)}`, then one per outer step.
 pub(crate) fn ps_products(d: usize, b: usize) -> usize {
-    d.min(b + 1).saturating_sub(1) + ps_outer_steps(d, b)
+    d.min(b.saturating_add(1)).saturating_sub(1) + ps_outer_steps(d, b)
+}
+
+/// The block Paterson–Stockmeyer actually uses for degree `d`: a block beyond `d` stores
+/// the same powers `X … X^d` and has no outer step, so it is the block `d` (at least 1).
+pub(crate) fn effective_block(d: usize, b: usize) -> usize {
+    b.clamp(1, d.max(1))
 }
 
 /// The Paterson–Stockmeyer block size minimising [`Scheme::products`] for degree `d`; among
@@ -103,9 +108,23 @@ pub(crate) fn ps_products(d: usize, b: usize) -> usize {
 /// use matexp_matpoly::optimal_block;
 /// assert_eq!([12, 20, 30].map(optimal_block), [3, 4, 5]); // seed 004, Table 1
 /// ```
+///
+/// Cost `O(d^{1/4})` evaluations of the count: with `c = b + 1 ≤ d` and `N = d + 1` the count
+/// is `c − 2 + ⌈N/c⌉ ≥ c + N/c − 2 ≥ 2√N − 2`, and `c = ⌈√N⌉` reaches `2√N`, so a minimiser
+/// satisfies `c + N/c ≤ 2√N + 2`, i.e. `(√c − √(N/c))² ≤ 2`: `|c − √N| ≤ √2·N^{1/4}·(1 + o(1))`.
+/// The search covers `√N ± (2·N^{1/4} + 2)`, plus `b ≥ d` (count `d − 1`) for small `d`.
 pub fn optimal_block(d: usize) -> usize {
-    let target = ((d + 1) as f64).sqrt() - 1.0;
-    (1..=d.max(1))
+    let target = ((d as f64) + 1.0).sqrt() - 1.0;
+    let n1 = (d as u128) + 1;
+    let root = n1.isqrt();
+    let quarter = root.isqrt() + 1;
+    let reach = 2 * quarter + 2;
+    // Blocks b = c − 1 for c in [root − reach, root + reach + 1], within 1..=max(d, 1).
+    let lo = root.saturating_sub(reach).max(2) - 1;
+    let hi = (root + reach + 1).min(d.max(1) as u128) as usize;
+    let lo = (lo as usize).min(hi);
+    (lo..=hi)
+        .chain(std::iter::once(d.max(1)))
         .min_by(|&a, &b| {
             ps_products(d, a).cmp(&ps_products(d, b)).then(
                 (a as f64 - target)

@@ -96,7 +96,8 @@ fn check_inputs<S: Scalar>(what: &str, parts: usize, x: &Matrix<S>, alpha: &[S])
 ///
 /// # Errors
 /// `DimensionMismatch` (non-square `X`), `InvalidArgument` (no devices, more devices than
-/// rows, no coefficients), `NonFinite`, and any device's error.
+/// rows, no coefficients), `NonFinite` (NaN/∞ in `X`, or a result that overflows), and any
+/// device's error.
 pub fn power_split<S, B>(backends: &mut [B], x: &Matrix<S>, alpha: &[S]) -> Result<Matrix<S>>
 where
     S: Scalar,
@@ -123,6 +124,7 @@ where
     for p in partials {
         sum.add_scaled(S::one(), &p?)?;
     }
+    sum.check_finite("power split: P(X) overflows or is NaN")?;
     Ok(sum)
 }
 
@@ -219,6 +221,7 @@ where
     crate::Scheme::PatersonStockmeyer { block }.validate()?;
     let n = x.nrows();
     let d = alpha.len() - 1;
+    let block = crate::scheme::effective_block(d, block);
     let ranges = column_ranges(n, parts);
     let needs_top = ps_outer_steps(d, block) > 0;
     let top_blocks: Mutex<Vec<Option<Matrix<S>>>> = Mutex::new(vec![None; parts]);
@@ -260,6 +263,7 @@ where
             p.col_mut(c).copy_from_slice(blk.col(j));
         }
     }
+    p.check_finite("column split: P(X) overflows or is NaN")?;
     Ok(p)
 }
 
