@@ -279,11 +279,15 @@ impl FockBasis {
     }
 
     /// Advances `occ` to the next state in lexicographic order; returns `false` (leaving
-    /// `occ` unchanged) at the last state. Amortised O(1), worst case O(M): the kernels
-    /// unrank the first row of a block and step through the rest.
+    /// `occ` unchanged) at the last state, and for no sites at all (the empty tuple is its
+    /// own only state). Amortised O(1), worst case O(M): the kernels unrank the first row of
+    /// a block and step through the rest.
     #[inline]
     pub fn next_state(occ: &mut [u32]) -> bool {
         let m = occ.len();
+        if m == 0 {
+            return false;
+        }
         // The last site that can take a particle from its right.
         let mut right = occ[m - 1];
         let mut k = m - 1;

@@ -3,7 +3,7 @@
 
 use crate::FockBasis;
 use crate::apply::BLOCK;
-use matexp_core::{Backend, Error, LinearOperator, Result, Scalar, c64, check_dim};
+use matexp_core::{Backend, Error, LinearOperator, Result, Scalar, c64, check_dim, try_filled};
 use rayon::prelude::*;
 
 /// The basis vector of the state with occupations `occ`.
@@ -12,7 +12,7 @@ use rayon::prelude::*;
 /// As [`FockBasis::rank`]; [`Error::InvalidArgument`] when the basis does not fit in memory.
 pub fn fock_state<S: Scalar>(basis: &FockBasis, occ: &[u32]) -> Result<Vec<S>> {
     let i = basis.rank(occ)? as usize;
-    let mut v = vec![S::zero(); basis.len()?];
+    let mut v = try_filled(basis.len()?, S::zero(), "D (Fock state vector)")?;
     v[i] = S::one();
     Ok(v)
 }
@@ -25,7 +25,9 @@ pub fn fock_state<S: Scalar>(basis: &FockBasis, occ: &[u32]) -> Result<Vec<S>> {
 /// ```
 ///
 /// The amplitudes `C_m` are first scaled to `Σ|C_m|² = 1`, which makes `‖ψ‖ = 1` (multinomial
-/// theorem); then `⟨n_m⟩ = N·|C_m|²`. The coefficients are computed in logarithms (so
+/// theorem); then `⟨n_m⟩ = N·|C_m|²`. The scaling divides by `max|C_m|` before squaring, so
+/// any finite amplitudes are accepted (1e200 or 1e−200 alike: only the ratios matter). The
+/// coefficients are computed in logarithms (so
 /// `N = 190` and beyond neither overflow nor underflow prematurely), relative accuracy
 /// about `N·ε`. Cost `O(D·M)`, parallel.
 ///
@@ -60,18 +62,32 @@ pub fn mean_field_state<S: Scalar>(basis: &FockBasis, amplitudes: &[c64]) -> Res
             value: format!("{}", amplitudes[k]),
         });
     }
-    let total: f64 = amplitudes.iter().map(|c| c.norm_sqr()).sum();
-    if total <= 0.0 {
+    // Σ|C_m|² directly overflows for |C| ≈ 1e200 (ψ came out 0) and underflows to 0 for
+    // 1e−200 (refused as "all zero"): scale by the largest modulus first, and keep the
+    // ratios in logarithms so that a tiny amplitude beside a huge one is not flushed to 0.
+    let cmax = amplitudes.iter().map(|c| c.norm()).fold(0.0f64, f64::max);
+    if cmax <= 0.0 {
         return Err(Error::invalid(
             "amplitudes",
             format!("{amplitudes:?}"),
             "at least one amplitude must be nonzero",
         ));
     }
-    let scale = total.sqrt();
+    let total: f64 = amplitudes.iter().map(|c| (c / cmax).norm_sqr()).sum();
+    let ln_total = 0.5 * total.ln();
+    let ln_ratio = |r: f64| {
+        let q = r / cmax;
+        // ln(r/cmax) from the ratio (exact to rounding); from the difference of logarithms
+        // only where the ratio underflows (ln 1e200 would cost 460·u absolute per factor).
+        if q > f64::MIN_POSITIVE || r == 0.0 {
+            q.ln()
+        } else {
+            r.ln() - cmax.ln()
+        }
+    };
     let (ln_abs, phase): (Vec<f64>, Vec<f64>) = amplitudes
         .iter()
-        .map(|c| ((c.norm() / scale).ln(), c.arg()))
+        .map(|c| (ln_ratio(c.norm()) - ln_total, c.arg()))
         .unzip();
     let n = basis.particles() as usize;
     // ln k! for k ∈ 0..=N.
@@ -80,7 +96,7 @@ pub fn mean_field_state<S: Scalar>(basis: &FockBasis, amplitudes: &[c64]) -> Res
         ln_fact[k] = ln_fact[k - 1] + (k as f64).ln();
     }
     let dim = basis.len()?;
-    let mut psi = vec![S::zero(); dim];
+    let mut psi = try_filled(dim, S::zero(), "D (mean-field state vector)")?;
     psi.par_chunks_mut(BLOCK)
         .enumerate()
         .for_each(|(b, chunk)| {
@@ -119,9 +135,17 @@ pub fn mean_field_state<S: Scalar>(basis: &FockBasis, amplitudes: &[c64]) -> Res
 /// accumulated in `f64`. Cost `O(D·M)`, parallel.
 ///
 /// # Errors
-/// [`Error::DimensionMismatch`] when `psi.len() ≠ D`.
+/// [`Error::DimensionMismatch`] when `psi.len() ≠ D`; [`Error::NonFinite`] for a NaN/∞
+/// entry of ψ (its index) or densities beyond the f64 range (|ψ_i| ≳ 1e154).
 pub fn site_densities<S: Scalar>(basis: &FockBasis, psi: &[S]) -> Result<Vec<f64>> {
     check_dim("site_densities: state length", basis.len()?, psi.len())?;
+    if let Some((i, v)) = matexp_core::norms::first_non_finite(psi) {
+        return Err(Error::NonFinite {
+            context: "site_densities: ψ".into(),
+            index: i,
+            value: format!("{v}"),
+        });
+    }
     let m = basis.sites() as usize;
     let sums = psi
         .par_chunks(BLOCK)
@@ -148,6 +172,13 @@ pub fn site_densities<S: Scalar>(basis: &FockBasis, psi: &[S]) -> Result<Vec<f64
                 a
             },
         );
+    if let Some(k) = sums.iter().position(|x| !x.is_finite()) {
+        return Err(Error::NonFinite {
+            context: "site_densities: ⟨n_k⟩ overflows f64".into(),
+            index: k,
+            value: format!("{}", sums[k]),
+        });
+    }
     Ok(sums)
 }
 
@@ -155,7 +186,8 @@ pub fn site_densities<S: Scalar>(basis: &FockBasis, psi: &[S]) -> Result<Vec<f64
 /// (length `D`) for `H·ψ`. One product and one inner product.
 ///
 /// # Errors
-/// Those of the product and of the backend.
+/// Those of the product and of the backend; [`Error::NonFinite`] when the energy is NaN or
+/// ∞ (a NaN/∞ in ψ or in the couplings, or overflow).
 pub fn energy<B: Backend, S: Scalar, Op: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &Op,
@@ -163,5 +195,13 @@ pub fn energy<B: Backend, S: Scalar, Op: LinearOperator<B, S> + ?Sized>(
     scratch: &mut B::Vector<S>,
 ) -> Result<f64> {
     op.apply(backend, S::one(), psi, S::zero(), scratch)?;
-    Ok(backend.dot(psi, scratch)?.to_c64().re)
+    let e = backend.dot(psi, scratch)?.to_c64().re;
+    if !e.is_finite() {
+        return Err(Error::NonFinite {
+            context: "energy ⟨ψ|H|ψ⟩".into(),
+            index: 0,
+            value: format!("{e}"),
+        });
+    }
+    Ok(e)
 }
