@@ -30,6 +30,11 @@ impl Default for ProbeOptions {
     }
 }
 
+/// Most probes (and sketch columns) accepted: each costs a Lanczos run, and the stochastic
+/// error falls like 1/√m, so 2²⁰ probes (10⁻³ of one probe's spread) is beyond any use; a
+/// larger count is a mistake, refused before anything is allocated.
+pub const MAX_PROBES: usize = 1 << 20;
+
 impl ProbeOptions {
     pub(crate) fn validate(&self) -> Result<()> {
         if self.probes < 2 {
@@ -37,6 +42,20 @@ impl ProbeOptions {
                 "probes",
                 self.probes,
                 "an interval needs at least 2 probes",
+            ));
+        }
+        if self.probes > MAX_PROBES {
+            return Err(Error::invalid(
+                "probes",
+                self.probes,
+                format!("at most MAX_PROBES = {MAX_PROBES} probes"),
+            ));
+        }
+        if self.sketch > MAX_PROBES {
+            return Err(Error::invalid(
+                "sketch",
+                self.sketch,
+                format!("at most MAX_PROBES = {MAX_PROBES} sketch columns"),
             ));
         }
         if !(self.confidence > 0.0 && self.confidence < 1.0) {
@@ -93,6 +112,13 @@ pub struct TraceEstimate {
     pub samples: usize,
     /// Products with A spent.
     pub matvecs: usize,
+    /// What `quadrature_error` must not exceed for the quadratures to count as converged:
+    /// rtol·mean for SLQ (every form to rtol of itself), 2·rtol·mean for Hutch++ (the
+    /// deflated forms to rtol of themselves, the residual forms to rtol of the deflated part).
+    pub quadrature_tolerance: f64,
+    /// `quadrature_error ≤ quadrature_tolerance`: the truncation of the quadratures is within
+    /// the tolerance (the stochastic error is what the interval describes).
+    pub converged: bool,
 }
 
 impl TraceEstimate {
@@ -157,6 +183,13 @@ pub struct DiagonalEstimate {
     pub probes: usize,
     /// Products with A spent.
     pub matvecs: usize,
+    /// The worst relative error estimate of the products e^{βA}zₖ (Lanczos'
+    /// `rel_error_estimate`, over the probes).
+    pub rel_error_estimate: f64,
+    /// The tolerance of the products (`rtol` of the quadrature options).
+    pub rtol: f64,
+    /// `rel_error_estimate ≤ rtol` and the shift's quadrature converged.
+    pub converged: bool,
 }
 
 impl DiagonalEstimate {

@@ -58,7 +58,7 @@ mod tridiagonal;
 
 pub use communicability::{CommunicabilityOptions, CommunicabilityReport, total_communicability};
 pub use dense::{DenseCentrality, MAX_DENSE_NODES};
-pub use estimate::{DiagonalEstimate, ProbeOptions, TraceEstimate};
+pub use estimate::{DiagonalEstimate, MAX_PROBES, ProbeOptions, TraceEstimate};
 pub use quadrature::{LanczosQuadrature, QuadraticForm, QuadratureOptions};
 pub use rank::top_k;
 pub use subgraph::{subgraph_centrality, subgraph_centrality_estimate};

@@ -63,7 +63,9 @@ pub struct QuadraticForm {
     pub steps: usize,
     /// The Krylov space became invariant (breakdown): the value is exact up to rounding.
     pub exact: bool,
-    /// Whether the tolerance was met.
+    /// Whether the tolerance was met: for a form resolved against itself (every public
+    /// entry point), `converged ⇔ relative_error() ≤ rtol` (two successive relative changes
+    /// ≤ rtol, a Gauss–Radau gap ≤ rtol, or an invariant Krylov space).
     pub converged: bool,
     /// The smallest Ritz value θ_min of T_k (≥ λ_min(A)).
     pub theta_min: f64,
@@ -296,7 +298,9 @@ impl<'a, B: Backend, S: Scalar> LanczosQuadrature<'a, B, S> {
             }
             self.alpha.push(a);
             let k = j + 1;
-            let breakdown = b <= 10.0 * eps * (a * a + bprev * bprev + b * b).sqrt();
+            // ‖(β_{k−1}, α, β_k)‖ by hypot: squaring overflowed for weights ≥ 1e154, and
+            // b ≤ 10u·∞ declared every step a breakdown (SC = 1, "exact", for weights 1e200).
+            let breakdown = b <= 10.0 * eps * a.hypot(bprev).hypot(b);
             let last = breakdown || k >= opts.max_steps || k >= self.n;
             if last || k >= next_check {
                 (ln_g, theta_min, theta_max) = gauss_ln(&self.alpha, &self.off, beta)?;
@@ -327,7 +331,14 @@ impl<'a, B: Backend, S: Scalar> LanczosQuadrature<'a, B, S> {
                 } else {
                     self.radau(op, beta, b)?
                 };
-                let converged = converged || exact;
+                // The Gauss–Radau gap is a bound: when it meets rtol the value has converged
+                // even if the successive changes have not shown it yet. So `converged` is
+                // exactly `relative_error() ≤ rtol` for a form resolved against itself.
+                let gap_met = match ln_upper {
+                    Some(u) if u.is_finite() => (u - ln_g).max(0.0).exp_m1() <= opts.rtol,
+                    _ => false,
+                };
+                let converged = converged || exact || (gap_met && ln_floor == f64::NEG_INFINITY);
                 if !converged && !opts.allow_unconverged {
                     return Err(Error::NoConvergence {
                         method: "lanczos quadrature",

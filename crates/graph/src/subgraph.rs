@@ -6,7 +6,7 @@ use crate::probes::rademacher;
 use crate::quadrature::{LanczosQuadrature, QuadraticForm, QuadratureOptions};
 use crate::shifted::ShiftedBy;
 use crate::tridiagonal::check_beta;
-use matexp_core::{Backend, Error, LinearOperator, RealScalar, Result, Scalar};
+use matexp_core::{Backend, Error, LinearOperator, RealScalar, Result, Scalar, try_filled};
 use matexp_integrators::{ExpmvMethod, Lanczos, LanczosOptions, Tolerance};
 use rayon::prelude::*;
 
@@ -74,27 +74,38 @@ pub fn subgraph_centrality<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Siz
         host[i] = S::zero();
         lq.quadratic_form(op, beta, &e?)
     };
+    if nodes.is_empty() {
+        return Ok(Vec::new());
+    }
+    // Every workspace is allocated fallibly: an operator claiming 2⁶¹ rows is a typed error,
+    // not an abort (the host vector was an unchecked `vec!` in each rayon worker).
+    let host_vec = || try_filled(n, S::zero(), "n (subgraph centrality start vector)");
     if parallel {
+        // One workspace first, so that a size beyond memory is reported as itself.
+        drop(LanczosQuadrature::<B, S>::new(backend, n, *quad)?);
+        drop(host_vec()?);
         nodes
             .par_iter()
             .map_init(
                 || {
-                    (
-                        LanczosQuadrature::<B, S>::new(backend, n, *quad),
-                        vec![S::zero(); n],
-                    )
+                    Ok((
+                        LanczosQuadrature::<B, S>::new(backend, n, *quad)?,
+                        host_vec()?,
+                    ))
                 },
-                |(lq, host), &i| match lq {
-                    Ok(lq) => one_node(lq, host, i),
-                    Err(e) => Err(Error::Unsupported(format!(
-                        "subgraph centrality: workspace allocation failed: {e}"
-                    ))),
+                |ws: &mut Result<(LanczosQuadrature<'_, B, S>, Vec<S>)>, &i| match ws {
+                    Ok((lq, host)) => one_node(lq, host, i),
+                    Err(e) => Err(Error::invalid(
+                        "n",
+                        n,
+                        format!("subgraph centrality: workspace allocation failed: {e}"),
+                    )),
                 },
             )
             .collect()
     } else {
         let mut lq = LanczosQuadrature::<B, S>::new(backend, n, *quad)?;
-        let mut host = vec![S::zero(); n];
+        let mut host = host_vec()?;
         nodes
             .iter()
             .map(|&i| one_node(&mut lq, &mut host, i))
@@ -154,15 +165,19 @@ pub fn subgraph_centrality_estimate<B: Backend, S: Scalar, O: LinearOperator<B, 
         ..Default::default()
     };
     let mut lz = Lanczos::<B, S>::new(be, lopts)?;
-    let mut sum = vec![0.0; n];
-    let mut sumsq = vec![0.0; n];
+    let mut sum = try_filled(n, 0.0, "n (probe sums)")?;
+    let mut sumsq = try_filled(n, 0.0, "n (probe sums)")?;
     let mut w = be.zeros(n)?;
-    let mut wh = vec![S::zero(); n];
+    let mut wh = try_filled(n, S::zero(), "n (probe products)")?;
+    let mut rel_error_estimate = 0.0f64;
+    let mut converged = f0.converged;
     for k in 0..probes.probes {
         let z = rademacher(n, probes.seed, k as u64);
         let zs: Vec<S> = z.iter().map(|&x| S::from_f64(x)).collect();
         let rep = lz.expmv(&shifted, S::from_f64(beta), &be.upload(&zs)?, &mut w)?;
         matvecs += rep.matvecs;
+        rel_error_estimate = rel_error_estimate.max(rep.rel_error_estimate);
+        converged &= rep.converged;
         be.download(&w, &mut wh)?;
         for i in 0..n {
             let x = z[i] * wh[i].re().as_f64();
@@ -177,13 +192,29 @@ pub fn subgraph_centrality_estimate<B: Backend, S: Scalar, O: LinearOperator<B, 
         .zip(&sumsq)
         .map(|(&mu, &ss)| ((ss - m * mu * mu).max(0.0) / (m - 1.0) / m).sqrt())
         .collect();
+    let ln_scale = beta * sigma;
+    if let Some((i, x)) = std::iter::once(ln_scale)
+        .chain(mean.iter().copied())
+        .enumerate()
+        .find(|(_, x)| !x.is_finite())
+    {
+        return Err(Error::NonFinite {
+            context: "subgraph centrality estimate (ln scale, then the node means)".into(),
+            index: i,
+            value: format!("{x}"),
+        });
+    }
+    let rtol = lopts.tol.rtol;
     Ok(DiagonalEstimate {
-        ln_scale: beta * sigma,
+        ln_scale,
         mean,
         std_error,
         t_factor: t,
         confidence: probes.confidence,
         probes: probes.probes,
         matvecs,
+        rel_error_estimate,
+        rtol,
+        converged: converged && rel_error_estimate <= rtol,
     })
 }

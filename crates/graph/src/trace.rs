@@ -84,6 +84,11 @@ pub fn estrada_index_slq<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized
     let (mean, se) = crate::stats::mean_and_error(&parts);
     let slack = slacks.iter().sum::<f64>() / slacks.len() as f64;
     let rounding = rounding_of(&forms, ln_scale) / forms.len() as f64;
+    let quadrature_tolerance = quad.rtol * mean;
+    finite_estimate(
+        "estrada index (slq)",
+        &[ln_scale, mean, se, slack, rounding],
+    )?;
     Ok(TraceEstimate {
         method: "slq",
         ln_scale,
@@ -95,6 +100,8 @@ pub fn estrada_index_slq<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized
         confidence: probes.confidence,
         samples: probes.probes,
         matvecs,
+        quadrature_tolerance,
+        converged: slack <= quadrature_tolerance,
     })
 }
 
@@ -233,19 +240,42 @@ pub fn estrada_index_hutchpp<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?S
     // counts at least (the last change of a form stopped early understates its gap).
     let floor = quad.rtol * exact;
     let slack = slacks.iter().map(|&x| x.max(floor)).sum::<f64>() / slacks.len() as f64;
+    let mean = exact + mean_r;
+    let quadrature_error = exact_slack + slack;
+    let rounding_error =
+        rounding_of(&deflated, ln_scale) + rounding_of(&residual, ln_scale) / residual.len() as f64;
+    finite_estimate(
+        "estrada index (hutch++)",
+        &[ln_scale, mean, se, quadrature_error, rounding_error],
+    )?;
+    let quadrature_tolerance = 2.0 * quad.rtol * mean;
     Ok(TraceEstimate {
         method: "hutch++",
         ln_scale,
-        mean: exact + mean_r,
+        mean,
         std_error: se,
         half_width: t * se,
-        quadrature_error: exact_slack + slack,
-        rounding_error: rounding_of(&deflated, ln_scale)
-            + rounding_of(&residual, ln_scale) / residual.len() as f64,
+        quadrature_error,
+        rounding_error,
         confidence: probes.confidence,
         samples: probes.probes,
         matvecs,
+        quadrature_tolerance,
+        converged: quadrature_error <= quadrature_tolerance,
     })
+}
+
+/// `NonFinite` naming `what` unless every figure of an estimate is finite (a NaN or ∞
+/// there is never an answer: β·λ beyond the range, or a product that overflowed).
+fn finite_estimate(what: &str, figures: &[f64]) -> Result<()> {
+    match figures.iter().position(|x| !x.is_finite()) {
+        None => Ok(()),
+        Some(i) => Err(Error::NonFinite {
+            context: format!("{what}: a figure of the estimate"),
+            index: i,
+            value: format!("{}", figures[i]),
+        }),
+    }
 }
 
 /// ln Σᵢ e^{xᵢ} without overflow (−∞ for no terms).

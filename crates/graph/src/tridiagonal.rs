@@ -31,13 +31,35 @@ pub(crate) fn gauss_ln(alpha: &[f64], off: &[f64], beta: f64) -> Result<(f64, f6
         .iter()
         .map(|&t| beta * t)
         .fold(f64::NEG_INFINITY, f64::max);
+    if !c.is_finite() {
+        // β·θ beyond the f64 range (β = 1e308): the logarithm of the form is not
+        // representable, and ∞ − ∞ made the value NaN.
+        return Err(Error::NonFinite {
+            context: format!(
+                "Gauss rule: β·θ_max = {beta:e}·{:e} exceeds the f64 range; ln uᵀe^{{βA}}u is not representable",
+                theta.iter().fold(0.0f64, |m, t| m.max(t.abs()))
+            ),
+            index: 0,
+            value: format!("{c}"),
+        });
+    }
     let sum: f64 = theta
         .iter()
         .zip(&z)
         .map(|(&t, &w)| w * w * (beta * t - c).exp())
         .sum();
+    let ln = c + sum.ln();
+    // −∞ is an honest answer (every weight of the dominant nodes vanished: the form is below
+    // the f64 range, as when a deflated residual has no component left); NaN or +∞ is not.
+    if ln.is_nan() || ln == f64::INFINITY {
+        return Err(Error::NonFinite {
+            context: "Gauss rule: ln uᵀe^{βA}u".into(),
+            index: 0,
+            value: format!("{ln}"),
+        });
+    }
     // Ascending order.
-    Ok((c + sum.ln(), theta[0], theta[theta.len() - 1]))
+    Ok((ln, theta[0], theta[theta.len() - 1]))
 }
 
 /// ln of the Gauss–Radau rule with the node `node` prescribed: T_k extended by one row,
