@@ -41,13 +41,21 @@ typedef enum MatexpStatus {
    */
   MATEXP_STATUS_DEVICE = 5,
   /*
+   The problem needs more memory than the process may use (`MemAvailable`, the
+   address-space limit, or the limit of [`matexp_set_memory_limit`] /
+   `MATEXP_MEMORY_LIMIT`); nothing of that size was allocated. The message names both
+   numbers.
+   */
+  MATEXP_STATUS_OUT_OF_MEMORY = 7,
+  /*
    An internal error (a caught panic): a bug, please report it.
    */
   MATEXP_STATUS_INTERNAL = 70,
 } MatexpStatus;
 
 /*
- Methods for [`matexp_options_set_method`].
+ Methods for [`matexp_options_set_method`], which takes them as `int32_t`: any other value
+ is refused with [`MatexpStatus::InvalidArgument`].
  */
 typedef enum MatexpMethod {
   /*
@@ -97,9 +105,10 @@ typedef struct MatexpReport {
    */
   uint64_t substeps;
   /*
-   Estimated relative error (NaN when the method gives none).
+   Estimated relative error of the result (the worst over its outputs; NaN when the
+   method gives none): `converged` is 1 exactly when it is within the tolerance.
    */
-  double error_estimate;
+  double rel_error_estimate;
   /*
    1 if the requested tolerance was met, else 0.
    */
@@ -122,31 +131,71 @@ const char *matexp_last_error(void);
 const char *matexp_version(void);
 
 /*
- A real n × n CSR matrix from 0-based arrays: `row_ptr` (n + 1 entries), `col_idx` and
- `values` (`row_ptr[n]` entries each; they are copied). On success `*out` holds a handle
- to free with [`matexp_csr_free`].
+ A real n × n CSR matrix from 0-based `int64_t` arrays: `row_ptr` (n + 1 entries, from 0,
+ non-decreasing, `row_ptr[n] = nnz`), `col_idx` and `values` (nnz entries each, columns in
+ 0..n; they are copied, and nothing past `nnz` is read). For SciPy's `int32` index arrays
+ use [`matexp_csr_new_i32`]. On success `*out` holds a handle to free with
+ [`matexp_csr_free`]; on failure `*out` is left unchanged (status 3 for inconsistent
+ arrays, 2 for n or nnz of 2³² − 1 or more, 7 beyond the memory budget).
 
  # Safety
- The arrays must have the lengths above; `out` must point to writable storage.
+ `row_ptr` must hold n + 1 entries and `col_idx`, `values` nnz entries (they may be null
+ when nnz = 0); `out` must point to writable storage.
  */
 enum MatexpStatus matexp_csr_new(size_t n,
+                                 size_t nnz,
                                  const int64_t *row_ptr,
                                  const int64_t *col_idx,
                                  const double *values,
                                  struct MatexpMatrix **out);
 
 /*
- As [`matexp_csr_new`] with complex values: `values` holds 2·nnz doubles, real and
- imaginary parts interleaved (C99 `double complex`, numpy `complex128`).
+ As [`matexp_csr_new`] with `int32_t` index arrays (SciPy's `indptr` and `indices`).
 
  # Safety
  As [`matexp_csr_new`].
  */
+enum MatexpStatus matexp_csr_new_i32(size_t n,
+                                     size_t nnz,
+                                     const int32_t *row_ptr,
+                                     const int32_t *col_idx,
+                                     const double *values,
+                                     struct MatexpMatrix **out);
+
+/*
+ As [`matexp_csr_new`] with complex values: `values` holds 2·nnz doubles, real and
+ imaginary parts interleaved (C99 `double complex`, numpy `complex128`).
+
+ # Safety
+ As [`matexp_csr_new`], with 2·nnz doubles in `values`.
+ */
 enum MatexpStatus matexp_csr_new_complex(size_t n,
+                                         size_t nnz,
                                          const int64_t *row_ptr,
                                          const int64_t *col_idx,
                                          const double *values,
                                          struct MatexpMatrix **out);
+
+/*
+ As [`matexp_csr_new_complex`] with `int32_t` index arrays.
+
+ # Safety
+ As [`matexp_csr_new_complex`].
+ */
+enum MatexpStatus matexp_csr_new_complex_i32(size_t n,
+                                             size_t nnz,
+                                             const int32_t *row_ptr,
+                                             const int32_t *col_idx,
+                                             const double *values,
+                                             struct MatexpMatrix **out);
+
+/*
+ Sets the process-wide memory limit in bytes that every later call (reading, building,
+ solving) compares its needs with, besides the machine's available memory and the
+ address-space limit; 0 removes it (then `MATEXP_MEMORY_LIMIT` applies, if set). Calls
+ beyond the limit fail with [`MatexpStatus::OutOfMemory`].
+ */
+enum MatexpStatus matexp_set_memory_limit(uint64_t bytes);
 
 /*
  Reads a square MatrixMarket coordinate file (real, integer, pattern or complex).
@@ -194,16 +243,18 @@ struct MatexpOptions *matexp_options_new(void);
 void matexp_options_free(struct MatexpOptions *o);
 
 /*
- Sets the method.
+ Sets the method: one of the [`MatexpMethod`] values 0 to 4, as an integer (any other
+ value returns [`MatexpStatus::InvalidArgument`] and keeps the current method).
 
  # Safety
  `o` must be a live handle.
  */
-enum MatexpStatus matexp_options_set_method(struct MatexpOptions *o, enum MatexpMethod method);
+enum MatexpStatus matexp_options_set_method(struct MatexpOptions *o, int32_t method);
 
 /*
- Sets the relative and absolute tolerances (each finite and ≥ 0; a negative value keeps
- the current one).
+ Sets the relative and absolute tolerances, each finite and ≥ 0; a NaN, an infinity or a
+ negative value returns [`MatexpStatus::InvalidArgument`] and changes nothing. (A
+ tolerance below the roundoff of the computation is refused when a solve runs.)
 
  # Safety
  `o` must be a live handle.

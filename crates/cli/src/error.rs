@@ -16,6 +16,9 @@ pub enum Kind {
     Device,
     /// The output or report file cannot be written: status 6.
     Output,
+    /// The problem needs more memory than the process may use (available memory, the
+    /// address-space limit, `--memory-limit` or `MATEXP_MEMORY_LIMIT`): status 7.
+    Memory,
 }
 
 impl Kind {
@@ -27,6 +30,7 @@ impl Kind {
             Kind::Numerical => 4,
             Kind::Device => 5,
             Kind::Output => 6,
+            Kind::Memory => 7,
         }
     }
 }
@@ -54,9 +58,14 @@ impl CliError {
         Self::new(Kind::Usage, message)
     }
 
-    /// A library error met while reading inputs: always [`Kind::Input`].
+    /// A library error met while reading inputs: [`Kind::Input`]
+    /// (or [`Kind::Memory`] for a refusal of the memory budget).
     pub fn input(e: matexp::Error) -> Self {
-        Self::new(Kind::Input, one_line(&e.to_string()))
+        let kind = match &e {
+            matexp::Error::OutOfMemoryBudget { .. } => Kind::Memory,
+            _ => Kind::Input,
+        };
+        Self::new(kind, one_line(&e.to_string()))
     }
 
     /// A library error met while computing, classified by its variant.
@@ -66,6 +75,7 @@ impl CliError {
             E::Device(_) => Kind::Device,
             E::DimensionMismatch { .. } | E::Parse { .. } | E::Io { .. } => Kind::Input,
             E::InvalidArgument { .. } | E::Unsupported(_) => Kind::Usage,
+            E::OutOfMemoryBudget { .. } => Kind::Memory,
             _ => Kind::Numerical,
         };
         Self::new(kind, one_line(&e.to_string()))

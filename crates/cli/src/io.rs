@@ -34,6 +34,29 @@ impl Matrix {
     }
 }
 
+/// Compares what solving with the matrix in `path` needs (its row pointers, twice as read and
+/// cast, and complex vectors of its order: v, its narrowed copy, two per output and
+/// [`crate::solve::MIN_WORKSPACE_VECTORS`]) with the memory budget, from the header alone:
+/// a 70-byte file declaring 10⁹ rows is refused in microseconds, before any data is read.
+pub fn check_problem_memory(path: &Path, outputs: usize) -> CliResult<()> {
+    let r =
+        matexp::sparse::matrix_market::MatrixMarketReader::open(path).map_err(CliError::input)?;
+    let h = *r.header();
+    let n = h.nrows.max(h.ncols) as u64;
+    let vectors = 2 + 2 * outputs as u64 + crate::solve::MIN_WORKSPACE_VECTORS as u64;
+    let needed = (n + 1)
+        .saturating_mul(16)
+        .saturating_add(n.saturating_mul(16).saturating_mul(vectors));
+    matexp_core::memory::check(
+        format!(
+            "{}: the {h} with {vectors} complex vectors of its order ({outputs} result(s))",
+            path.display()
+        ),
+        needed,
+    )
+    .map_err(CliError::input)
+}
+
 /// Reads a square MatrixMarket coordinate file. Errors name the file (and the line for a
 /// malformed entry, from the reader) and both sizes of a non-square matrix.
 pub fn read_square_matrix(path: &Path) -> CliResult<Matrix> {
@@ -433,7 +456,8 @@ impl Table {
 }
 
 /// Writes `contents` to `path` through a temporary file in the same folder and a rename, so
-/// that a failure leaves no partial file.
+/// that a failure leaves no partial file. The file is created as any new file is (mode 0666
+/// less the user's umask), not with a temporary file's private mode.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> CliResult<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
@@ -445,14 +469,37 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> CliResult<()> {
             format!("cannot write {}: {e}", path.display()),
         )
     };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".matexp-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(err)?;
-    tmp.write_all(contents).map_err(err)?;
-    tmp.as_file().sync_all().map_err(err)?;
-    tmp.persist(path).map_err(|e| err(e.error))?;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static SERIAL: AtomicU64 = AtomicU64::new(0);
+    let (tmp_path, mut file) = loop {
+        let name = format!(
+            ".matexp-{}-{}.tmp",
+            std::process::id(),
+            SERIAL.fetch_add(1, Ordering::Relaxed)
+        );
+        let p = dir.join(name);
+        // `create_new` never follows or reuses an existing name.
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&p)
+        {
+            Ok(f) => break (p, f),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(err(e)),
+        }
+    };
+    let written = file
+        .write_all(contents)
+        .and_then(|()| file.sync_all())
+        .and_then(|()| {
+            drop(file);
+            std::fs::rename(&tmp_path, path)
+        });
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp_path);
+        return Err(err(e));
+    }
     Ok(())
 }
 

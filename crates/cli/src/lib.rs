@@ -9,7 +9,7 @@
 //!   (`loadlibrary`) callers CSR handles, solver options and `matexp_expmv` / `matexp_phimv`.
 //!
 //! Exit statuses: 0 success, 2 usage, 3 input file or data, 4 numerical failure, 5 device,
-//! 6 output file (see [`error::Kind`]).
+//! 6 output file, 7 memory (see [`error::Kind`]).
 //!
 //! ```
 //! use matexp_cli::io::{TimeSpec, parse_complex};
@@ -40,7 +40,7 @@ use std::time::Instant;
     name = "matexp",
     version,
     about,
-    after_help = "Exit status: 0 success, 2 usage, 3 input file or data, 4 numerical failure, 5 device (no GPU: use --device cpu), 6 output file."
+    after_help = "Exit status: 0 success, 2 usage, 3 input file or data, 4 numerical failure, 5 device (no GPU: use --device cpu), 6 output file, 7 more memory needed than available (or than --memory-limit)."
 )]
 pub struct Cli {
     /// What to compute.
@@ -66,6 +66,16 @@ pub struct OutputArgs {
     /// No progress display and no report on standard error.
     #[arg(short, long, global = true)]
     pub quiet: bool,
+    /// Most memory the process may use, in bytes with an optional K, M, G or T suffix
+    /// (powers of 1024; default: the MATEXP_MEMORY_LIMIT variable, else the available memory
+    /// and the address-space limit only). Problems declared larger are refused, status 7.
+    #[arg(long, global = true, value_parser = parse_memory_limit)]
+    pub memory_limit: Option<u64>,
+}
+
+fn parse_memory_limit(s: &str) -> Result<u64, String> {
+    matexp_core::memory::parse_bytes(s)
+        .ok_or_else(|| format!("'{s}' is not a byte count: expected e.g. 4000000000, 512M or 8G"))
 }
 
 /// The subcommands.
@@ -148,6 +158,12 @@ impl Command {
 
 /// Runs a parsed command line: computes, writes the result (atomically) and the report.
 pub fn run(cli: &Cli) -> CliResult<()> {
+    if cli.out.memory_limit.is_some() {
+        matexp_core::memory::set_limit(cli.out.memory_limit);
+    } else {
+        // A malformed MATEXP_MEMORY_LIMIT is a usage error up front, not at the first check.
+        matexp_core::memory::user_limit().map_err(|e| CliError::usage(e.to_string()))?;
+    }
     let format = match &cli.out.output {
         Some(p) => Some(Format::resolve(cli.out.format, p)?),
         None => None,

@@ -75,6 +75,12 @@ pub fn check_gpus(ids: &[usize]) -> CliResult<()> {
     Ok(())
 }
 
+/// Vectors of length n that every method keeps besides its input and outputs (a Krylov basis
+/// of two, a product, a correction): the lower bound of the workspace that the tool and the
+/// C ABI compare with the memory budget before reading or copying the data. The methods'
+/// workspaces grow beyond it (a Krylov basis up to its dimension), each allocation fallible.
+pub const MIN_WORKSPACE_VECTORS: usize = 4;
+
 /// What to compute with `f(tA)v`.
 #[derive(Debug, Clone)]
 pub enum Job<S> {
@@ -158,12 +164,66 @@ pub fn report_json(r: &Report) -> serde_json::Value {
         "substeps": r.substeps,
         "rejected": r.rejected,
         "max_degree": r.max_degree,
-        "error_estimate": finite_or_null(r.rel_error_estimate),
+        "rel_error_estimate": finite_or_null(r.rel_error_estimate),
         "rtol": r.rtol,
         "atol": r.atol,
         "converged": r.converged,
         "spectral_bounds": r.bounds.map(|(b, _)| serde_json::json!([b.re_min, b.re_max, b.im_min, b.im_max])),
     })
+}
+
+/// Flags results that underflowed to zero. e^{tA} is invertible, so e^{tA}v ≠ 0 for v ≠ 0:
+/// an all-zero column among the first `exp_columns` of `table` (the exponentials) lost all
+/// relative accuracy — every entry fell below the smallest positive number of the precision
+/// (f32: about 1.4e−45), as e^{−200} does — and is not an answer. Each such column gets a
+/// warning in the report's `warnings`; `converged` becomes false and `rel_error_estimate` at
+/// least 1 (the relative error of 0), so `converged ⇔ rel_error_estimate ≤ rtol` still holds.
+pub fn flag_underflow(
+    report: &mut serde_json::Map<String, serde_json::Value>,
+    table: &crate::io::Table,
+    exp_columns: usize,
+    input_nonzero: bool,
+) {
+    if !input_nonzero {
+        return;
+    }
+    let zero: Vec<&String> = table
+        .names
+        .iter()
+        .zip(&table.columns)
+        .take(exp_columns)
+        .filter(|(_, c)| !c.is_empty() && c.iter().all(|z| z.re == 0.0 && z.im == 0.0))
+        .map(|(n, _)| n)
+        .collect();
+    if zero.is_empty() {
+        return;
+    }
+    let precision = report
+        .get("precision")
+        .and_then(|p| p.as_str())
+        .unwrap_or("the working precision")
+        .to_string();
+    let mut warnings: Vec<serde_json::Value> = report
+        .get("warnings")
+        .and_then(|w| w.as_array().cloned())
+        .unwrap_or_default();
+    for name in zero {
+        warnings.push(
+            format!(
+                "result '{name}' underflowed to zero in {precision}: the exact result is \
+                 nonzero but below the smallest positive {precision} number; use \
+                 --precision f64 or a smaller |t|"
+            )
+            .into(),
+        );
+    }
+    report.insert("warnings".into(), warnings.into());
+    report.insert("converged".into(), false.into());
+    let est = report
+        .get("rel_error_estimate")
+        .and_then(|e| e.as_f64())
+        .unwrap_or(0.0);
+    report.insert("rel_error_estimate".into(), serde_json::json!(est.max(1.0)));
 }
 
 /// A finite number, or JSON `null` (JSON has no NaN).

@@ -23,10 +23,17 @@ fn c_program_calls_the_abi() {
         std::env::consts::DLL_SUFFIX
     );
     // `cargo build` copies the cdylib next to the binary; under `cargo test` alone it stays
-    // in `deps/`, where the build put it.
+    // in `deps/`, where the build put it: the newer of the two is this build's (a copy next
+    // to the binary may be left from an earlier `cargo build`).
+    let modified = |d: &PathBuf| {
+        std::fs::metadata(d.join(&name))
+            .and_then(|m| m.modified())
+            .ok()
+    };
     let libdir = [artefact_dir(), artefact_dir().join("deps")]
         .into_iter()
-        .find(|d| d.join(&name).exists())
+        .filter(|d| modified(d).is_some())
+        .max_by_key(modified)
         .unwrap_or_else(artefact_dir);
     let so = libdir.join(&name);
     assert!(so.exists(), "shared library {} not built", so.display());
@@ -56,7 +63,18 @@ fn c_program_calls_the_abi() {
         .arg("-lm");
     let status = cmd.status().expect("run the C compiler");
     assert!(status.success(), "compiling the C test failed: {cmd:?}");
-    let run = Command::new(&exe).output().expect("run the C test");
+    // cargo's LD_LIBRARY_PATH (searched before the rpath) may name a folder holding an older
+    // copy of the library: this build's comes first.
+    let search = std::env::var_os("LD_LIBRARY_PATH").unwrap_or_default();
+    let mut paths = vec![libdir.clone()];
+    paths.extend(std::env::split_paths(&search));
+    let run = Command::new(&exe)
+        .env(
+            "LD_LIBRARY_PATH",
+            std::env::join_paths(paths).expect("library path"),
+        )
+        .output()
+        .expect("run the C test");
     let stdout = String::from_utf8_lossy(&run.stdout);
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(run.status.success(), "C checks failed:\n{stdout}{stderr}");

@@ -28,10 +28,10 @@ pub struct Args {
     #[arg(short, long, value_enum, default_value = "tc")]
     pub measure: Measure,
     /// The inverse temperature β > 0.
-    #[arg(short, long, default_value_t = 1.0)]
+    #[arg(short, long, default_value_t = 1.0, allow_negative_numbers = true)]
     pub beta: f64,
     /// Only the K most central nodes, in decreasing order (nodes numbered from 1, as in the file).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub top: Option<usize>,
 }
 
@@ -76,7 +76,7 @@ pub fn run(args: &Args, quiet: bool) -> CliResult<Outcome> {
             r.insert("method".into(), "lanczos".into());
             r.insert("products".into(), rep.matvecs.into());
             r.insert(
-                "error_estimate".into(),
+                "rel_error_estimate".into(),
                 finite_or_null(rep.rel_error_estimate),
             );
             r.insert("converged".into(), rep.converged.into());
@@ -96,7 +96,8 @@ pub fn run(args: &Args, quiet: bool) -> CliResult<Outcome> {
             let worst = sc.iter().map(|q| q.relative_error()).fold(0.0f64, f64::max);
             r.insert("measure".into(), "subgraph_centrality".into());
             r.insert("method".into(), "lanczos_quadrature".into());
-            r.insert("error_estimate".into(), finite_or_null(worst));
+            r.insert("rel_error_estimate".into(), finite_or_null(worst));
+            r.insert("converged".into(), sc.iter().all(|q| q.converged).into());
             Ok(sc.iter().map(|q| q.value()).collect())
         }
         Measure::Estrada => {

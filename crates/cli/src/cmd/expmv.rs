@@ -28,7 +28,9 @@ pub(crate) fn inputs(
     matrix: &std::path::Path,
     v: &VectorSource,
     t_complex: bool,
+    outputs: usize,
 ) -> CliResult<(Matrix, Vec<c64>, bool)> {
+    crate::io::check_problem_memory(matrix, outputs)?;
     let a = read_square_matrix(matrix)?;
     let v = read_vector(v, a.nrows())?;
     let complex = t_complex || matches!(a, Matrix::Complex(_)) || v.iter().any(|z| z.im != 0.0);
@@ -46,8 +48,8 @@ pub(crate) fn matrix_as<S: Scalar>(a: &Matrix) -> CliResult<CsrMatrix<S>> {
 /// Runs `matexp expmv`.
 pub fn run(args: &Args, quiet: bool) -> CliResult<Outcome> {
     let opts = args.solver.options()?;
-    let (a, v, complex) = inputs(&args.matrix, &args.v, args.t.is_complex())?;
     let times = args.t.times();
+    let (a, v, complex) = inputs(&args.matrix, &args.v, args.t.is_complex(), times.len())?;
     let progress = Progress::start(
         quiet,
         &format!(
@@ -78,6 +80,8 @@ pub fn run(args: &Args, quiet: bool) -> CliResult<Outcome> {
         out.report = m;
     }
     args.solver.report(&mut out.report);
+    let nonzero = v.iter().any(|z| z.re != 0.0 || z.im != 0.0);
+    crate::solve::flag_underflow(&mut out.report, &out.table, times.len(), nonzero);
     out.report.insert("n".into(), a.nrows().into());
     out.report.insert(
         "times".into(),

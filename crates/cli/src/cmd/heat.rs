@@ -5,7 +5,7 @@ use crate::error::{CliError, CliResult, Kind};
 use crate::io::{TimeSpec, VectorSource, read_vector};
 use crate::solve::{DeviceSpec, Job, report_json, run_on};
 use crate::{Outcome, Progress};
-use matexp::{CpuBackend, c64};
+use matexp::{CpuBackend, RealScalar, Report, Scalar, c64};
 use matexp_stencil::{Boundary, Dim, Stencil};
 
 /// Most grid points N³ (16 GiB per f64 vector beyond this).
@@ -26,7 +26,7 @@ pub enum BoundaryArg {
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Grid points per axis N (the state has N³ entries).
-    #[arg(short = 'N', long)]
+    #[arg(short = 'N', long, allow_negative_numbers = true)]
     pub n: usize,
     /// t: a number or a grid start:stop:num.
     #[arg(short, long, allow_hyphen_values = true)]
@@ -43,6 +43,32 @@ pub struct Args {
     pub solver: super::SolverArgs,
 }
 
+/// e^{tΔ}u₀ for each time with the stencil in scalar `S` (u₀ and the results in f64).
+fn solve<S: RealScalar>(
+    n: usize,
+    boundary: Boundary,
+    u0: &[f64],
+    times: &[f64],
+    opts: &matexp::Options,
+) -> CliResult<(Vec<Vec<c64>>, Report)> {
+    let a = Stencil::<S>::laplacian(Dim::Three, n, boundary)
+        .map_err(|e| CliError::usage(e.to_string()))?;
+    let narrow = |x: f64| S::from_c64(c64::new(x, 0.0));
+    let u: Vec<S> = u0.iter().map(|&x| narrow(x)).collect();
+    let ts: Vec<S> = times.iter().map(|&t| narrow(t)).collect();
+    let (ws, rep) =
+        run_on(&CpuBackend::new(), &a, &u, &Job::Exp(ts), opts).map_err(CliError::compute)?;
+    let cols = ws
+        .into_iter()
+        .map(|w| w.into_iter().map(Scalar::to_c64).collect())
+        .collect();
+    Ok((cols, rep))
+}
+
+fn u0_norm_nonzero(u0: &[f64]) -> bool {
+    u0.iter().any(|&x| x != 0.0)
+}
+
 /// Runs `matexp heat`.
 pub fn run(args: &Args, quiet: bool) -> CliResult<Outcome> {
     if args.solver.device != DeviceSpec::Cpu {
@@ -56,11 +82,6 @@ pub fn run(args: &Args, quiet: bool) -> CliResult<Outcome> {
     }
     if args.t.is_complex() {
         return Err(CliError::usage("heat takes real times"));
-    }
-    if args.solver.precision != super::Precision::F64 {
-        return Err(CliError::usage(
-            "heat computes in f64 only; use --precision f64",
-        ));
     }
     let opts = args.solver.options()?;
     let boundary = match args.boundary {
@@ -77,6 +98,7 @@ pub fn run(args: &Args, quiet: bool) -> CliResult<Outcome> {
     let a = Stencil::<f64>::laplacian(Dim::Three, args.n, boundary)
         .map_err(|e| CliError::usage(e.to_string()))?;
     let grid = *a.grid();
+    drop(a);
     let len = grid.len();
     let u0: Vec<f64> = if args.u0 == "sine" {
         (0..len)
@@ -94,21 +116,26 @@ pub fn run(args: &Args, quiet: bool) -> CliResult<Outcome> {
         quiet,
         &format!("heat equation N = {} ({len} unknowns)", args.n),
     );
-    let result = run_on(&CpuBackend::new(), &a, &u0, &Job::Exp(times.clone()), &opts)
-        .map_err(CliError::compute);
+    let result = match args.solver.precision {
+        super::Precision::F64 => solve::<f64>(args.n, boundary, &u0, &times, &opts),
+        super::Precision::F32 => solve::<f32>(args.n, boundary, &u0, &times, &opts),
+    };
     progress.finish();
     let (ws, rep) = result?;
     let mut out = Outcome::default();
     for (t, w) in times.iter().zip(ws) {
-        out.table.push(
-            format!("t={t}"),
-            w.into_iter().map(|x| c64::new(x, 0.0)).collect(),
-        );
+        out.table.push(format!("t={t}"), w);
     }
     if let serde_json::Value::Object(m) = report_json(&rep) {
         out.report = m;
     }
     args.solver.report(&mut out.report);
+    crate::solve::flag_underflow(
+        &mut out.report,
+        &out.table,
+        out.table.columns.len(),
+        u0_norm_nonzero(&u0),
+    );
     let r = &mut out.report;
     r.insert("n_per_axis".into(), args.n.into());
     r.insert("n".into(), len.into());

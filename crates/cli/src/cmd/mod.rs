@@ -27,10 +27,10 @@ pub struct SolverArgs {
     #[arg(long, default_value = "auto", value_parser = parse_method)]
     pub method: Method,
     /// Relative tolerance (default: by precision).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub rtol: Option<f64>,
     /// Absolute tolerance (default: by precision).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub atol: Option<f64>,
     /// Arithmetic precision.
     #[arg(long, value_enum, default_value = "f64")]

@@ -16,7 +16,7 @@ pub struct Args {
     #[arg(short, long, allow_hyphen_values = true, value_parser = parse_one_time)]
     pub t: c64,
     /// The highest φ-function index k (φ_0 = exp, …, φ_k are computed together).
-    #[arg(short, long, default_value_t = 1)]
+    #[arg(short, long, default_value_t = 1, allow_negative_numbers = true)]
     pub k: usize,
     /// v: `ones`, `random:SEED` or a MatrixMarket array file.
     #[arg(short, long, default_value = "ones")]
@@ -34,7 +34,15 @@ fn parse_one_time(s: &str) -> Result<c64, String> {
 /// Runs `matexp phimv`.
 pub fn run(args: &Args, quiet: bool) -> CliResult<Outcome> {
     let opts = args.solver.options()?;
-    let (a, v, complex) = super::expmv::inputs(&args.matrix, &args.v, args.t.im != 0.0)?;
+    let max = matexp::methods::MAX_PHI_ORDER;
+    if args.k > max {
+        return Err(CliError::usage(format!(
+            "-k {}: φ-functions up to k = {max} are offered",
+            args.k
+        )));
+    }
+    let (a, v, complex) =
+        super::expmv::inputs(&args.matrix, &args.v, args.t.im != 0.0, args.k + 1)?;
     let progress = Progress::start(
         quiet,
         &format!(
@@ -65,6 +73,9 @@ pub fn run(args: &Args, quiet: bool) -> CliResult<Outcome> {
         out.report = m;
     }
     args.solver.report(&mut out.report);
+    let nonzero = v.iter().any(|z| z.re != 0.0 || z.im != 0.0);
+    // φ₀ = exp only: φ_j (j ≥ 1) has zeros, so a zero φ_j(tA)v may be the answer.
+    crate::solve::flag_underflow(&mut out.report, &out.table, 1, nonzero);
     out.report.insert("n".into(), a.nrows().into());
     out.report
         .insert("t".into(), super::expmv::fmt_time(args.t).into());

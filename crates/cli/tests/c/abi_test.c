@@ -24,7 +24,7 @@ int main(void) {
   const int64_t ci[] = {1, 0};
   const double va[] = {1.0, -1.0};
   MatexpMatrix *a = NULL;
-  CHECK(matexp_csr_new(2, rp, ci, va, &a) == MATEXP_STATUS_OK, "csr_new");
+  CHECK(matexp_csr_new(2, 2, rp, ci, va, &a) == MATEXP_STATUS_OK, "csr_new");
   CHECK(matexp_csr_nrows(a) == 2, "nrows");
   MatexpOptions *o = matexp_options_new();
   CHECK(matexp_options_set_tolerance(o, 1e-12, 0.0) == MATEXP_STATUS_OK, "set_tolerance");
@@ -38,11 +38,12 @@ int main(void) {
         w[0], w[1], w0, w1);
   CHECK(rep.products > 0 && rep.converged == 1, "report: products %llu converged %d",
         (unsigned long long)rep.products, rep.converged);
+  CHECK(rep.rel_error_estimate <= 1e-12, "converged with rel_error_estimate %g", rep.rel_error_estimate);
 
   /* Every method gives the same rotation. */
   for (int m = MATEXP_METHOD_LEJA; m <= MATEXP_METHOD_TAYLOR; m++) {
     if (m == MATEXP_METHOD_LANCZOS) continue; /* A is not symmetric */
-    CHECK(matexp_options_set_method(o, (MatexpMethod)m) == MATEXP_STATUS_OK, "set_method %d", m);
+    CHECK(matexp_options_set_method(o, m) == MATEXP_STATUS_OK, "set_method %d", m);
     CHECK(matexp_expmv(a, t, v, w, 2, o, NULL) == MATEXP_STATUS_OK, "expmv method %d", m);
     CHECK(rel(w[0], w0) < 1e-8 && rel(w[1], w1) < 1e-8, "method %d: (%.17g, %.17g)", m, w[0], w[1]);
   }
@@ -52,7 +53,7 @@ int main(void) {
   const int64_t drp[] = {0, 1, 2}, dci[] = {0, 1};
   const double dva[] = {-1.0, -2.0};
   MatexpMatrix *d = NULL;
-  CHECK(matexp_csr_new(2, drp, dci, dva, &d) == MATEXP_STATUS_OK, "csr_new diag");
+  CHECK(matexp_csr_new(2, 2, drp, dci, dva, &d) == MATEXP_STATUS_OK, "csr_new diag");
   const double ones[] = {1.0, 1.0};
   double phi[6];
   CHECK(matexp_phimv(d, 1.0, ones, 2, phi, 2, o, NULL) == MATEXP_STATUS_OK, "phimv");
@@ -80,7 +81,19 @@ int main(void) {
   CHECK(matexp_expmv(a, t, nanv, w, 2, o, NULL) == MATEXP_STATUS_INPUT, "NaN in v");
   const int64_t bad_rp[] = {0, 1, 5};
   MatexpMatrix *bad = NULL;
-  CHECK(matexp_csr_new(2, bad_rp, ci, va, &bad) != MATEXP_STATUS_OK && bad == NULL, "inconsistent CSR");
+  CHECK(matexp_csr_new(2, 2, bad_rp, ci, va, &bad) == MATEXP_STATUS_INPUT && bad == NULL, "inconsistent CSR");
+  /* SciPy's int32 index arrays. */
+  const int32_t rp32[] = {0, 1, 2}, ci32[] = {1, 0};
+  MatexpMatrix *a32 = NULL;
+  CHECK(matexp_csr_new_i32(2, 2, rp32, ci32, va, &a32) == MATEXP_STATUS_OK, "csr_new_i32");
+  CHECK(matexp_expmv(a32, t, v, w, 2, o, NULL) == MATEXP_STATUS_OK && rel(w[0], w0) < 1e-10, "i32 expmv");
+  matexp_csr_free(a32);
+  /* Out-of-range enumerations, negative and NaN tolerances: status 2, nothing changed. */
+  CHECK(matexp_options_set_method(o, 5) == MATEXP_STATUS_INVALID_ARGUMENT, "method 5");
+  CHECK(matexp_options_set_method(o, -1) == MATEXP_STATUS_INVALID_ARGUMENT, "method -1");
+  CHECK(strstr(matexp_last_error(), "-1") != NULL, "message names the value: %s", matexp_last_error());
+  CHECK(matexp_options_set_tolerance(o, -1e-8, 0.0) == MATEXP_STATUS_INVALID_ARGUMENT, "negative rtol");
+  CHECK(matexp_options_set_tolerance(o, 1e-8, NAN) == MATEXP_STATUS_INVALID_ARGUMENT, "NaN atol");
   CHECK(matexp_csr_read("/nonexistent/matrix.mtx", &bad) == MATEXP_STATUS_INPUT, "missing file");
   CHECK(strstr(matexp_last_error(), "/nonexistent/matrix.mtx") != NULL, "message names the file");
 
