@@ -230,7 +230,7 @@ fn phi_matrix_reference(a: &Matrix<f64>, k: usize) -> Matrix<f64> {
                     .map(|c| {
                         let mut acc = hp(0.0);
                         for l in 0..n {
-                            acc = acc + &ah[r][l] * &term[l][c];
+                            acc += &ah[r][l] * &term[l][c];
                         }
                         acc / (j + k as u32)
                     })
