@@ -142,6 +142,13 @@ fuzz_target!(|data: &[u8]| {
         if let Some(m) = m {
             assert_eq!(m.as_slice().len(), m.nrows() * m.ncols());
             let _ = typed(m.submatrix(b.size(), b.size(), b.size(), b.size()));
+            let _ = (
+                m.norm_one(),
+                m.norm_inf(),
+                m.is_upper_triangular(),
+                m.to_row_major(),
+            );
+            let _ = typed(m.matvec(&vec![0.0; c.min(8)]));
             let _ = typed(m.matmul(&m.transpose()));
         }
     }

@@ -88,6 +88,10 @@ impl<S: Scalar> Matrix<S> {
         let len = entries(nrows, ncols)
             .unwrap_or_else(|| panic!("Matrix::from_fn: {nrows}×{ncols} entries overflow usize"));
         let mut data = Vec::with_capacity(len);
+        if len == 0 {
+            // An empty matrix of 2⁶¹ columns must not loop over them.
+            return Matrix { nrows, ncols, data };
+        }
         for j in 0..ncols {
             for i in 0..nrows {
                 data.push(f(i, j));
@@ -159,6 +163,9 @@ impl<S: Scalar> Matrix<S> {
     /// The entries in row-major order.
     pub fn to_row_major(&self) -> Vec<S> {
         let mut out = Vec::with_capacity(self.data.len());
+        if self.data.is_empty() {
+            return out;
+        }
         for i in 0..self.nrows {
             for j in 0..self.ncols {
                 out.push(self[(i, j)]);
@@ -256,10 +263,12 @@ impl<S: Scalar> Matrix<S> {
     ///
     /// # Errors
     ///
-    /// [`Error::DimensionMismatch`] if `x.len()` is not the number of columns.
+    /// [`Error::DimensionMismatch`] if `x.len()` is not the number of columns;
+    /// [`Error::InvalidArgument`] if the `nrows` entries of the result cannot be allocated
+    /// (an empty `2⁶¹ × 0` matrix).
     pub fn matvec(&self, x: &[S]) -> Result<Vec<S>> {
         check_dim("Matrix::matvec: x length", self.ncols, x.len())?;
-        let mut y = vec![S::zero(); self.nrows];
+        let mut y = matexp_core::try_filled(self.nrows, S::zero(), "nrows (Matrix::matvec)")?;
         for (j, &xj) in x.iter().enumerate() {
             if xj == S::zero() {
                 continue;
@@ -273,6 +282,9 @@ impl<S: Scalar> Matrix<S> {
 
     /// ‖A‖₁ = max_j Σ_i |a_ij| (maximum column sum), the norm the `expm` error analysis uses.
     pub fn norm_one(&self) -> S::Real {
+        if self.data.is_empty() {
+            return S::Real::zero();
+        }
         (0..self.ncols)
             .map(|j| {
                 self.col(j)
@@ -284,6 +296,9 @@ impl<S: Scalar> Matrix<S> {
 
     /// ‖A‖_∞ = max_i Σ_j |a_ij| (maximum row sum).
     pub fn norm_inf(&self) -> S::Real {
+        if self.data.is_empty() {
+            return S::Real::zero();
+        }
         let mut rows = vec![S::Real::zero(); self.nrows];
         for j in 0..self.ncols {
             for (r, x) in rows.iter_mut().zip(self.col(j)) {
@@ -311,7 +326,8 @@ impl<S: Scalar> Matrix<S> {
 
     /// Whether a_ij = 0 for all i > j.
     pub fn is_upper_triangular(&self) -> bool {
-        (0..self.ncols).all(|j| ((j + 1)..self.nrows).all(|i| self[(i, j)] == S::zero()))
+        self.data.is_empty()
+            || (0..self.ncols).all(|j| ((j + 1)..self.nrows).all(|i| self[(i, j)] == S::zero()))
     }
 
     /// Checks that the matrix is square.

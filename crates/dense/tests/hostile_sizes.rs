@@ -78,3 +78,33 @@ fn phi_orders_beyond_any_storage_are_typed_errors() {
         Error::NonFinite { .. }
     ));
 }
+
+/// Empty matrices of 2⁶¹ rows or columns are valid; nothing loops over (or allocates for)
+/// their empty dimension: `transpose` of a 2⁶¹×0 matrix ran 2⁶¹ empty column loops.
+#[test]
+fn empty_matrices_with_a_huge_dimension_cost_nothing() {
+    let start = std::time::Instant::now();
+    for (r, c) in [
+        (1usize << 61, 0usize),
+        (0, 1 << 61),
+        (usize::MAX, 0),
+        (0, usize::MAX),
+    ] {
+        let a = Matrix::<f64>::from_col_major(r, c, Vec::new()).unwrap();
+        let t = a.transpose();
+        assert_eq!((t.nrows(), t.ncols()), (c, r));
+        assert!(a.adjoint().as_slice().is_empty());
+        assert!(a.to_row_major().is_empty());
+        assert_eq!((a.norm_one(), a.norm_inf(), a.norm_max()), (0.0, 0.0, 0.0));
+        assert!(a.is_upper_triangular());
+        assert!(a.submatrix(0, 0, r, c).unwrap().as_slice().is_empty());
+        if c == 0 {
+            // A·x of an empty x has 2⁶¹ zero rows: beyond memory, refused.
+            assert!(matches!(
+                a.matvec(&[]).unwrap_err(),
+                Error::InvalidArgument { .. }
+            ));
+        }
+    }
+    assert!(start.elapsed() < std::time::Duration::from_secs(5));
+}

@@ -22,7 +22,7 @@
 //! method (t = −iτ for e^{−iτH}v).
 //!
 //! **Accuracy.** Every method targets ‖w − f(tA)v‖₂ ≤ atol + rtol·‖f(tA)v‖₂
-//! ([`Tolerance`]; by default rtol = 10⁻⁸ in double and 10⁻⁵ in single precision). Leja,
+//! ([`Tolerance`]; by default rtol = 10⁻⁸ in double and 10⁻³ in single precision). Leja,
 //! Lanczos and Arnoldi estimate their error a posteriori (estimates, not bounds; see each
 //! type); Taylor controls a backward error a priori given the norm information of
 //! [`NormBound`] and stops its series on the size of the last terms.

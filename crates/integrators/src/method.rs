@@ -180,15 +180,24 @@ pub trait ExpmvMethod<'a, B: Backend + 'a, S: Scalar>: Sized {
         let bs: Vec<Option<&B::Vector<S>>> = bs.iter().map(|b| Some(*b)).collect();
         let rays = split_rays(times)?;
         let mut report: Option<Report> = None;
+        // Estimates in ray order (the order the outputs have while `run` computes them).
+        let mut estimates: Vec<f64> = Vec::with_capacity(times.len());
         rays.run(out, |scale, rs, outs| {
             let r = self.combination(op, scale, rs, &bs, outs)?;
+            estimates.extend_from_slice(&r.per_output(rs.len()));
             match report.as_mut() {
                 Some(total) => total.merge(&r),
                 None => report = Some(r),
             }
             Ok(())
         })?;
-        let report = report.unwrap_or_else(|| Report::new(Self::NAME));
+        let mut report = report.unwrap_or_else(|| Report::new(Self::NAME));
+        // Back to the caller's order of the times.
+        let mut ordered = vec![0.0; estimates.len()];
+        for (e, &i) in estimates.iter().zip(rays.order().iter()) {
+            ordered[i] = *e;
+        }
+        report.output_estimates = ordered;
         self.finish(report, out)
     }
 
@@ -257,7 +266,9 @@ pub trait ExpmvMethod<'a, B: Backend + 'a, S: Scalar>: Sized {
         be.scale(inv, w)?;
         // The combination's estimate is of t^kφ_k(tA)v; the result is scaled by t^{−k}, and
         // so is its error.
-        r.error_estimate *= inv.to_c64().norm();
+        let shrink = inv.to_c64().norm();
+        r.error_estimate *= shrink;
+        r.output_estimates.iter_mut().for_each(|e| *e *= shrink);
         self.finish(r, std::slice::from_mut(w))
     }
 
@@ -283,47 +294,55 @@ pub trait ExpmvMethod<'a, B: Backend + 'a, S: Scalar>: Sized {
         for (v, w) in vs.iter().zip(ws.iter_mut()) {
             total.merge(&self.expmv(op, t, v, w)?);
         }
-        self.finish(total, ws)
+        // Each vector's estimate has its floor from its own products already.
+        conclude_merged(self, total, ws)
     }
 
-    /// Fills in the tolerance and the relative error estimate of a report for `outputs`,
-    /// after raising the absolute estimate to its rounding floor
-    /// [`ROUNDING_FACTOR`]·ε·(1 + products)·max‖w‖₂.
+    /// Completes a report for `outputs` by the rule on [`Report`]: the tolerance, each
+    /// output's absolute estimate ([`Report::output_estimates`] as the method gave them, or
+    /// its largest estimate for every output) raised to its rounding floor
+    /// [`ROUNDING_FACTOR`]·ε·(1 + products)·‖w_i‖₂, the worst relative estimate
+    /// max_i e_i/(‖w_i‖₂ + atol/rtol), and `converged` ⇔ that estimate ≤ rtol (and the
+    /// method's own test passed). Costs one norm per output.
     ///
     /// # Errors
     ///
     /// Those of the backend's norm.
     fn finish(&self, mut report: Report, outputs: &[B::Vector<S>]) -> Result<Report> {
-        let tol = self.options().tolerance();
-        report.rtol = tol.rtol;
-        report.atol = tol.atol;
-        let mut smallest = f64::INFINITY;
-        let mut largest = 0.0f64;
-        for o in outputs {
-            let nrm = self.backend().nrm2(o)?.as_f64();
-            smallest = smallest.min(nrm);
-            largest = largest.max(nrm);
-        }
+        let norms = output_norms(self.backend(), outputs)?;
         // Rounding floor: every method's truncation estimate misses the rounding error,
         // which it cannot see (Krylov estimates are exactly 0 after a breakdown, Leja's last
         // terms fall below ε). The error of a backward-stable evaluation grows with the
         // work; ROUNDING_FACTOR·ε·(1 + products)·‖w‖ is calibrated on the accuracy suite
         // (fixtures/accuracy: it makes the estimate bound the achieved error wherever
         // the error is rounding-dominated, see bench-results/accuracy/).
-        if largest.is_finite() {
-            let eps = S::Real::EPS.as_f64();
-            let floor = ROUNDING_FACTOR * eps * (1 + report.matvecs) as f64 * largest;
-            report.error_estimate = report.error_estimate.max(floor);
-        }
-        report.rel_error_estimate = if report.error_estimate == 0.0 {
-            0.0
-        } else if smallest.is_finite() && smallest > 0.0 {
-            report.error_estimate / smallest
-        } else {
-            f64::INFINITY
-        };
+        let eps = S::Real::EPS.as_f64();
+        report.conclude(&norms, self.options().tolerance(), Some(eps));
         Ok(report)
     }
+}
+
+/// ‖w_i‖₂ of each output.
+fn output_norms<B: Backend, S: Scalar>(be: &B, outputs: &[B::Vector<S>]) -> Result<Vec<f64>> {
+    outputs.iter().map(|o| Ok(be.nrm2(o)?.as_f64())).collect()
+}
+
+/// [`ExpmvMethod::finish`] for reports merged from finished ones (φ_j one after another,
+/// blocks of vectors): each output's estimate has its rounding floor, from the products of
+/// its own call, already.
+pub(crate) fn conclude_merged<'a, M, B, S>(
+    m: &M,
+    mut report: Report,
+    outputs: &[B::Vector<S>],
+) -> Result<Report>
+where
+    M: ExpmvMethod<'a, B, S>,
+    B: Backend + 'a,
+    S: Scalar,
+{
+    let norms = output_norms(m.backend(), outputs)?;
+    report.conclude(&norms, m.options().tolerance(), None);
+    Ok(report)
 }
 
 /// φ₀, …, φ_k one after another by [`ExpmvMethod::phimv_k`] (the default `phimv`).
@@ -357,7 +376,7 @@ where
         }
     }
     let report = total.expect("out is not empty");
-    m.finish(report, out)
+    conclude_merged(m, report, out)
 }
 
 /// Checks a φ order against [`MAX_PHI_ORDER`].

@@ -1,5 +1,6 @@
 //! What a call did: one report for every method.
 
+use crate::Tolerance;
 use crate::leja::BoundsSource;
 use matexp_core::SpectralBounds;
 use std::fmt;
@@ -20,6 +21,23 @@ use std::fmt;
 /// assert!(report.rel_error_estimate <= report.rtol);
 /// # Ok::<(), matexp_core::Error>(())
 /// ```
+///
+/// **The rule.** Every output w_i of a call (each output time, each φ_j of `phimv`, each
+/// column or vector of a block) has its own absolute estimate e_i ≈ ‖w_i − f_i(A)v‖₂
+/// ([`Report::output_estimates`]): the method's estimate for that output, never below the
+/// rounding floor [`crate::ROUNDING_FACTOR`]·ε·(1 + products)·‖w_i‖₂. The output meets the
+/// tolerance when e_i ≤ atol + rtol·‖w_i‖₂, i.e. when e_i/(‖w_i‖₂ + atol/rtol) ≤ rtol. The
+/// report gives the worst of these relative estimates, and
+///
+/// `converged` ⇔ `rel_error_estimate` = max_i e_i/(‖w_i‖₂ + atol/rtol) ≤ `rtol`,
+///
+/// in every report of every method and output kind. A method that stopped without meeting
+/// its own stopping test (at its caps with `allow_unconverged`, or the thesis's fixed
+/// substeps, whose test bounds nothing) reports `converged = false`; its relative estimate is
+/// then at least just above `rtol` even where the number it computed is smaller, since that
+/// number did not pass the method's test. Where the rounding floor exceeds the tolerance
+/// (tolerances near the unit roundoff, or many products), the result is returned with
+/// `converged = false`: no amount of work in the same precision would certify it.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Report {
     /// `"leja"`, `"leja-seed"` (the thesis's fixed substeps), `"lanczos"`, `"arnoldi"` or
@@ -51,16 +69,23 @@ pub struct Report {
     /// products)·‖w‖. An estimate, not a proven bound: it bounded the achieved error in
     /// 98 % of the converged runs of the accuracy suite (`bench-results/accuracy/`).
     pub error_estimate: f64,
-    /// `error_estimate` relative to the smallest ‖w‖₂ among the outputs (0 when the result is
-    /// exact, ∞ when an output is zero and the estimate is not): the number to compare with
-    /// `rtol`.
+    /// The worst relative estimate over the outputs, in the scale of the tolerance:
+    /// max_i e_i / (‖w_i‖₂ + atol/rtol), where e_i is the absolute estimate of output i
+    /// ([`Report::output_estimates`]) and w_i that output (each time, each φ_j, each column
+    /// is an output of its own). With `atol = 0` it is the largest e_i/‖w_i‖₂. It is 0 when
+    /// every e_i is 0, and ∞ when an output with e_i > 0 has ‖w_i‖₂ + atol/rtol = 0 or is not
+    /// finite. See the rule on [`Report`].
     pub rel_error_estimate: f64,
+    /// The absolute estimate e_i of each output, in the order of the outputs (per time, per
+    /// φ_j, per column), each raised to its rounding floor; `error_estimate` is the largest.
+    pub output_estimates: Vec<f64>,
     /// The relative tolerance that was requested (after the default for the precision was
     /// filled in).
     pub rtol: f64,
     /// The absolute tolerance that was requested.
     pub atol: f64,
-    /// Whether every estimate met the tolerance (false only with `allow_unconverged`).
+    /// Whether every output met the tolerance by its estimate: e_i ≤ atol + rtol·‖w_i‖₂ for
+    /// every i, which is `rel_error_estimate ≤ rtol` (see the rule on [`Report`]).
     pub converged: bool,
     /// Up-front estimate of the products of the call (Leja: the planned substeps times the
     /// degree they aim at, before the first product, spectral estimate not included;
@@ -77,6 +102,10 @@ pub struct Report {
     /// orthogonality passed min(√ε, rtol) with `Auto`), the smallest over bases and substeps;
     /// `None` where it never was.
     pub reorthogonalized_from: Option<usize>,
+    /// Methods that refused the call before `method` answered it (the facade's
+    /// `Method::Auto` fallback), in the order they were tried; empty otherwise. Their
+    /// products are not in `matvecs`.
+    pub declined: Vec<&'static str>,
 }
 
 impl Report {
@@ -100,6 +129,10 @@ impl Report {
         self.degrees.extend_from_slice(&o.degrees);
         self.max_degree = self.max_degree.max(o.max_degree);
         self.error_estimate = self.error_estimate.max(o.error_estimate);
+        // The other call's outputs follow this one's (blocks of vectors, φ_j one after
+        // another, rays of times): its estimates follow too.
+        self.output_estimates
+            .extend_from_slice(o.per_output(o.output_estimates.len().max(1)).as_ref());
         self.rel_error_estimate = self.rel_error_estimate.max(o.rel_error_estimate);
         self.converged &= o.converged;
         if self.bounds.is_none() {
@@ -109,6 +142,65 @@ impl Report {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+    }
+
+    /// The absolute estimate of each of `count` outputs: [`Report::output_estimates`] when
+    /// the method gave one per output, otherwise `error_estimate` for each (the largest
+    /// over the outputs, so never smaller than the output's own).
+    pub(crate) fn per_output(&self, count: usize) -> std::borrow::Cow<'_, [f64]> {
+        if self.output_estimates.len() == count {
+            std::borrow::Cow::Borrowed(&self.output_estimates)
+        } else {
+            std::borrow::Cow::Owned(vec![self.error_estimate; count])
+        }
+    }
+
+    /// Completes the report for outputs of 2-norms `norms` under tolerance `tol`: the
+    /// per-output estimates (raised to the rounding floor `ROUNDING_FACTOR·eps·(1 +
+    /// products)·‖w_i‖₂` when `floor_eps` is given), their largest absolute value, the worst
+    /// relative estimate and `converged`, so that the rule on [`Report`] holds. `converged`
+    /// on entry is the method's own verdict (false: its stopping test failed).
+    pub(crate) fn conclude(&mut self, norms: &[f64], tol: Tolerance, floor_eps: Option<f64>) {
+        self.rtol = tol.rtol;
+        self.atol = tol.atol;
+        let mut est = self.per_output(norms.len()).into_owned();
+        if let Some(eps) = floor_eps {
+            let products = (1 + self.matvecs) as f64;
+            for (e, &w) in est.iter_mut().zip(norms) {
+                if w.is_finite() {
+                    *e = e.max(crate::ROUNDING_FACTOR * eps * products * w);
+                }
+            }
+        }
+        // ‖w‖ + atol/rtol: e ≤ atol + rtol·‖w‖ ⇔ e/(‖w‖ + atol/rtol) ≤ rtol (rtol > 0 for a
+        // resolved tolerance; an unresolved zero leaves only the absolute part).
+        let shift = if tol.rtol > 0.0 {
+            tol.atol / tol.rtol
+        } else {
+            f64::INFINITY
+        };
+        let mut rel = 0.0f64;
+        for (&e, &w) in est.iter().zip(norms) {
+            let r = if e == 0.0 {
+                0.0
+            } else if w.is_finite() && w + shift > 0.0 {
+                e / (w + shift)
+            } else {
+                f64::INFINITY
+            };
+            rel = rel.max(r);
+        }
+        if let Some(worst) = est.iter().copied().reduce(f64::max) {
+            self.error_estimate = worst;
+        }
+        self.output_estimates = est;
+        let met = rel <= tol.rtol;
+        if !self.converged && met {
+            // The method's own test failed: its number is not below the tolerance.
+            rel = tol.rtol * (1.0 + f64::EPSILON);
+        }
+        self.converged = self.converged && met;
+        self.rel_error_estimate = rel;
     }
 
     /// The same report (kept for callers of the former Leja-specific summary).
@@ -155,6 +247,9 @@ impl fmt::Display for Report {
         }
         if let Some(i) = self.reorthogonalized_from {
             write!(f, "; reorthogonalized from step {i}")?;
+        }
+        if !self.declined.is_empty() {
+            write!(f, "; after {} declined", self.declined.join(", "))?;
         }
         Ok(())
     }

@@ -138,6 +138,12 @@ pub(crate) fn split_rays<S: Scalar>(times: &[S]) -> Result<Rays<S>> {
 }
 
 impl<S: Scalar> Rays<S> {
+    /// The caller's index of each time, in the order `run` computes them (ray by ray, each
+    /// in order of |t|).
+    pub(crate) fn order(&self) -> Vec<usize> {
+        self.rays.iter().flat_map(|r| r.2.iter().copied()).collect()
+    }
+
     /// Runs `f(scale, sorted times, outputs)` per ray on `out` rearranged into ray order, and
     /// puts the outputs back in the caller's order (swaps only: no copies of vectors).
     pub(crate) fn run<V>(
@@ -145,7 +151,7 @@ impl<S: Scalar> Rays<S> {
         out: &mut [V],
         mut f: impl FnMut(S, &[f64], &mut [V]) -> Result<()>,
     ) -> Result<()> {
-        let order: Vec<usize> = self.rays.iter().flat_map(|r| r.2.iter().copied()).collect();
+        let order = self.order();
         permute(out, &order);
         let mut start = 0;
         let mut result = Ok(());

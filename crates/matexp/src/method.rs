@@ -93,6 +93,33 @@ impl Method {
         }
     }
 
+    /// The methods a call tries for `op`, in order: `[self]` for a named method; for
+    /// [`Method::Auto`] the choice of [`Method::resolve`] (Lanczos for a Hermitian operator,
+    /// Arnoldi otherwise), then **Taylor**. A method that refuses, with
+    /// [`matexp_core::Error::NoConvergence`] (its caps: Krylov dimension, substeps, step-size
+    /// rejections, the rounding of its small exponentials) or
+    /// [`matexp_core::Error::Unsupported`], passes the call to the next one; the last one's
+    /// error is returned, and every other error (bad input, `NonFinite` for an overflowing
+    /// result) at once. The report names the method that answered ([`crate::Report::method`])
+    /// and those that declined before it ([`crate::Report::declined`]); its products are
+    /// those of the answering method only.
+    ///
+    /// Why Taylor: its cost follows from the norm information of A before the first series
+    /// product (a call beyond its product caps is refused before any work), and it needs
+    /// neither a Krylov space nor a spectral enclosure, so it answers where a large ‖A‖ with
+    /// small powers ‖A^p‖^{1/p} (strongly non-normal, nearly nilpotent) defeats the
+    /// step-size control of Arnoldi and the spectral estimate of Leja. Leja is not in the
+    /// list: its refusals come after its work.
+    pub fn candidates<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+        self,
+        op: &O,
+    ) -> Vec<Method> {
+        match self {
+            Method::Auto => vec![self.resolve(op), Method::Taylor],
+            m => vec![m],
+        }
+    }
+
     /// The name used in reports (`"leja"`, `"lanczos"`, …; `"auto"`).
     pub fn name(self) -> &'static str {
         match self {

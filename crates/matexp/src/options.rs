@@ -9,7 +9,7 @@ use matexp_integrators::{
 /// fine options of each method, built one way for all of them.
 ///
 /// The default (`Options::default()`) works for every scalar type: [`Method::Auto`] and a
-/// tolerance chosen by the precision (rtol 10⁻⁸ for `f64`/`c64`, 10⁻⁵ for `f32`/`c32`,
+/// tolerance chosen by the precision (rtol 10⁻⁸ for `f64`/`c64`, 10⁻³ for `f32`/`c32`,
 /// [`Tolerance::default_rtol`]). The tolerance given here replaces the one inside the
 /// per-method options. The cost cap `max_products` and the `progress` callback
 /// ([`crate::ProgressFn`]) are fine options of every method: set them in the method's

@@ -2,32 +2,57 @@
 
 use crate::{Method, Options};
 use matexp_core::{Backend, Error, LinearOperator, Result, Scalar, check_dim};
-use matexp_integrators::{Arnoldi, ExpmvMethod, Lanczos, Leja, Report, Taylor};
+use matexp_integrators::{Arnoldi, ExpmvMethod, Lanczos, Leja, MAX_PHI_ORDER, Report, Taylor};
 
-/// Runs `$body` with `$m` bound to a fresh solver of the method that `$opts` resolves to for
-/// `$op` (the body is compiled once per method: the solvers are generic, not objects).
+/// Runs `$body` with `$m` bound to a fresh solver of each method that `$opts` resolves to for
+/// `$op` in turn ([`Method::candidates`]: one method unless it is [`Method::Auto`]), until
+/// one answers: a refusal ([`Error::NoConvergence`], [`Error::Unsupported`]) of all but the
+/// last passes the call to the next, any other error is returned. The report names the
+/// method that answered and, in [`Report::declined`], those that refused before it (the
+/// body is compiled once per method: the solvers are generic, not objects).
 macro_rules! with_method {
     ($backend:expr, $op:expr, $opts:expr, |$m:ident| $body:expr) => {{
         let opts: &Options = $opts;
-        match opts.method.resolve($op) {
-            Method::Leja => {
-                let mut $m = Leja::new($backend, opts.for_method(&opts.leja))?;
-                $body
-            }
-            Method::Lanczos => {
-                let mut $m = Lanczos::new($backend, opts.for_method(&opts.lanczos))?;
-                $body
-            }
-            Method::Arnoldi => {
-                let mut $m = Arnoldi::new($backend, opts.for_method(&opts.arnoldi))?;
-                $body
-            }
-            // `resolve` never returns Auto.
-            Method::Auto | Method::Taylor => {
-                let mut $m = Taylor::new($backend, opts.for_method(&opts.taylor))?;
-                $body
+        let candidates = opts.method.candidates($op);
+        let mut declined: Vec<&'static str> = Vec::new();
+        let mut answer: Option<Report> = None;
+        for (i, method) in candidates.iter().enumerate() {
+            let attempt = (|| -> Result<Report> {
+                Ok(match method {
+                    Method::Leja => {
+                        let mut $m = Leja::new($backend, opts.for_method(&opts.leja))?;
+                        $body
+                    }
+                    Method::Lanczos => {
+                        let mut $m = Lanczos::new($backend, opts.for_method(&opts.lanczos))?;
+                        $body
+                    }
+                    Method::Arnoldi => {
+                        let mut $m = Arnoldi::new($backend, opts.for_method(&opts.arnoldi))?;
+                        $body
+                    }
+                    // `candidates` never lists Auto.
+                    Method::Auto | Method::Taylor => {
+                        let mut $m = Taylor::new($backend, opts.for_method(&opts.taylor))?;
+                        $body
+                    }
+                })
+            })();
+            match attempt {
+                Ok(mut r) => {
+                    r.declined = std::mem::take(&mut declined);
+                    answer = Some(r);
+                    break;
+                }
+                Err(Error::NoConvergence { .. } | Error::Unsupported(_))
+                    if i + 1 < candidates.len() =>
+                {
+                    declined.push(method.name());
+                }
+                Err(e) => return Err(e),
             }
         }
+        answer.expect("the last candidate answers or returns its error")
     }};
 }
 
@@ -97,6 +122,21 @@ pub fn expmv_times<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     v: &B::Vector<S>,
     opts: &Options,
 ) -> Result<(Vec<B::Vector<S>>, Report)> {
+    // The times are checked before the outputs they size are allocated.
+    if times.is_empty() {
+        return Err(Error::invalid(
+            "times",
+            "[]",
+            "expmv_times needs at least one time",
+        ));
+    }
+    if let Some(i) = times.iter().position(|t| !t.finite()) {
+        return Err(Error::invalid(
+            "times",
+            format!("times[{i}] = {}", times[i]),
+            "expmv_times: times must be finite",
+        ));
+    }
     let mut out = outputs(backend, op, Some(v), times.len())?;
     let report = with_method!(backend, op, opts, |m| m
         .expmv_times(op, times, v, &mut out)?);
@@ -105,7 +145,8 @@ pub fn expmv_times<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
 
 /// `[φ₀(tA)v, φ₁(tA)v, …, φ_k(tA)v]` together, like Julia's `phiv` (φ₀ = exp,
 /// φ_j(z) = Σᵢ zⁱ/(i + j)!). Lanczos computes all of them from one basis; Leja, Arnoldi and
-/// Taylor compute each from the augmented operator. [`Method::Auto`] never picks Taylor.
+/// Taylor compute each from the augmented operator. [`Method::Auto`] starts with Lanczos or
+/// Arnoldi and falls back to Taylor where that one refuses ([`Method::candidates`]).
 ///
 /// ```
 /// use matexp::{CpuBackend, DenseMatrixOperator, Options, phimv};
@@ -132,6 +173,17 @@ pub fn phimv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     k: usize,
     opts: &Options,
 ) -> Result<(Vec<B::Vector<S>>, Report)> {
+    // k sizes the outputs: checked before they are allocated.
+    if k > MAX_PHI_ORDER {
+        return Err(Error::invalid(
+            "k",
+            k,
+            format!(
+                "phimv ({}): φ_k is supported for k ≤ {MAX_PHI_ORDER}",
+                opts.method.resolve(op).name()
+            ),
+        ));
+    }
     let mut out = outputs(backend, op, Some(v), k + 1)?;
     let report = with_method!(backend, op, opts, |m| m.phimv(op, t, v, &mut out)?);
     Ok((out, report))
@@ -150,6 +202,34 @@ pub fn phi_combination<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     bs: &[&B::Vector<S>],
     opts: &Options,
 ) -> Result<(B::Vector<S>, Report)> {
+    if bs.is_empty() {
+        return Err(Error::invalid(
+            "bs",
+            "[]",
+            format!(
+                "phi_combination ({}) needs at least b₀",
+                opts.method.resolve(op).name()
+            ),
+        ));
+    }
+    if bs.len() - 1 > MAX_PHI_ORDER {
+        return Err(Error::invalid(
+            "bs",
+            format!("{} vectors (p = {})", bs.len(), bs.len() - 1),
+            format!(
+                "phi_combination ({}): φ_p is supported for p ≤ {MAX_PHI_ORDER}",
+                opts.method.resolve(op).name()
+            ),
+        ));
+    }
+    let n = op.nrows();
+    for (j, b) in bs.iter().enumerate() {
+        check_dim(
+            &format!("phi_combination: bs[{j}]: length vs the operator's order"),
+            n,
+            backend.len(b),
+        )?;
+    }
     let mut w = outputs(backend, op, bs.first().copied(), 1)?
         .pop()
         .expect("one output");
@@ -191,7 +271,20 @@ pub fn expmv_columns<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
             "needs at least one row",
         ));
     }
+    check_dim(
+        "expmv_columns: operator must be square (columns vs rows)",
+        n,
+        op.ncols(),
+    )?;
     let k = columns.len() / n;
+    if k == 0 {
+        // Nothing would justify the workspace of order n.
+        return Err(Error::invalid(
+            "columns",
+            format!("{} values for order n = {n}", columns.len()),
+            "expmv_columns needs at least one column (n values)",
+        ));
+    }
     check_dim(
         "expmv_columns: length of the column-major block (n·k)",
         k * n,

@@ -242,6 +242,8 @@ impl<'a, B: Backend, S: Scalar> Arnoldi<'a, B, S> {
             loop {
                 while oi < times.len() && times[oi] <= s {
                     be.copy(&x.big, &mut out[oi])?;
+                    // The local estimates up to this time are this output's.
+                    report.output_estimates.push(report.error_estimate);
                     oi += 1;
                 }
                 if oi == times.len() {
@@ -291,6 +293,7 @@ impl<'a, B: Backend, S: Scalar> Arnoldi<'a, B, S> {
                 if beta == 0.0 {
                     for o in out[oi..].iter_mut() {
                         be.fill(o, S::zero())?;
+                        report.output_estimates.push(report.error_estimate);
                     }
                     return Ok(());
                 }

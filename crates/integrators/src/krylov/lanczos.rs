@@ -417,6 +417,8 @@ impl<'a, B: Backend + 'a, S: Scalar> ExpmvMethod<'a, B, S> for Lanczos<'a, B, S>
         }
         let mut total = Report::new("lanczos");
         let mut tmp: Vec<B::Vector<S>> = Vec::with_capacity(times.len());
+        // Output i is Σ_j τᵢ^j·(its term j): its estimate is Σ_j |τᵢ|^j·e_{j,i}.
+        let mut estimates = vec![0.0f64; times.len()];
         for (j, b) in terms {
             let func = if j == 0 { Func::Exp } else { Func::Phi(j) };
             let targets: Vec<(Func, c64)> = taus.iter().map(|&t| (func, t)).collect();
@@ -425,10 +427,19 @@ impl<'a, B: Backend + 'a, S: Scalar> ExpmvMethod<'a, B, S> for Lanczos<'a, B, S>
             }
             let r = self.run(op, &targets, b, &mut tmp)?;
             total.merge(&r);
+            for ((e, term), tau) in estimates
+                .iter_mut()
+                .zip(r.per_output(times.len()).iter())
+                .zip(&taus)
+            {
+                *e += tau.norm().powi(j as i32) * term;
+            }
             for ((o, w), tau) in out.iter_mut().zip(&tmp).zip(&taus) {
                 be.axpby(S::from_c64(tau.powi(j as i32)), w, S::one(), o)?;
             }
         }
+        total.error_estimate = estimates.iter().copied().fold(0.0, f64::max);
+        total.output_estimates = estimates;
         Ok(total)
     }
 
@@ -556,6 +567,9 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
                     )?;
                 } else {
                     report.max_degree = tri.k;
+                    // One estimate per target (time or φ_j), each met relative to its own
+                    // result: the report keeps them apart (see the rule on Report).
+                    report.output_estimates = coeffs.iter().map(|c| c.abs_error(beta0)).collect();
                     self.accumulate(op, &tri, &coeffs, v, beta0, out, &mut report)?;
                 }
             }

@@ -879,9 +879,15 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     let mut split = 1usize;
     let mut halvings = 0usize;
     let mut attempts = 0usize;
+    // Σ over accepted substeps of estimate/(‖state‖ + atol/rtol): each substep's test is
+    // relative to the state it reached, and relative errors add up (as Taylor's do); an
+    // output's estimate is this sum times its norm.
+    let mut rel_sum = 0.0f64;
+    let shift = opts.tol.atol / opts.tol.rtol;
     for (j, &t_j) in times.iter().enumerate() {
         if trivial || t_j == t_cur {
             be.copy(u, &mut out[j])?;
+            report.output_estimates.push(rel_sum * unorm);
             continue;
         }
         let mut seg_start = t_cur;
@@ -1026,7 +1032,11 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
                 // The truncation estimate (two terms) plus the rounding of the Newton sum,
                 // ε·Σ_j |d_j|·‖y_j‖: once the terms have fallen below rounding, the error
                 // is rounding, which the two last terms do not see.
-                report.error_estimate += outcome.estimate + eps * outcome.term_sum;
+                let local = outcome.estimate + eps * outcome.term_sum;
+                report.error_estimate += local;
+                if local > 0.0 {
+                    rel_sum += local / (unorm + shift);
+                }
                 report.converged &= outcome.converged && !rounding_limited;
                 k += 1;
                 t_cur = if k == s {
@@ -1107,6 +1117,7 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
             k = 0;
         }
         be.copy(u, &mut out[j])?;
+        report.output_estimates.push(rel_sum * unorm);
     }
     Ok(())
 }

@@ -574,6 +574,7 @@ impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
             }
             be.copy(f, &mut out[i])?;
             // The relative errors of the steps so far, of this output.
+            report.output_estimates.push(abs_error);
         }
         let fin = be.nrm2(self.f.as_ref().expect("allocated"))?.as_f64();
         report.error_estimate = abs_error;
