@@ -28,10 +28,10 @@ pub struct Args {
     #[arg(short, long, value_enum, default_value = "tc")]
     pub measure: Measure,
     /// The inverse temperature β > 0.
-    #[arg(short, long, default_value_t = 1.0, allow_negative_numbers = true)]
+    #[arg(short, long, default_value_t = 1.0, allow_hyphen_values = true)]
     pub beta: f64,
     /// Only the K most central nodes, in decreasing order (nodes numbered from 1, as in the file).
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long, allow_hyphen_values = true)]
     pub top: Option<usize>,
 }
 
@@ -114,6 +114,7 @@ pub fn run(args: &Args, quiet: bool) -> CliResult<Outcome> {
             r.insert("method".into(), "hutch++".into());
             r.insert("estrada_index".into(), finite_or_null(ee.value()));
             r.insert("ln_estrada_index".into(), finite_or_null(ee.ln_value()));
+            r.insert("converged".into(), ee.converged.into());
             r.insert(
                 "interval".into(),
                 serde_json::json!([finite_or_null(lo), finite_or_null(hi)]),

@@ -26,7 +26,7 @@ pub enum BoundaryArg {
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Grid points per axis N (the state has N³ entries).
-    #[arg(short = 'N', long, allow_negative_numbers = true)]
+    #[arg(short = 'N', long, allow_hyphen_values = true)]
     pub n: usize,
     /// t: a number or a grid start:stop:num.
     #[arg(short, long, allow_hyphen_values = true)]

@@ -27,10 +27,10 @@ pub struct SolverArgs {
     #[arg(long, default_value = "auto", value_parser = parse_method)]
     pub method: Method,
     /// Relative tolerance (default: by precision).
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long, allow_hyphen_values = true)]
     pub rtol: Option<f64>,
     /// Absolute tolerance (default: by precision).
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long, allow_hyphen_values = true)]
     pub atol: Option<f64>,
     /// Arithmetic precision.
     #[arg(long, value_enum, default_value = "f64")]

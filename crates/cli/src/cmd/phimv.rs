@@ -16,7 +16,7 @@ pub struct Args {
     #[arg(short, long, allow_hyphen_values = true, value_parser = parse_one_time)]
     pub t: c64,
     /// The highest φ-function index k (φ_0 = exp, …, φ_k are computed together).
-    #[arg(short, long, default_value_t = 1, allow_negative_numbers = true)]
+    #[arg(short, long, default_value_t = 1, allow_hyphen_values = true)]
     pub k: usize,
     /// v: `ones`, `random:SEED` or a MatrixMarket array file.
     #[arg(short, long, default_value = "ones")]
