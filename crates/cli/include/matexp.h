@@ -198,7 +198,10 @@ enum MatexpStatus matexp_csr_new_complex_i32(size_t n,
 enum MatexpStatus matexp_set_memory_limit(uint64_t bytes);
 
 /*
- Reads a square MatrixMarket coordinate file (real, integer, pattern or complex).
+ Reads a square MatrixMarket coordinate file (real, integer, pattern or complex). A header
+ declaring more than one solve with the matrix can hold (its row pointers and a few
+ complex vectors of its order) is refused before the data is read:
+ [`MatexpStatus::OutOfMemory`].
 
  # Safety
  `path` must be a NUL-terminated string; `out` must point to writable storage.

@@ -400,7 +400,10 @@ pub extern "C" fn matexp_set_memory_limit(bytes: u64) -> MatexpStatus {
     })
 }
 
-/// Reads a square MatrixMarket coordinate file (real, integer, pattern or complex).
+/// Reads a square MatrixMarket coordinate file (real, integer, pattern or complex). A header
+/// declaring more than one solve with the matrix can hold (its row pointers and a few
+/// complex vectors of its order) is refused before the data is read:
+/// [`MatexpStatus::OutOfMemory`].
 ///
 /// # Safety
 /// `path` must be a NUL-terminated string; `out` must point to writable storage.
@@ -419,6 +422,8 @@ pub unsafe extern "C" fn matexp_csr_read(
                 "path is not valid UTF-8".to_string(),
             )
         })?;
+        // A handle is for solves: one whose vectors cannot fit is refused from the header.
+        crate::io::check_problem_memory(Path::new(p), 1).map_err(from_cli)?;
         let a = crate::io::read_square_matrix(Path::new(p)).map_err(from_cli)?;
         store(out, a);
         Ok(())
