@@ -920,6 +920,7 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
                 // A check that cannot be the last skips what cannot make it pass.
                 let screen = (!last).then_some((&opts.tol, beta0));
                 let coeffs = self.coefficients(targets, k, breakdown, screen)?;
+                self.range_check(targets, &coeffs, k, beta0)?;
                 if let Some(i) = coeffs.iter().position(|c| c.abs_error(beta0).is_nan()) {
                     return Err(self.out_of_range(targets[i].1, k));
                 }
@@ -1046,6 +1047,75 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
         matexp_core::SpectralBounds::real(lo, hi)
             .ok()
             .map(|b| (b, crate::BoundsSource::Ritz))
+    }
+
+    /// The typed errors for an e^{τA}v that the scalar type cannot hold or the `f64`
+    /// exponents cannot resolve, checked at every convergence check (before an estimate of
+    /// 0 could pass a result of zeros):
+    ///
+    /// * **Proven overflow.** For Hermitian A, ‖e^{τA}v‖² = vᴴe^{2Re(τ)A}v = Σᵢ|cᵢ|²e^{2Re(τ)λᵢ}
+    ///   ≥ ‖v‖²·e^{2Re(τ)·ρ} by Jensen's inequality, with the weights |cᵢ|²/‖v‖² and the
+    ///   Rayleigh quotient ρ = vᴴAv/vᴴv = α₁ (the first Lanczos coefficient). Where
+    ///   ln‖v‖ + Re(τ)·α₁, less the rounding of α₁ (n·ε·|τ|·(|α₁| + β₂)) and of the exponents,
+    ///   exceeds ln of the largest finite value of the vector type, the result overflows:
+    ///   [`Error::NonFinite`], whatever the iteration would make of it.
+    /// * **Exponents beyond resolution.** The exponents τλ carry a rounding of
+    ///   r = 4ε·|τ|·‖T_k‖∞ ([`super::small::exponent_rounding`]); from r > ln 2 on no digit of
+    ///   the result is determined (the scaling itself is off by e^{r}, and for r ≳ 700 every
+    ///   term of y underflows to 0). Unless the result is below the underflow threshold even
+    ///   for exponents r too large (ln‖v‖ + c + r < ln of the smallest positive value: zero is
+    ///   then the nearest representable result), that is [`Error::NonFinite`] as well, with
+    ///   r in the message: rescale t or A.
+    fn range_check(
+        &self,
+        targets: &[(Func, c64)],
+        coeffs: &[Coefficients],
+        k: usize,
+        beta0: f64,
+    ) -> Result<()> {
+        use num_traits::Float;
+        let ln_max = <S::Real as Float>::max_value().as_f64().ln();
+        let ln_min = <S::Real as Float>::min_positive_value().as_f64().ln();
+        let (alpha, beta) = (&self.alpha[..k], &self.beta[..k]);
+        let beta_inner = &beta[..k - 1];
+        for (i, (&(func, tau), c)) in targets.iter().zip(coeffs).enumerate() {
+            if func != Func::Exp {
+                // φ_p is not scaled: an overflow is ∞ in y, found as a NaN estimate.
+                continue;
+            }
+            let r = super::small::exponent_rounding(alpha, beta_inner, tau);
+            let rho = alpha[0];
+            let rho_rounding = self.n.max(1) as f64 * S::Real::EPS.as_f64() * (rho.abs() + beta[0]);
+            let lower = beta0.ln() + tau.re * rho - tau.re.abs() * rho_rounding - r;
+            if lower > ln_max {
+                return Err(Error::NonFinite {
+                    context: format!(
+                        "lanczos: e^{{tA}}v at t = {tau:e} overflows the {} range: \
+                         ‖e^{{tA}}v‖ ≥ ‖v‖·e^{{Re t·ρ}} with the Rayleigh quotient ρ = \
+                         vᴴAv/vᴴv = {rho:.6e} (A Hermitian), and ln of that bound, {lower:.6e}, \
+                         exceeds ln max = {ln_max:.2}",
+                        S::NAME
+                    ),
+                    index: i,
+                    value: format!("‖e^{{tA}}v‖ ≥ e^{lower:.6e}"),
+                });
+            }
+            let upper = beta0.ln() + c.log_scale() + r;
+            if r > std::f64::consts::LN_2 && upper >= ln_min {
+                return Err(Error::NonFinite {
+                    context: format!(
+                        "lanczos: e^{{tA}}v at t = {tau:e} cannot be evaluated in f64: the \
+                         exponents t·λ over the eigenvalues of T_{k} carry a rounding of \
+                         4ε·|t|·‖T‖∞ = {r:.3e} (beyond ln 2, so no digit of the result is \
+                         determined), and ‖e^{{tA}}v‖ may be as large as e^{upper:.6e}; \
+                         rescale t or A"
+                    ),
+                    index: i,
+                    value: format!("4ε·|t|·‖T‖∞ = {r:.3e}"),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The error for a time whose products t·λ with the eigenvalues of T_k leave the `f64`

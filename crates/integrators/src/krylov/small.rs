@@ -54,6 +54,11 @@ impl Coefficients {
         if self.err == 0.0 { 0.0 } else { self.err / t }
     }
 
+    /// The scaling c of f(τT)e₁ = e^{c}·y (0 for the φ-functions, which are not scaled).
+    pub(crate) fn log_scale(&self) -> f64 {
+        self.c
+    }
+
     /// The estimate as an absolute error of the result (∞ only if the result overflows).
     pub(crate) fn abs_error(&self, beta0: f64) -> f64 {
         if self.err == 0.0 {
@@ -161,6 +166,29 @@ fn scaling(alpha: &[f64], beta: &[f64], tau: c64) -> Result<f64> {
     } else {
         tau.re * lo
     })
+}
+
+/// A bound of the rounding of the exponents τλ over the eigenvalues λ of T (diagonal
+/// `alpha`, off-diagonal `beta`): 4ε·|τ|·‖T‖∞.
+///
+/// The refined eigenvalues (bisection on the Sturm count, and the brackets of [`scaling`])
+/// are exact for a T̃ within a few ε of T entrywise, hence within a few ε·‖T‖₂ ≤ 4ε‖T‖∞ of
+/// T's (Weyl); QL's unrefined ones drift further, but they are used only where
+/// 64ε·|τ|·‖T‖∞ < 10⁻³·rtol ([`refinement_needed`]), far below the thresholds this bound is
+/// compared with. An error δ of the exponent multiplies its term of y by e^{δ}: where the
+/// bound reaches ln 2, not even the leading digit of e^{τT}e₁ is determined (and the
+/// scaling c, off by as much, can push every term of y below the underflow threshold: the
+/// all-zero results of e^{tA}·1 at t = −10¹⁴ on a 2D Laplacian, ‖tT‖ ≈ 3·10¹⁸).
+pub(crate) fn exponent_rounding(alpha: &[f64], beta: &[f64], tau: c64) -> f64 {
+    let k = alpha.len();
+    let norm = (0..k)
+        .map(|i| {
+            let below = if i > 0 { beta[i - 1].abs() } else { 0.0 };
+            let above = if i + 1 < k { beta[i].abs() } else { 0.0 };
+            alpha[i].abs() + below + above
+        })
+        .fold(0.0, f64::max);
+    4.0 * f64::EPSILON * tau.norm() * norm
 }
 
 /// Whether the small problems e^{τT_j}e₁ (j ≤ k, T = T_k with diagonal `alpha`,

@@ -753,6 +753,46 @@ fn substep_coefficients<B: Backend, S: Scalar>(
     })
 }
 
+/// The error for an e^{τA}u that provably overflows the vector type, A Hermitian: then
+/// ‖e^{τA}u‖² = uᴴe^{2Re(τ)A}u ≥ ‖u‖²·e^{2Re(τ)·ρ} (Jensen's inequality over the spectral
+/// weights of u), ρ = uᴴAu/uᴴu, and where ln‖u‖ + Re(τ)·ρ, less the rounding of ρ
+/// (n·ε·|Re τ|·‖Au‖/‖u‖), exceeds ln max of the vector type, no method can return it.
+/// One product (into `scratch`); `None` for a non-Hermitian operator or a bound in range.
+/// Used where a plan is refused (a |τ|·‖A‖ beyond the substep caps), so that a result
+/// beyond the range is reported as such (`NonFinite`), not as the cost of computing it.
+fn proven_overflow<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+    be: &B,
+    op: &O,
+    u: &B::Vector<S>,
+    unorm: f64,
+    tau: c64,
+    scratch: &mut B::Vector<S>,
+) -> Result<Option<Error>> {
+    if !(op.is_hermitian() && unorm > 0.0 && unorm.is_finite()) || tau.re == 0.0 {
+        return Ok(None);
+    }
+    op.apply(be, S::one(), u, S::zero(), scratch)?;
+    let rho = be.dot(u, scratch)?.re().as_f64() / unorm / unorm;
+    let au = be.nrm2(scratch)?.as_f64() / unorm;
+    let eps = S::Real::EPS.as_f64();
+    let rounding = op.nrows().max(1) as f64 * eps * tau.re.abs() * au;
+    let lower = unorm.ln() + tau.re * rho - rounding;
+    let ln_max = <S::Real as num_traits::Float>::max_value().as_f64().ln();
+    if !(rho.is_finite() && lower > ln_max) {
+        return Ok(None);
+    }
+    Ok(Some(Error::NonFinite {
+        context: format!(
+            "leja: e^{{tA}}v at t = {tau:e} overflows the {} range: ‖e^{{tA}}v‖ ≥ \
+             ‖v‖·e^{{Re t·ρ}} with the Rayleigh quotient ρ = vᴴAv/vᴴv = {rho:.6e} (A \
+             Hermitian), and ln of that bound, {lower:.6e}, exceeds ln max = {ln_max:.2}",
+            S::NAME
+        ),
+        index: 0,
+        value: format!("‖e^{{tA}}v‖ ≥ e^{lower:.6e}"),
+    }))
+}
+
 #[allow(clippy::too_many_arguments)]
 fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     be: &B,
@@ -773,6 +813,8 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     let [u, p, ya, yb] = vecs;
     let focal = res.focal;
     let eps = S::Real::EPS.as_f64();
+    // √max of the vector type, above which a substep runs on a scaled start (see below).
+    let sqrt_max = <S::Real as num_traits::Float>::max_value().as_f64().sqrt();
     let conjugate_nodes;
     // Long substeps (see `plan_segment`) interpolate at more of the same real Leja points:
     // the default nodes are a prefix, and so are their `W_k`.
@@ -835,9 +877,17 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
                     ),
                     None => {
                         let delta = scale_c * (t_j - prev);
-                        let (s, len) = plan_segment(
+                        let (s, len) = match plan_segment(
                             &focal, delta, total, opts, eps, nodes_all, long_ok, rows,
-                        )?;
+                        ) {
+                            Ok(plan) => plan,
+                            // A refused plan may be that of a result beyond the range.
+                            Err(e) if phi.is_none() => {
+                                return Err(proven_overflow(be, op, u, unorm, scale_c * t_j, ya)?
+                                    .unwrap_or(e));
+                            }
+                            Err(e) => return Err(e),
+                        };
                         let (nodes, w) = (&nodes_all[..len], &w_all[..len]);
                         // The first substep's τ exactly as the march forms it, so that its
                         // coefficient set, made here through the workspace cache, is the one
@@ -927,9 +977,25 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
             };
             let seed = seed_substeps.is_some();
             let coeffs = substep_coefficients(ws, &focal, tau, &sm, nodes, w, seed, opts)?;
+            // Near the top of the range the terms |d_j|·‖y_j‖ (their sum is the hump
+            // Σ|terms|/‖p‖ times ‖u‖) overflow before the result does, and the result of a
+            // substep is lost where e^{τA}u alone would fit: e^{tA}v of the 3-point path graph
+            // at t = 500 (‖w‖ ≈ 2·10³⁰⁷) came out as 1.8·10³⁰⁵. Above √max of the vector type
+            // the substep runs on u/σ with σ = 2^⌊log₂‖u‖⌋ (exact, the power of two) and its
+            // result is multiplied by σ, which overflows only where the result does
+            // (`NonFinite` below). Not with φ-columns, whose forcing does not scale with u.
+            let sigma = if aug.is_none() && unorm > sqrt_max {
+                2f64.powi(unorm.log2().floor() as i32)
+            } else {
+                1.0
+            };
+            if sigma != 1.0 {
+                be.scale(S::from_f64(1.0 / sigma), u)?;
+            }
+            let (unorm_s, atol_s) = (unorm / sigma, opts.tol.atol * frac / sigma);
             let rule = if seed {
                 Rule::Single {
-                    abs: opts.tol.atol + opts.tol.rtol * start.map_or(0.0, |(_, vn)| vn),
+                    abs: (opts.tol.atol + opts.tol.rtol * start.map_or(0.0, |(_, vn)| vn)) / sigma,
                 }
             } else {
                 // With φ-columns, the top block of the first `ncols` terms can vanish by
@@ -946,10 +1012,10 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
                     } else {
                         &[]
                     },
-                    unorm,
+                    unorm: unorm_s,
                     floor: coeffs.floor.max(if aug.is_some() { ncols + 2 } else { 0 }),
                     rel: tol_loc,
-                    abs: opts.tol.atol * frac,
+                    abs: atol_s,
                 }
             };
             if let (Some(a), Some(f)) = (aug.as_mut(), phi) {
@@ -964,7 +1030,7 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
                 a.tail0.iter_mut().for_each(|z| *z *= S::from_f64(eta));
                 a.inv_eta = S::from_f64(1.0 / eta);
             }
-            let outcome = match yc.as_deref_mut() {
+            let mut outcome = match yc.as_deref_mut() {
                 Some(yc) if focal.conjugate && aug.is_none() && !seed => substep_conjugate(
                     be,
                     op,
@@ -973,7 +1039,7 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
                     nodes,
                     rule,
                     u,
-                    unorm,
+                    unorm_s,
                     p,
                     [&mut *ya, &mut *yb, yc],
                 )?,
@@ -985,13 +1051,15 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
                     nodes,
                     rule,
                     u,
-                    unorm,
+                    unorm_s,
                     p,
                     ya,
                     yb,
                     aug.as_mut(),
                 )?,
             };
+            // The outcome stays in the scale of u/σ (what decides below are ratios, and
+            // Σ|terms| itself may be beyond the range in the scale of u).
             report.matvecs += outcome.matvecs;
             let spent = report.matvecs - report_start;
             if spent >= opts.max_products && !(k + 1 == s && j + 1 == times.len()) {
@@ -1012,6 +1080,14 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
                 || (opts.allow_unconverged
                     && !outcome.overflow
                     && (seed || halvings >= opts.max_halvings));
+            if sigma != 1.0 {
+                if accept {
+                    be.scale(S::from_f64(sigma), p)?;
+                    outcome.pnorm = be.nrm2(p)?.as_f64();
+                } else {
+                    be.scale(S::from_f64(sigma), u)?;
+                }
+            }
             if accept {
                 std::mem::swap(u, p);
                 unorm = outcome.pnorm;
@@ -1032,7 +1108,7 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
                 // The truncation estimate (two terms) plus the rounding of the Newton sum,
                 // ε·Σ_j |d_j|·‖y_j‖: once the terms have fallen below rounding, the error
                 // is rounding, which the two last terms do not see.
-                let local = outcome.estimate + eps * outcome.term_sum;
+                let local = outcome.estimate * sigma + eps * outcome.term_sum * sigma;
                 report.error_estimate += local;
                 if local > 0.0 {
                     rel_sum += local / (unorm + shift);
@@ -1104,7 +1180,8 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
                 let tol_ratio = outcome.threshold / outcome.pnorm.max(f64::MIN_POSITIVE);
                 // ε·f·H^{1/f} decreases up to f = ln H; beyond, shorter substeps only add up
                 // more rounding.
-                let f_best = hump.ln().max(2.0);
+                // (A hump beyond the range, ∞, would double `factor` without end.)
+                let f_best = hump.ln().clamp(2.0, 1e6);
                 while (factor as f64) < f_best
                     && eps * hump.powf(1.0 / factor as f64) > 0.5 * tol_ratio / factor as f64
                 {
