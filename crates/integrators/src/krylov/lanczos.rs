@@ -961,7 +961,9 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
                         .any(|c| c.below_floor(&opts.tol, beta0, floor))
                 {
                     report.converged = false;
-                    report.bounds = self.ritz_interval(k).or(report.bounds);
+                    report.bounds = self
+                        .ritz_interval(k, op.spectral_bounds())
+                        .or(report.bounds);
                     if !opts.allow_unconverged {
                         return Err(Error::NoConvergence {
                             method: "lanczos",
@@ -994,7 +996,9 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
                             ),
                         });
                     }
-                    report.bounds = self.ritz_interval(k).or(report.bounds);
+                    report.bounds = self
+                        .ritz_interval(k, op.spectral_bounds())
+                        .or(report.bounds);
                     return Ok((Tridiagonal { k }, coeffs));
                 }
                 let miss = coeffs
@@ -1031,19 +1035,39 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
         }
     }
 
-    /// The Gershgorin interval of T_k (it holds the Ritz values), for the report
-    /// ([`crate::BoundsSource::Ritz`]); `None` when not finite.
+    /// The interval [θ_min, θ_max] of the extreme Ritz values of T_k, for the report
+    /// ([`crate::BoundsSource::Ritz`]), intersected with the operator's proven bounds
+    /// (`proven`, e.g. its Gershgorin interval) where it has them; `None` when not finite.
+    ///
+    /// θ_min and θ_max are Rayleigh quotients of A on span(Q_k), so for Hermitian A they lie
+    /// in [λ_min, λ_max] (up to the rounding of the recurrence and a few ε·‖T_k‖ of the
+    /// bisection brackets, [`matexp_leja::symmetric_tridiagonal_extreme_eigenvalues`]): an
+    /// inner estimate of the spectrum's hull, converging to its ends from inside. The
+    /// Gershgorin interval of T_k, reported before, held the Ritz values but reached far
+    /// outside the spectrum (a positive end for a negative-definite matrix). Cost: two
+    /// bisections of O(k) per Sturm count, once per call.
     fn ritz_interval(
         &self,
         k: usize,
+        proven: Option<matexp_core::SpectralBounds>,
     ) -> Option<(matexp_core::SpectralBounds, crate::BoundsSource)> {
-        let (lo, hi) =
-            (0..k.min(self.alpha.len())).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), i| {
-                let below = if i > 0 { self.beta[i - 1] } else { 0.0 };
-                let above = if i + 1 < k { self.beta[i] } else { 0.0 };
-                let r = below.abs() + above.abs();
-                (lo.min(self.alpha[i] - r), hi.max(self.alpha[i] + r))
-            });
+        let k = k.min(self.alpha.len());
+        if k == 0 {
+            return None;
+        }
+        let (mut lo, mut hi) = matexp_leja::symmetric_tridiagonal_extreme_eigenvalues(
+            &self.alpha[..k],
+            &self.beta[..k - 1],
+        )
+        .ok()?;
+        if let Some(p) = proven {
+            // Both hold: θ ∈ [λ_min, λ_max] ⊂ the proven interval; clipping removes the
+            // rounding that may carry θ past a proven end.
+            (lo, hi) = (lo.max(p.re_min), hi.min(p.re_max));
+            if lo > hi {
+                (lo, hi) = (hi, lo);
+            }
+        }
         matexp_core::SpectralBounds::real(lo, hi)
             .ok()
             .map(|b| (b, crate::BoundsSource::Ritz))

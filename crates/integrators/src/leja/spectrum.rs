@@ -39,9 +39,14 @@ pub enum BoundsSource {
     /// intersected with a Lanczos interval (Hermitian operators) or a power-iteration disc
     /// (others), because the intersection was less than half as wide: see [`tighten`].
     Tightened,
-    /// What a Krylov method saw rather than used: the Gershgorin box of its projected matrix
-    /// (the tridiagonal T_k of Lanczos, the Hessenberg matrices of Arnoldi's substeps,
-    /// united), which holds its Ritz values.
+    /// What a Krylov method saw rather than used, from its projected matrices. Lanczos:
+    /// [θ_min, θ_max], the extreme Ritz values of its tridiagonal T_k (Sturm bisection),
+    /// clipped to the operator's proven bounds where it has them. They are Rayleigh
+    /// quotients, so for a Hermitian operator the interval lies inside [λ_min, λ_max]: an
+    /// inner estimate that the spectrum may exceed, never the reverse (a negative-definite
+    /// operator never shows a positive end). Arnoldi: the Gershgorin box of its Hessenberg
+    /// matrices, united over substeps, which holds their Ritz values (in the field of values
+    /// of A, not a bound of its spectrum).
     Ritz,
 }
 
