@@ -6,6 +6,14 @@ use matexp_dense::{Matrix, phi_functions, phi_scalar, phi_vectors};
 
 const BIG: usize = 1 << 32;
 
+/// The refusal of a size that overflows or exceeds the memory budget.
+fn beyond_memory(e: &Error) -> bool {
+    matches!(
+        e,
+        Error::InvalidArgument { .. } | Error::OutOfMemoryBudget { .. }
+    )
+}
+
 #[test]
 fn shapes_whose_entries_overflow_are_refused() {
     // 2³²·2³² wraps to 0 in usize: before, such a matrix had no storage at all.
@@ -17,7 +25,7 @@ fn shapes_whose_entries_overflow_are_refused() {
     assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
     // A shape that fits usize but not memory is refused too, not an abort.
     let e = Matrix::<f64>::try_zeros(1 << 31, 1 << 31).unwrap_err();
-    assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
+    assert!(beyond_memory(&e), "{e}");
     assert_eq!(
         Matrix::<f64>::try_zeros(3, 2).unwrap(),
         Matrix::<f64>::zeros(3, 2)
@@ -32,10 +40,7 @@ fn empty_factors_of_a_huge_product_are_refused() {
     // 2⁴⁰×0 times 0×2⁴⁰: both factors are empty, the product has 2⁸⁰ entries.
     let a = Matrix::<f64>::zeros(1 << 40, 0);
     let b = Matrix::<f64>::zeros(0, 1 << 40);
-    assert!(matches!(
-        a.matmul(&b).unwrap_err(),
-        Error::InvalidArgument { .. }
-    ));
+    assert!(beyond_memory(&a.matmul(&b).unwrap_err()));
     // The empty product that does fit is the zero matrix.
     let a = Matrix::<f64>::zeros(2, 0);
     let b = Matrix::<f64>::zeros(0, 3);
@@ -61,9 +66,9 @@ fn phi_orders_beyond_any_storage_are_typed_errors() {
     let a = Matrix::<f64>::from_row_major(2, 2, &[-1.0, 0.5, 0.0, -2.0]).unwrap();
     for p in [usize::MAX, usize::MAX / 2, 1 << 40] {
         let e = phi_functions(&a, p).unwrap_err();
-        assert!(matches!(e, Error::InvalidArgument { .. }), "p = {p}: {e}");
+        assert!(beyond_memory(&e), "p = {p}: {e}");
         let e = phi_vectors(&a, &[1.0, 1.0], p).unwrap_err();
-        assert!(matches!(e, Error::InvalidArgument { .. }), "p = {p}: {e}");
+        assert!(beyond_memory(&e), "p = {p}: {e}");
     }
     for k in [31, 1 << 40, usize::MAX] {
         let e = phi_scalar(k, 0.5f64).unwrap_err();
@@ -100,10 +105,7 @@ fn empty_matrices_with_a_huge_dimension_cost_nothing() {
         assert!(a.submatrix(0, 0, r, c).unwrap().as_slice().is_empty());
         if c == 0 {
             // A·x of an empty x has 2⁶¹ zero rows: beyond memory, refused.
-            assert!(matches!(
-                a.matvec(&[]).unwrap_err(),
-                Error::InvalidArgument { .. }
-            ));
+            assert!(beyond_memory(&a.matvec(&[]).unwrap_err()));
         }
     }
     assert!(start.elapsed() < std::time::Duration::from_secs(5));
