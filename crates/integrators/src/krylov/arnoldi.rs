@@ -325,7 +325,11 @@ impl<'a, B: Backend, S: Scalar> Arnoldi<'a, B, S> {
                             value: format!("{hn}"),
                         });
                     }
-                    if hn <= 10.0 * eps * (sq + hn * hn).sqrt() {
+                    // A basis of the whole space (j + 1 = n + p) spans an invariant space
+                    // whatever rounding leaves in `next`: there, hn of a few ε·‖Av_j‖
+                    // above the test would make a noise vector the next basis vector,
+                    // and its substeps would be truncation steps on rounding.
+                    if hn <= 10.0 * eps * (sq + hn * hn).sqrt() || j + 1 == n + p {
                         breakdown = true;
                         mb = j + 1;
                         break;
