@@ -109,20 +109,17 @@ pub(crate) fn effective_block(d: usize, b: usize) -> usize {
 /// assert_eq!([12, 20, 30].map(optimal_block), [3, 4, 5]); // seed 004, Table 1
 /// ```
 ///
-/// Cost `O(d^{1/4})` evaluations of the count: with `c = b + 1 ≤ d` and `N = d + 1` the count
-/// is `c − 2 + ⌈N/c⌉ ≥ c + N/c − 2 ≥ 2√N − 2`, and `c = ⌈√N⌉` reaches `2√N`, so a minimiser
-/// satisfies `c + N/c ≤ 2√N + 2`, i.e. `(√c − √(N/c))² ≤ 2`: `|c − √N| ≤ √2·N^{1/4}·(1 + o(1))`.
-/// The search covers `√N ± (2·N^{1/4} + 2)`, plus `b ≥ d` (count `d − 1`) for small `d`.
+/// Cost O(1): with `c = b + 1 ≤ d` and `N = d + 1` the count is `c − 2 + ⌈N/c⌉`, and
+/// `min_c (c + ⌈N/c⌉) = ⌈2√N⌉` is reached at `c = ⌈√N⌉` (the least perimeter of a
+/// rectangle of area ≥ N). Other minimisers may lie up to about `N^{1/4}` away, where
+/// `c + N/c` is flat, but the tie-break takes the one nearest `√N`, which is within 1 of it:
+/// the search covers `b ∈ isqrt(d + 1) ± 4`, plus `b = d` (count `d − 1`) for small `d`.
+/// The tests compare it with the exhaustive search.
 pub fn optimal_block(d: usize) -> usize {
     let target = ((d as f64) + 1.0).sqrt() - 1.0;
-    let n1 = (d as u128) + 1;
-    let root = n1.isqrt();
-    let quarter = root.isqrt() + 1;
-    let reach = 2 * quarter + 2;
-    // Blocks b = c − 1 for c in [root − reach, root + reach + 1], within 1..=max(d, 1).
-    let lo = root.saturating_sub(reach).max(2) - 1;
-    let hi = (root + reach + 1).min(d.max(1) as u128) as usize;
-    let lo = (lo as usize).min(hi);
+    let root = ((d as u128) + 1).isqrt() as usize;
+    let hi = root.saturating_add(4).min(d.max(1));
+    let lo = root.saturating_sub(4).max(1).min(hi);
     (lo..=hi)
         .chain(std::iter::once(d.max(1)))
         .min_by(|&a, &b| {
