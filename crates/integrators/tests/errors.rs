@@ -598,12 +598,35 @@ fn invalid_options() {
     );
     let q = sym(3);
     let v = vec![1.0; 3];
+    // φ_k is offered up to MAX_PHI_ORDER = 30 (it was 16): 17…30 pass the argument check (an
+    // answer, or a refusal of the computation, never InvalidArgument for k), 31 is refused.
+    // Whether they are answered to the tolerance is every_method_takes_phi_orders_up_to_
+    // the_common_cap's business (failure_paths.rs).
+    assert_eq!(MAX_PHI_ORDER, 30);
+    let accepted = |what: &str, k: usize, r: Result<(Vec<f64>, Report), Error>| match r {
+        Ok((w, _)) => assert!(w.iter().all(|x| x.is_finite()), "{what} φ_{k}: {w:?}"),
+        Err(Error::InvalidArgument { name: "k", .. }) => panic!("{what}: k = {k} refused"),
+        Err(_) => {}
+    };
+    for k in 17..=MAX_PHI_ORDER {
+        accepted(
+            "arnoldi",
+            k,
+            arnoldi_phimv(&CPU, &q.op, k, 1.0, &v, &ArnoldiOptions::default()),
+        );
+        accepted(
+            "lanczos",
+            k,
+            lanczos_phimv(&CPU, &q.op, k, 1.0, &v, &LanczosOptions::default()),
+        );
+    }
+    let over = MAX_PHI_ORDER + 1;
     inv(
-        arnoldi_phimv(&CPU, &q.op, 21, 1.0, &v, &ArnoldiOptions::default()).map(|_| ()),
+        arnoldi_phimv(&CPU, &q.op, over, 1.0, &v, &ArnoldiOptions::default()).map(|_| ()),
         "k",
     );
     inv(
-        lanczos_phimv(&CPU, &q.op, 21, 1.0, &v, &LanczosOptions::default()).map(|_| ()),
+        lanczos_phimv(&CPU, &q.op, over, 1.0, &v, &LanczosOptions::default()).map(|_| ()),
         "k",
     );
     let mut arn = Arnoldi::new(&CPU, ArnoldiOptions::default()).unwrap();

@@ -35,14 +35,21 @@ fn check_fixture(edges: &[(usize, usize)], published: &[f64]) {
     assert!(LinearOperator::<CpuBackend, f64>::is_hermitian(&op));
     let cpu = CpuBackend::new();
     let reference = dense_tc(&a, 1.0);
+    // rtol 1e-12: the rounding floor of a report, ROUNDING_FACTOR·ε·(1 + products) ≈ 1.6e-13
+    // for the ~10 products of a 10-node graph, is above 1e-13, which no report can certify.
+    // The entries are still checked to 1e-12 of the dense exponential.
+    let rtol = 1e-12;
     for two_pass in [false, true] {
         let opts = LanczosOptions {
-            tol: Tolerance::relative(1e-13),
+            tol: Tolerance::relative(rtol),
             two_pass,
             ..Default::default()
         };
         let (tc, report) = total_communicability::<_, f64, _>(&cpu, &op, 1.0, &opts).unwrap();
-        assert!(report.converged);
+        assert!(
+            report.converged && report.rel_error_estimate <= rtol,
+            "{report}"
+        );
         for i in 0..10 {
             assert!(
                 (tc[i] - reference[i]).abs() <= 1e-12 * reference[i],

@@ -3,7 +3,7 @@
 use matexp_core::{
     CpuBackend, DenseMatrixOperator, Error, LinearOperator, Result, SpectralBounds, c64,
 };
-use matexp_integrators::{ExpmvMethod, Leja, LejaMethod, LejaOptions, Tolerance};
+use matexp_integrators::{ExpmvMethod, Leja, LejaMethod, LejaOptions, MAX_PHI_ORDER, Tolerance};
 use matexp_sparse::generators::laplacian_1d;
 
 fn lap(n: usize) -> matexp_sparse::CsrMatrix<f64, u32> {
@@ -219,8 +219,21 @@ fn bad_tolerances_and_options() {
         leja.set_options(LejaOptions::default().with_rtol(-1.0)),
         Err(Error::InvalidArgument { name: "rtol", .. })
     ));
+    // φ_k up to MAX_PHI_ORDER = 30 (it was 16): 17…30 are answered, 31 is refused.
+    for k in 17..=MAX_PHI_ORDER {
+        let mut w = vec![0.0; 3];
+        leja.phimv_k(&lap(3), k, 1.0, &vec![1.0; 3], &mut w)
+            .unwrap_or_else(|e| panic!("φ_{k}: {e}"));
+        assert!(w.iter().all(|x| x.is_finite()), "φ_{k}: {w:?}");
+    }
     assert!(matches!(
-        leja.phimv_k(&lap(3), 17, 1.0, &vec![1.0; 3], &mut vec![0.0; 3]),
+        leja.phimv_k(
+            &lap(3),
+            MAX_PHI_ORDER + 1,
+            1.0,
+            &vec![1.0; 3],
+            &mut vec![0.0; 3]
+        ),
         Err(Error::InvalidArgument { name: "k", .. })
     ));
 }

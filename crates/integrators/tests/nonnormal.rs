@@ -160,10 +160,12 @@ fn check_all(
             ),
         };
         eprintln!("{name:40} rtol {rtol:.0e} {method:8} {line}");
-        if let Outcome::Converged(e, _) = o {
-            if !(e <= rtol) && !known(name, method) {
-                bad.push(format!("{name} {method} rtol {rtol:.0e}: {line}"));
-            }
+        // A NaN error counts as a miss.
+        if let Outcome::Converged(e, _) = o
+            && (e.is_nan() || e > rtol)
+            && !known(name, method)
+        {
+            bad.push(format!("{name} {method} rtol {rtol:.0e}: {line}"));
         }
     }
     bad
