@@ -75,13 +75,10 @@ fn check_finite<S: Scalar>(name: &str, what: &str, w: &[S], r: &Report, want: &[
     );
 }
 
-/// A typed refusal of a result in range: Leja and Lanczos answer these; Arnoldi and Taylor
-/// may give up with `NoConvergence` (a typed error, not a wrong number).
+/// A result in range refused: no method may give up on these (the right answer is
+/// finite, and a refusal would hide it as a cost or a rounding problem).
 fn refused_in_range(name: &str, what: &str, e: &Error) {
-    assert!(
-        matches!(e, Error::NoConvergence { .. }) && (name == "arnoldi" || name == "taylor"),
-        "{name} {what}: in range, got {e}"
-    );
+    panic!("{name} {what}: in range, got {e}");
 }
 
 fn expect_non_finite<S: Scalar>(name: &str, what: &str, got: &Answer<S>) {
@@ -139,23 +136,8 @@ fn heat_case<S: Scalar>() {
         &[-1e14, -1e20, -1e30]
     };
     for &t in huge {
-        // (Arnoldi takes its 10⁴ substeps before it gives up at t = −10³⁰.)
-        let names = if t < -1e25 { &ALL[..2] } else { ALL };
-        for (name, got) in methods(names, &a, t, &v) {
-            let what = format!("heat t = {t:e}");
-            match name {
-                "leja" | "lanczos" => expect_non_finite(name, &what, &got),
-                // Taylor and Arnoldi may also refuse the cost of such a time; never zeros.
-                _ => assert!(
-                    matches!(
-                        got,
-                        Err(Error::NonFinite { .. } | Error::NoConvergence { .. })
-                    ),
-                    "{name} {what} ({}): {:?}",
-                    S::NAME,
-                    got.map(|(_, r)| r.to_string())
-                ),
-            }
+        for (name, got) in methods(ALL, &a, t, &v) {
+            expect_non_finite(name, &format!("heat t = {t:e}"), &got);
         }
     }
     // Near the top of the range: the largest exponent −t·λ_min ≈ 1342·|t| lands a few units
@@ -203,8 +185,8 @@ fn heat_beyond_and_near_the_range_c32() {
     heat_case::<c32>();
 }
 
-/// The 3600-row 2D Laplacian of the report at t = −10¹⁴ … −10³⁰⁰: Lanczos (`Auto`'s choice)
-/// and Leja report the overflow.
+/// The 3600-row 2D Laplacian of the report at t = −10¹⁴ … −10³⁰⁰: every method reports the
+/// overflow, at once (Arnoldi from its first basis, Taylor before its first series product).
 #[test]
 fn large_laplacian_overflow_is_non_finite() {
     type S = f64;
@@ -214,6 +196,16 @@ fn large_laplacian_overflow_is_non_finite() {
         let what = format!("lap2d(60) t = {t:e}");
         expect_non_finite::<S>("lanczos", &what, &solve!(Lanczos, &a, t, &v));
         expect_non_finite::<S>("leja", &what, &solve!(Leja, &a, t, &v));
+        let start = std::time::Instant::now();
+        expect_non_finite::<S>("arnoldi", &what, &solve!(Arnoldi, &a, t, &v));
+        expect_non_finite::<S>("taylor", &what, &solve!(Taylor, &a, t, &v));
+        // Generous for a debug build on a loaded machine; the refusals cost one Krylov
+        // basis and one product.
+        assert!(
+            start.elapsed().as_secs_f64() < 5.0,
+            "{what}: {:?}",
+            start.elapsed()
+        );
     }
 }
 

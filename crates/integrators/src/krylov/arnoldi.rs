@@ -44,6 +44,18 @@ const BREAKDOWN_STEP_NORM: f64 = 1e9;
 /// [`Error::NoConvergence`] (e.g. e^{−itH} at |t|·‖H‖ ≳ 10⁸ for rtol = 10⁻⁸ in `f64`)
 /// instead of returning what the exponential made of it.
 ///
+/// **Results beyond the range.** For a Hermitian operator (e^{tA}v, not φ-combinations)
+/// every Krylov basis proves an overflow for free: ‖e^{τA}x‖ ≥ ‖x‖·e^{Re τ·ρ} with the
+/// Rayleigh quotient ρ = h₁₁ of the current state x (Jensen's inequality,
+/// the bound Lanczos and Leja apply), so a remaining time whose bound exceeds the range ends
+/// the call with [`Error::NonFinite`] before a substep is spent on it (e^{tA}·1 of a 2D
+/// Laplacian at t = −10³⁰⁰: at the first basis). The bound tightens as the state turns
+/// towards the dominant eigenvectors. For non-Hermitian operators nothing is proven up
+/// front (ρ is a point of the field of values, and ‖e^{tA}v‖ may lie below e^{Re t·ρ}‖v‖):
+/// an overflow is detected only when a substep's result or the state overflows
+/// ([`Error::NonFinite`] too), and a result beyond the range that needs more substeps than
+/// the caps allow ends with [`Error::NoConvergence`] at the cap instead.
+///
 /// **φ-functions.** Σ_{k=0}^{p} t^kφ_k(tA)b_k is the exponential of the (n+p)-dimensional
 /// operator [[A, W/η], [0, J]] applied to [b₀; η·e_p]; the p extra entries live on the host,
 /// η is rebalanced to ‖x‖ at every substep, and the same substepping applies (KIOPS).
@@ -74,7 +86,9 @@ const BREAKDOWN_STEP_NORM: f64 = 1e9;
 ///
 /// Those of [`ExpmvMethod::expmv`]; [`Error::NoConvergence`] at `max_substeps`,
 /// `max_rejections`, `max_matvecs`, the cost cap `max_products`, or a rounding floor above
-/// the tolerance; [`Error::NonFinite`] when the state overflows.
+/// the tolerance; [`Error::NonFinite`] when the state overflows or, for Hermitian
+/// operators, as soon as a basis proves that the result does (see **Results beyond the
+/// range**).
 ///
 /// ```
 /// use matexp_core::{CpuBackend, DenseMatrixOperator};
@@ -303,6 +317,8 @@ impl<'a, B: Backend, S: Scalar> Arnoldi<'a, B, S> {
                 h.as_mut_slice().iter_mut().for_each(|v| *v = S::zero());
                 let mut mb = m;
                 let mut breakdown = false;
+                // ‖Av₁‖ (the first product, before orthogonalization): the rounding of ρ.
+                let mut av1 = 0.0;
                 for j in 0..m {
                     let (done, rest) = self.basis.split_at_mut(j + 1);
                     let next = &mut rest[0];
@@ -316,6 +332,9 @@ impl<'a, B: Backend, S: Scalar> Arnoldi<'a, B, S> {
                         sq += hij.modulus_sqr().as_f64();
                     }
                     let hn = aug::nrm2(be, next)?;
+                    if j == 0 {
+                        av1 = sq.sqrt().hypot(hn);
+                    }
                     if !(hn.is_finite() && sq.is_finite()) {
                         return Err(Error::NonFinite {
                             context: format!(
@@ -339,6 +358,28 @@ impl<'a, B: Backend, S: Scalar> Arnoldi<'a, B, S> {
                 }
                 report.max_degree = report.max_degree.max(mb);
                 report.bounds = ritz_box(&h, mb, report.bounds);
+                if p == 0 && op.is_hermitian() {
+                    // ρ = h₁₁ = x̂ᴴAx̂ of the current state: a result beyond the range is
+                    // proven from it (no product of its own), before any substep towards it.
+                    let rho = h[(0, 0)].to_c64().re;
+                    let rounding = n.max(1) as f64 * eps * av1;
+                    let sc = scale.to_c64();
+                    for (j, &t) in times.iter().enumerate().skip(oi) {
+                        let tau = sc * (t - s);
+                        let slack = tau.re.abs() * rounding;
+                        let e = crate::leja::overflow_bound::<S>(
+                            "arnoldi",
+                            beta.ln(),
+                            tau,
+                            rho,
+                            slack,
+                            j,
+                        );
+                        if let Some(e) = e {
+                            return Err(e);
+                        }
+                    }
+                }
                 let avnorm = if breakdown {
                     0.0
                 } else {
@@ -487,7 +528,11 @@ impl<'a, B: Backend, S: Scalar> Arnoldi<'a, B, S> {
                             // substeps do not shrink an amplification of non-normal growth.
                             return Err(stop(
                                 &format!(
-                                    "the result is sensitive to rounding beyond the tolerance:                                      perturbing the Hessenberg matrix by ε·‖τH‖₁ changes this                                      substep's result by {sens:.3e}, against the allowed                                      {:.3e} (a strongly non-normal operator: use Taylor, whose                                      products keep the structure of A)",
+                                    "the result is sensitive to rounding beyond the tolerance: \
+                                     perturbing the Hessenberg matrix by ε·‖τH‖₁ changes this \
+                                     substep's result by {sens:.3e}, against the allowed \
+                                     {:.3e} (a strongly non-normal operator: use Taylor, whose \
+                                     products keep the structure of A)",
                                     opts.tol.bound(cand_top)
                                 ),
                                 &report,
@@ -622,11 +667,19 @@ fn sensitivity<S: Scalar>(hbar: &Matrix<S>, f: &Matrix<S>, m: usize, beta: f64) 
         return f64::INFINITY;
     };
     let rows = (m + 1).min(size);
-    let d: f64 = (0..rows)
-        .map(|i| (g[(i, 0)] - f[(i, 0)]).modulus_sqr().as_f64())
-        .sum();
-    let out = beta * d.sqrt();
+    let out = beta * column_norm((0..rows).map(|i| g[(i, 0)].to_c64() - f[(i, 0)].to_c64()));
     if out.is_nan() { f64::INFINITY } else { out }
+}
+
+/// ‖z‖₂ of entries near the top of the range without overflow of the squares (scaled by
+/// the largest modulus; a small exponential's column near e^{700} has squares beyond f64,
+/// and an `f32` one beyond `f32` from 1.8·10¹⁹ on).
+fn column_norm(z: impl Iterator<Item = matexp_core::c64> + Clone) -> f64 {
+    let big = z.clone().fold(0.0f64, |m, x| m.max(x.norm()));
+    if !(big.is_finite() && big > 0.0) {
+        return big;
+    }
+    big * z.map(|x| (x / big).norm_sqr()).sum::<f64>().sqrt()
 }
 
 /// The up-front cost model: the step-size rule applied to the first Krylov basis.
@@ -666,11 +719,7 @@ impl<S: Scalar> Plan<'_, S> {
         } else {
             p1
         };
-        let top = self.beta
-            * (0..=m)
-                .map(|i| f[(i, 0)].modulus_sqr().as_f64())
-                .sum::<f64>()
-                .sqrt();
+        let top = self.beta * column_norm((0..=m).map(|i| f[(i, 0)].to_c64()));
         let tol = (dt / self.t_end) * self.tol.bound(top) * GAMMA.powi(m as i32);
         if !(err.is_finite() && top.is_finite()) {
             f64::INFINITY

@@ -1082,7 +1082,8 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
     ///   Rayleigh quotient ρ = vᴴAv/vᴴv = α₁ (the first Lanczos coefficient). Where
     ///   ln‖v‖ + Re(τ)·α₁, less the rounding of α₁ (n·ε·|τ|·(|α₁| + β₂)) and of the exponents,
     ///   exceeds ln of the largest finite value of the vector type, the result overflows:
-    ///   [`Error::NonFinite`], whatever the iteration would make of it.
+    ///   [`Error::NonFinite`], whatever the iteration would make of it (the bound shared
+    ///   with Leja, Arnoldi and Taylor, [`crate::leja::overflow_bound`]).
     /// * **Exponents beyond resolution.** The exponents τλ carry a rounding of
     ///   r = 4ε·|τ|·‖T_k‖∞ ([`super::small::exponent_rounding`]); from r > ln 2 on no digit of
     ///   the result is determined (the scaling itself is off by e^{r}, and for r ≳ 700 every
@@ -1098,7 +1099,6 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
         beta0: f64,
     ) -> Result<()> {
         use num_traits::Float;
-        let ln_max = <S::Real as Float>::max_value().as_f64().ln();
         let ln_min = <S::Real as Float>::min_positive_value().as_f64().ln();
         let (alpha, beta) = (&self.alpha[..k], &self.beta[..k]);
         let beta_inner = &beta[..k - 1];
@@ -1110,19 +1110,11 @@ impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
             let r = super::small::exponent_rounding(alpha, beta_inner, tau);
             let rho = alpha[0];
             let rho_rounding = self.n.max(1) as f64 * S::Real::EPS.as_f64() * (rho.abs() + beta[0]);
-            let lower = beta0.ln() + tau.re * rho - tau.re.abs() * rho_rounding - r;
-            if lower > ln_max {
-                return Err(Error::NonFinite {
-                    context: format!(
-                        "lanczos: e^{{tA}}v at t = {tau:e} overflows the {} range: \
-                         ‖e^{{tA}}v‖ ≥ ‖v‖·e^{{Re t·ρ}} with the Rayleigh quotient ρ = \
-                         vᴴAv/vᴴv = {rho:.6e} (A Hermitian), and ln of that bound, {lower:.6e}, \
-                         exceeds ln max = {ln_max:.2}",
-                        S::NAME
-                    ),
-                    index: i,
-                    value: format!("‖e^{{tA}}v‖ ≥ e^{lower:.6e}"),
-                });
+            let slack = tau.re.abs() * rho_rounding + r;
+            if let Some(e) =
+                crate::leja::overflow_bound::<S>("lanczos", beta0.ln(), tau, rho, slack, i)
+            {
+                return Err(e);
             }
             let upper = beta0.ln() + c.log_scale() + r;
             if r > std::f64::consts::LN_2 && upper >= ln_min {

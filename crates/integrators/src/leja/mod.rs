@@ -230,7 +230,7 @@ pub use options::{LejaMethod, LejaOptions, Progress, ProgressFn};
 pub use report::LejaReport;
 pub use solver::Leja;
 pub use spectrum::BoundsSource;
-pub(crate) use spectrum::tighten;
+pub(crate) use spectrum::{overflow_bound, proven_overflow, tighten};
 pub use workspace::LejaWorkspace;
 
 use matexp_core::{Backend, LinearOperator, Result, Scalar};

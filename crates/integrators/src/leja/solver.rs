@@ -753,46 +753,6 @@ fn substep_coefficients<B: Backend, S: Scalar>(
     })
 }
 
-/// The error for an e^{τA}u that provably overflows the vector type, A Hermitian: then
-/// ‖e^{τA}u‖² = uᴴe^{2Re(τ)A}u ≥ ‖u‖²·e^{2Re(τ)·ρ} (Jensen's inequality over the spectral
-/// weights of u), ρ = uᴴAu/uᴴu, and where ln‖u‖ + Re(τ)·ρ, less the rounding of ρ
-/// (n·ε·|Re τ|·‖Au‖/‖u‖), exceeds ln max of the vector type, no method can return it.
-/// One product (into `scratch`); `None` for a non-Hermitian operator or a bound in range.
-/// Used where a plan is refused (a |τ|·‖A‖ beyond the substep caps), so that a result
-/// beyond the range is reported as such (`NonFinite`), not as the cost of computing it.
-fn proven_overflow<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
-    be: &B,
-    op: &O,
-    u: &B::Vector<S>,
-    unorm: f64,
-    tau: c64,
-    scratch: &mut B::Vector<S>,
-) -> Result<Option<Error>> {
-    if !(op.is_hermitian() && unorm > 0.0 && unorm.is_finite()) || tau.re == 0.0 {
-        return Ok(None);
-    }
-    op.apply(be, S::one(), u, S::zero(), scratch)?;
-    let rho = be.dot(u, scratch)?.re().as_f64() / unorm / unorm;
-    let au = be.nrm2(scratch)?.as_f64() / unorm;
-    let eps = S::Real::EPS.as_f64();
-    let rounding = op.nrows().max(1) as f64 * eps * tau.re.abs() * au;
-    let lower = unorm.ln() + tau.re * rho - rounding;
-    let ln_max = <S::Real as num_traits::Float>::max_value().as_f64().ln();
-    if !(rho.is_finite() && lower > ln_max) {
-        return Ok(None);
-    }
-    Ok(Some(Error::NonFinite {
-        context: format!(
-            "leja: e^{{tA}}v at t = {tau:e} overflows the {} range: ‖e^{{tA}}v‖ ≥ \
-             ‖v‖·e^{{Re t·ρ}} with the Rayleigh quotient ρ = vᴴAv/vᴴv = {rho:.6e} (A \
-             Hermitian), and ln of that bound, {lower:.6e}, exceeds ln max = {ln_max:.2}",
-            S::NAME
-        ),
-        index: 0,
-        value: format!("‖e^{{tA}}v‖ ≥ e^{lower:.6e}"),
-    }))
-}
-
 #[allow(clippy::too_many_arguments)]
 fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     be: &B,
@@ -883,8 +843,11 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
                             Ok(plan) => plan,
                             // A refused plan may be that of a result beyond the range.
                             Err(e) if phi.is_none() => {
-                                return Err(proven_overflow(be, op, u, unorm, scale_c * t_j, ya)?
-                                    .unwrap_or(e));
+                                let tau = [scale_c * t_j];
+                                return Err(super::proven_overflow(
+                                    "leja", be, op, u, unorm, &tau, ya,
+                                )?
+                                .unwrap_or(e));
                             }
                             Err(e) => return Err(e),
                         };

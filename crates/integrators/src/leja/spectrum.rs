@@ -145,6 +145,68 @@ pub(crate) fn tighten<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     Ok((narrowed, k))
 }
 
+/// The error for an e^{τA}u that provably overflows the vector type, A Hermitian, from its
+/// Rayleigh quotient ρ = uᴴAu/uᴴu: ‖e^{τA}u‖² = uᴴe^{2Re(τ)A}u = Σᵢ|cᵢ|²e^{2Re(τ)λᵢ} ≥
+/// ‖u‖²·e^{2Re(τ)·ρ} (Jensen's inequality over the spectral weights |cᵢ|²/‖u‖²; e^{i·Im(τ)A}
+/// is unitary and commutes). Where ln‖u‖ + Re(τ)·ρ − `slack` exceeds ln of the largest finite
+/// value of `S`'s real type, no method can return the result: [`Error::NonFinite`] naming
+/// `method`, the time, ρ and the bound, with `index` (the output). `slack` ≥ 0 is what the
+/// caller's ρ and exponents may be off by (at least |Re τ| times the rounding of ρ). `None`
+/// where the bound is in range or not finite. Nothing is proven for a non-Hermitian A (ρ is
+/// then a point of the field of values, and ‖e^{τA}u‖ may lie below e^{Re(τ)·ρ}‖u‖): callers
+/// check [`LinearOperator::is_hermitian`] first.
+pub(crate) fn overflow_bound<S: Scalar>(
+    method: &str,
+    ln_norm: f64,
+    tau: c64,
+    rho: f64,
+    slack: f64,
+    index: usize,
+) -> Option<Error> {
+    let lower = ln_norm + tau.re * rho - slack;
+    let ln_max = <S::Real as num_traits::Float>::max_value().as_f64().ln();
+    if !(rho.is_finite() && lower.is_finite() && lower > ln_max) {
+        return None;
+    }
+    Some(Error::NonFinite {
+        context: format!(
+            "{method}: e^{{tA}}v at t = {tau:e} overflows the {} range: ‖e^{{tA}}v‖ ≥ \
+             ‖v‖·e^{{Re t·ρ}} with the Rayleigh quotient ρ = vᴴAv/vᴴv = {rho:.6e} (A \
+             Hermitian), and ln of that bound, {lower:.6e}, exceeds ln max = {ln_max:.2}",
+            S::NAME
+        ),
+        index,
+        value: format!("‖e^{{tA}}v‖ ≥ e^{lower:.6e}"),
+    })
+}
+
+/// [`overflow_bound`] for the state `u` (2-norm `unorm`) at the times τ of `taus` (the
+/// first that overflows names its index), with ρ from one product (into `scratch`) and its
+/// rounding n·ε·|Re τ|·‖Au‖/‖u‖. `Ok(None)`, without a product, for a non-Hermitian
+/// operator, a zero or non-finite `u`, or times with Re τ = 0 (unitary evolutions).
+pub(crate) fn proven_overflow<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+    method: &str,
+    be: &B,
+    op: &O,
+    u: &B::Vector<S>,
+    unorm: f64,
+    taus: &[c64],
+    scratch: &mut B::Vector<S>,
+) -> Result<Option<Error>> {
+    if !(op.is_hermitian() && unorm > 0.0 && unorm.is_finite()) || taus.iter().all(|t| t.re == 0.0)
+    {
+        return Ok(None);
+    }
+    op.apply(be, S::one(), u, S::zero(), scratch)?;
+    let rho = be.dot(u, scratch)?.re().as_f64() / unorm / unorm;
+    let au = be.nrm2(scratch)?.as_f64() / unorm;
+    let eps = S::Real::EPS.as_f64();
+    let rounding = op.nrows().max(1) as f64 * eps * au;
+    Ok(taus.iter().enumerate().find_map(|(i, &tau)| {
+        overflow_bound::<S>(method, unorm.ln(), tau, rho, tau.re.abs() * rounding, i)
+    }))
+}
+
 fn check_bounds_finite(b: &SpectralBounds) -> Result<()> {
     super::focal::check_bounds(b, "the estimate narrowing the operator's bounds")
 }

@@ -108,10 +108,20 @@ use params::{NormInfo, guard_rounding, select};
 /// # Ok::<(), matexp_core::Error>(())
 /// ```
 ///
+/// **Results beyond the range.** A result that overflows ends the call with
+/// [`Error::NonFinite`] when a series term or the state overflows. Its cost (s grows with
+/// |t|·‖A‖) usually refuses the plan first; for a Hermitian operator a refused plan of
+/// e^{tA}v is then checked against ‖e^{tA}v‖ ≥ ‖v‖·e^{Re t·ρ}, ρ = vᴴAv/vᴴv (Jensen's
+/// inequality, the bound Lanczos and Leja apply; one product), and a result proven beyond
+/// the range is reported as [`Error::NonFinite`], not as its cost. For non-Hermitian
+/// operators and φ-combinations nothing is proven: a plan beyond the caps is
+/// [`Error::NoConvergence`] whether or not the result would fit.
+///
 /// # Errors
 ///
 /// Those of [`ExpmvMethod::expmv`]; [`Error::NoConvergence`] beyond `max_matvecs` or the
-/// cost cap `max_products`; [`Error::InvalidArgument`] naming `norm` when the series proves a
+/// cost cap `max_products` (for Hermitian operators, [`Error::NonFinite`] instead where the
+/// result provably overflows); [`Error::InvalidArgument`] naming `norm` when the series proves a
 /// given bound too small, or naming `t` when |t|^j·‖b_j‖ of a φ-combination is beyond the
 /// floating-point range.
 #[derive(Debug)]
@@ -390,6 +400,20 @@ impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
             }
             let (m, s) = (choice.m, choice.s);
             let planned = m as f64 * s;
+            let refused = (planned_total + planned) / 2.0 > opts.max_products as f64
+                || planned_total + planned > opts.max_matvecs as f64;
+            if refused && forcing.is_none() {
+                // A plan beyond the caps may be that of a result beyond the range (|t|·‖A‖
+                // grows with the exponent): for Hermitian A the Rayleigh quotient of v
+                // proves it, at one product, and the call reports that instead of its cost.
+                let vnorm = be.nrm2(f)?.as_f64();
+                let taus: Vec<c64> = times.iter().map(|&t| scale.to_c64() * t).collect();
+                if let Some(e) =
+                    crate::leja::proven_overflow("taylor", be, op, f, vnorm, &taus, tmp)?
+                {
+                    return Err(e);
+                }
+            }
             if (planned_total + planned) / 2.0 > opts.max_products as f64 {
                 return Err(Error::NoConvergence {
                     method: "taylor",
