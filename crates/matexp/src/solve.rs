@@ -277,8 +277,9 @@ pub fn expmv_columns<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
         op.ncols(),
     )?;
     let k = columns.len() / n;
-    if k == 0 {
-        // Nothing would justify the workspace of order n.
+    if columns.is_empty() {
+        // Nothing would justify the workspace of order n. (A non-empty block shorter than
+        // one column is a length mismatch, below.)
         return Err(Error::invalid(
             "columns",
             format!("{} values for order n = {n}", columns.len()),
@@ -287,7 +288,7 @@ pub fn expmv_columns<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     }
     check_dim(
         "expmv_columns: length of the column-major block (n·k)",
-        k * n,
+        k.max(1) * n,
         columns.len(),
     )?;
     let mut result = vec![S::zero(); columns.len()];
