@@ -591,8 +591,38 @@ impl<'a, B: Backend, S: Scalar> Arnoldi<'a, B, S> {
         self.x = Some(x);
         self.cand = Some(cand);
         self.av = Some(av);
-        result.map(|()| report)
+        result.map(|()| {
+            report.bounds = report
+                .bounds
+                .map(|(b, src)| (clip_box(b, op.spectral_bounds(), op.is_hermitian()), src));
+            report
+        })
     }
+}
+
+/// The reported box: the Ritz box `b` intersected with what is proven about the spectrum,
+/// the operator's bounds `proven` where it has them and, for a Hermitian operator, the real
+/// axis. The Ritz values of a Hermitian A are Rayleigh quotients, inside [λ_min, λ_max] and
+/// so inside any proven interval: clipping only removes the Gershgorin radii of H (a
+/// negative-definite A showed a positive end). For a non-Hermitian A the Ritz values lie in
+/// the field of values, which may reach beyond a box of the spectrum: clipped, the box
+/// describes the spectrum, not the field of values. Where the two are disjoint, each end is
+/// moved into the proven box (the nearest edge).
+fn clip_box(
+    b: matexp_core::SpectralBounds,
+    proven: Option<matexp_core::SpectralBounds>,
+    hermitian: bool,
+) -> matexp_core::SpectralBounds {
+    let (mut a, mut c, mut d, mut e) = (b.re_min, b.re_max, b.im_min, b.im_max);
+    if hermitian {
+        (d, e) = (0.0, 0.0);
+    }
+    if let Some(p) = proven {
+        let clamp = |x: f64, lo: f64, hi: f64| if lo <= hi { x.max(lo).min(hi) } else { x };
+        (a, c) = (clamp(a, p.re_min, p.re_max), clamp(c, p.re_min, p.re_max));
+        (d, e) = (clamp(d, p.im_min, p.im_max), clamp(e, p.im_min, p.im_max));
+    }
+    matexp_core::SpectralBounds::new(a.min(c), a.max(c), d.min(e), d.max(e)).unwrap_or(b)
 }
 
 /// The Gershgorin box of the leading `m × m` block of the Hessenberg matrix `h` (it holds

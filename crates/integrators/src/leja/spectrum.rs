@@ -45,8 +45,14 @@ pub enum BoundsSource {
     /// quotients, so for a Hermitian operator the interval lies inside [λ_min, λ_max]: an
     /// inner estimate that the spectrum may exceed, never the reverse (a negative-definite
     /// operator never shows a positive end). Arnoldi: the Gershgorin box of its Hessenberg
-    /// matrices, united over substeps, which holds their Ritz values (in the field of values
-    /// of A, not a bound of its spectrum).
+    /// matrices H_m (of every substep, united), which holds their Ritz values, intersected
+    /// with the operator's proven bounds ([`LinearOperator::spectral_bounds`]) where it has
+    /// them and with the real axis for a Hermitian operator. For Hermitian A that is an
+    /// interval inside the proven one that contains the Ritz values (Rayleigh quotients,
+    /// inside [λ_min, λ_max]) but may be wider than [λ_min, λ_max] by H's off-diagonal
+    /// radii; for other A the Ritz values lie in the field of values, and the box is neither
+    /// an inner nor an outer bound of the spectrum (it is inside the proven box, when there
+    /// is one).
     Ritz,
 }
 
