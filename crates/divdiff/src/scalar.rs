@@ -124,8 +124,10 @@ impl Scaled {
             (x - k * LN2_HI) - k * LN2_LO
         } else {
             // Far outside the f64 range: any product with this factor over/underflows
-            // unless another factor cancels it almost exactly; plain reduction suffices.
-            x - k * std::f64::consts::LN_2
+            // unless another factor cancels it almost exactly, so the mantissa is 1. The
+            // plain reduction x − k·ln 2 loses every digit once |x| ≳ 1e22 (at x = 1e308 it
+            // left |r| ≈ 1e292, e^r = 0 and a silent zero for e^{1e308 + 3i}).
+            0.0
         };
         Scaled {
             mant: c64::new(r.exp(), 0.0),
@@ -154,7 +156,9 @@ impl Scaled {
     pub fn mul(self, other: Scaled) -> Self {
         Scaled {
             mant: self.mant * other.mant,
-            exp2: self.exp2 + other.exp2,
+            // Saturating: e^x for x ≈ 1e308 has exponent i64::MAX (`k as i64` saturates),
+            // and a wrapped sum would turn an overflow into a finite wrong value.
+            exp2: self.exp2.saturating_add(other.exp2),
         }
         .normalized()
     }
@@ -177,7 +181,7 @@ impl Scaled {
         let f = pow2(-e);
         Scaled {
             mant: c64::new(self.mant.re * f, self.mant.im * f),
-            exp2: self.exp2 + e as i64,
+            exp2: self.exp2.saturating_add(i64::from(e)),
         }
     }
 

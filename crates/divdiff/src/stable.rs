@@ -145,7 +145,8 @@ pub(crate) fn stable<T: DdScalar>(
     let mut scale = Scaled::exp(alpha.to_c64())
         .mul(Scaled::exp(c64::new(bc_re.0, bc_im.0)).mul_mant(c64::new(1.0 + bc_re.1, bc_im.1)))
         .mul(Scaled::exp(tau.to_c64()));
-    scale.exp2 += exp2;
+    // Saturating, as in `Scaled::mul`: an exponent at i64::MAX is an overflow to report.
+    scale.exp2 = scale.exp2.saturating_add(exp2);
 
     let mut values = Vec::with_capacity(nodes.len());
     for (j, &vj) in v[k..].iter().enumerate() {
