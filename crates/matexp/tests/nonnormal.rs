@@ -53,8 +53,10 @@ fn check_auto(
 ) -> Option<String> {
     let cpu = CpuBackend::new();
     let op = DenseMatrixOperator::new(n, n, a.to_vec()).expect("finite matrix");
-    let mut taylor = TaylorOptions::default();
-    taylor.max_products = TAYLOR_CAP;
+    let taylor = TaylorOptions {
+        max_products: TAYLOR_CAP,
+        ..Default::default()
+    };
     let opts = Options::default()
         .with_method(Method::Auto)
         .with_rtol(rtol)
