@@ -159,7 +159,8 @@ pub fn subgraph_centrality_estimate<B: Backend, S: Scalar, O: LinearOperator<B, 
     let shifted = ShiftedBy { inner: op, sigma };
     let lopts = LanczosOptions {
         tol: Tolerance::relative(quad.rtol.max(1e-15)),
-        max_dim: quad.max_steps,
+        // A Krylov space of A has dimension ≤ n: the quadratures stop there too.
+        max_dim: quad.max_steps.min(n.max(1)),
         assume_hermitian: quad.assume_symmetric || op.is_hermitian(),
         allow_unconverged: quad.allow_unconverged,
         ..Default::default()

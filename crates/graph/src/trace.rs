@@ -192,7 +192,8 @@ pub fn estrada_index_hutchpp<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?S
     // (rtol 1e−8: 738 products on the power-law test graph, 1e−12: 278).
     let lopts = LanczosOptions {
         tol: Tolerance::relative(1e-12),
-        max_dim: quad.max_steps,
+        // A Krylov space of A has dimension ≤ n: the quadratures stop there too.
+        max_dim: quad.max_steps.min(n.max(1)),
         assume_hermitian: true,
         allow_unconverged: true,
         ..Default::default()

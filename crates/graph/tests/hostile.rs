@@ -213,3 +213,24 @@ fn converged_flags_obey_their_rules() {
         assert_eq!(rep.converged, rep.rel_error_estimate <= rtol, "{rep:?}");
     }
 }
+
+/// A step cap of usize::MAX is valid (no cap in practice): the products' Krylov dimension is
+/// bounded by the graph's order, not asked of the solver as usize::MAX.
+#[test]
+fn step_caps_up_to_usize_max_are_accepted() {
+    let cpu = CpuBackend;
+    let g = PatternCsr::<u32>::undirected_graph(4, &[(0, 1), (1, 2), (2, 3)]).unwrap();
+    let quad = QuadratureOptions {
+        max_steps: usize::MAX,
+        ..Default::default()
+    };
+    let probes = ProbeOptions {
+        probes: 3,
+        sketch: 2,
+        ..Default::default()
+    };
+    let d = subgraph_centrality_estimate::<_, f64, _>(&cpu, &g, 1.0, &probes, &quad).unwrap();
+    assert!(d.mean.iter().all(|m| m.is_finite()));
+    let e = estrada_index_hutchpp::<_, f64, _>(&cpu, &g, 1.0, &probes, &quad).unwrap();
+    assert!(e.mean.is_finite());
+}
