@@ -86,7 +86,7 @@ pub mod rk;
 mod taylor;
 mod times;
 
-pub use krylov::arnoldi::{Arnoldi, arnoldi_expmv, arnoldi_phimv};
+pub use krylov::arnoldi::{Arnoldi, MAX_AUGMENTED_COLUMNS, arnoldi_expmv, arnoldi_phimv};
 pub use krylov::lanczos::{Lanczos, lanczos_expmv, lanczos_phimv, total_communicability};
 pub use leja::{
     BoundsSource, Leja, LejaMethod, LejaOptions, LejaReport, LejaWorkspace, leja_expmv, leja_phimv,

@@ -195,8 +195,11 @@ fn check_order(scheme: Scheme, phi: PhiMethod, exact_derivatives: bool, steps: &
     println!(
         "{scheme:?} {phi:?} exact derivatives {exact_derivatives}: errors {errs:?}, slope {p:.3}"
     );
+    // The order may read a little high before the asymptotic regime (the φ-vectors are
+    // computed to a tolerance, so the coarsest step's error carries their share too); it must
+    // never read low.
     assert!(
-        (p - want).abs() <= 0.2,
+        p >= want - 0.2 && p <= want + 0.4,
         "{scheme:?}: measured order {p:.3}, expected {want} (errors {errs:?})"
     );
 }

@@ -506,7 +506,9 @@ impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
                     // Σ_j ‖b_j‖_∞: where it exceeds ‖F‖_∞ the terms cancel, and the sum
                     // loses u·Σ_j‖b_j‖_∞ to rounding (Pascal-like operators on vectors of
                     // mixed sign: factors up to 10¹⁷).
-                    let mut term_sum = c1;
+                    // Of the top block only: the tail's terms are exact polynomials in τ,
+                    // and the error is measured on the top block (φ_k's top starts at 0).
+                    let mut term_sum = top0;
                     for j in 1..=m {
                         let coeff = tau / S::from_f64((s * j) as f64);
                         op.apply(be, coeff, b, S::zero(), tmp)?;
@@ -551,7 +553,7 @@ impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
                             });
                         }
                         ln_fact += (j as f64).ln();
-                        term_sum += c2;
+                        term_sum += top2;
                         if c2 == 0.0 {
                             // A zero term makes every later one zero (b_{j+1} = M·b_j/(j+1)):
                             // the series is exact here (nilpotent operators, A = cI).
