@@ -133,10 +133,11 @@ impl Tolerance {
                 "rtol",
                 rtol,
                 format!(
-                    "is below the unit roundoff {u:.2e} of {}: ask for rtol ≥ {:.0e} (or keep \
-                     the default tolerance, {:.0e} for {}), or compute in {higher}",
+                    "is below the unit roundoff {u:.2e} of {}: no result can be certified \
+                     there; ask for rtol ≥ {:.0e} (the rounding floor at a hundred \
+                     products; the default is {:.0e} for {}), or compute in {higher}",
                     S::NAME,
-                    (20.0 * u).max(1e-15),
+                    (crate::ROUNDING_FACTOR * 100.0 * 2.0 * u).max(1e-13),
                     Self::default_rtol::<S>(),
                     S::NAME,
                 ),

@@ -32,11 +32,11 @@ const ACROSS_OSCILLATION: f64 = 0.5;
 /// let cpu = CpuBackend::new();
 /// // e^{tA}v for A = [[−1, 10], [0, −2]] (non-normal), t = 1.
 /// let op = DenseMatrixOperator::new(2, 2, vec![-1.0, 10.0, 0.0, -2.0])?;
-/// let mut leja = Leja::new(&cpu, LejaOptions::default().with_rtol(1e-12))?;
+/// let mut leja = Leja::new(&cpu, LejaOptions::default().with_rtol(1e-10))?;
 /// let mut w = vec![0.0; 2];
 /// let report = leja.expmv(&op, 1.0, &vec![0.0, 1.0], &mut w)?;
 /// let (e1, e2) = ((-1f64).exp(), (-2f64).exp());
-/// assert!((w[0] - 10.0 * (e1 - e2)).abs() < 1e-11 && (w[1] - e2).abs() < 1e-12);
+/// assert!((w[0] - 10.0 * (e1 - e2)).abs() < 1e-9 && (w[1] - e2).abs() < 1e-10);
 /// assert!(report.converged && report.matvecs > 0);
 /// # Ok::<(), matexp_core::Error>(())
 /// ```
