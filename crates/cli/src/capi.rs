@@ -608,7 +608,7 @@ unsafe fn solve_in<'a>(
 fn check_solve_memory(n: usize, outputs: usize) -> Result<(), Fail> {
     let vectors = outputs
         .saturating_mul(2)
-        .saturating_add(crate::solve::MIN_WORKSPACE_VECTORS + 2);
+        .saturating_add(crate::io::MIN_WORKSPACE_VECTORS + 2);
     matexp_core::memory::check(
         format!("{vectors} vectors of length n = {n} ({outputs} results)"),
         matexp_core::memory::bytes_of::<c64>(n).saturating_mul(vectors as u64),

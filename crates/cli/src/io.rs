@@ -7,6 +7,12 @@ use rand::{Rng, SeedableRng};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// Vectors of length n that every method keeps besides its input and outputs (a Krylov basis
+/// of two, a product, a correction): the lower bound of the workspace that the tool and the
+/// C ABI compare with the memory budget before reading or copying the data. The methods'
+/// workspaces grow beyond it (a Krylov basis up to its dimension), each allocation fallible.
+pub const MIN_WORKSPACE_VECTORS: usize = 4;
+
 /// A matrix read from a MatrixMarket file: real when every entry is real.
 #[derive(Debug)]
 pub enum Matrix {
@@ -36,14 +42,14 @@ impl Matrix {
 
 /// Compares what solving with the matrix in `path` needs (its row pointers, twice as read and
 /// cast, and complex vectors of its order: v, its narrowed copy, two per output and
-/// [`crate::solve::MIN_WORKSPACE_VECTORS`]) with the memory budget, from the header alone:
+/// [`MIN_WORKSPACE_VECTORS`]) with the memory budget, from the header alone:
 /// a 70-byte file declaring 10⁹ rows is refused in microseconds, before any data is read.
 pub fn check_problem_memory(path: &Path, outputs: usize) -> CliResult<()> {
     let r =
         matexp::sparse::matrix_market::MatrixMarketReader::open(path).map_err(CliError::input)?;
     let h = *r.header();
     let n = h.nrows.max(h.ncols) as u64;
-    let vectors = 2 + 2 * outputs as u64 + crate::solve::MIN_WORKSPACE_VECTORS as u64;
+    let vectors = 2 + 2 * outputs as u64 + MIN_WORKSPACE_VECTORS as u64;
     let needed = (n + 1)
         .saturating_mul(16)
         .saturating_add(n.saturating_mul(16).saturating_mul(vectors));

@@ -75,12 +75,6 @@ pub fn check_gpus(ids: &[usize]) -> CliResult<()> {
     Ok(())
 }
 
-/// Vectors of length n that every method keeps besides its input and outputs (a Krylov basis
-/// of two, a product, a correction): the lower bound of the workspace that the tool and the
-/// C ABI compare with the memory budget before reading or copying the data. The methods'
-/// workspaces grow beyond it (a Krylov basis up to its dimension), each allocation fallible.
-pub const MIN_WORKSPACE_VECTORS: usize = 4;
-
 /// What to compute with `f(tA)v`.
 #[derive(Debug, Clone)]
 pub enum Job<S> {

@@ -1,6 +1,7 @@
 //! The CPU backend: `Vec<S>` vectors, rayon-parallel BLAS-1.
 
-use crate::error::{check_dim, try_filled};
+use crate::error::check_dim;
+use crate::memory::try_filled;
 use crate::{Backend, Result, Scalar, norms};
 
 /// Host vectors (`Vec<S>`) with rayon-parallel kernels; the reference every other backend is

@@ -162,35 +162,6 @@ impl Error {
     }
 }
 
-/// A vector of `len` copies of `value`, or an error naming `what` when the allocation cannot
-/// be made: a declared size from a file, an operator or a caller must not abort the process
-/// or exhaust the machine. Every backend vector of the CPU backend (Krylov bases, Leja and
-/// Taylor workspaces) is allocated here.
-///
-/// # Errors
-///
-/// [`Error::OutOfMemoryBudget`] when `len` values exceed the memory budget
-/// ([`crate::memory::check`]); [`Error::InvalidArgument`] naming `what`, with `len` and the
-/// element size, when the allocator refuses (a size beyond `isize::MAX` bytes).
-pub fn try_filled<T: Clone>(len: usize, value: T, what: &'static str) -> Result<Vec<T>> {
-    // Overcommitted memory makes a large reservation "succeed" and fail only when touched, so
-    // sizes that matter are compared with the memory budget first.
-    crate::memory::check(what, crate::memory::bytes_of::<T>(len))?;
-    let mut v = Vec::new();
-    v.try_reserve_exact(len).map_err(|e| {
-        Error::invalid(
-            what,
-            len,
-            format!(
-                "cannot allocate {len} entries of {} bytes: {e}",
-                std::mem::size_of::<T>()
-            ),
-        )
-    })?;
-    v.resize(len, value);
-    Ok(v)
-}
-
 /// Longest number `Display` output kept as it is: every `u64` (20 digits) and ordinary
 /// decimals fit; a huge or tiny `f64` (1e308 has 309 digits, 1e-300 has 302 characters)
 /// does not.
@@ -298,14 +269,5 @@ mod tests {
             e.to_string(),
             "invalid argument `n` = 18446744073709551615: ok 1.25 and 3e5 and 0.000001"
         );
-    }
-
-    #[test]
-    fn an_impossible_allocation_is_an_error() {
-        // Beyond any budget: refused before the allocator is asked.
-        let e = try_filled(usize::MAX / 2, 0.0f64, "n").unwrap_err();
-        assert!(matches!(e, Error::OutOfMemoryBudget { .. }), "{e}");
-        assert!(e.to_string().contains('n'), "{e}");
-        assert_eq!(try_filled(3, 1u8, "n").unwrap(), vec![1, 1, 1]);
     }
 }

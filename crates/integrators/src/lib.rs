@@ -92,7 +92,8 @@ pub use leja::{
     BoundsSource, Leja, LejaMethod, LejaOptions, LejaReport, LejaWorkspace, leja_expmv, leja_phimv,
     leja_schrodinger,
 };
-pub use method::{ExpmvMethod, MAX_PHI_ORDER, ROUNDING_FACTOR};
+pub use method::{ExpmvMethod, MAX_PHI_ORDER};
+pub use options::ROUNDING_FACTOR;
 pub use options::{
     ArnoldiOptions, LanczosOptions, MAX_NORM_PROBES, MethodOptions, NormBound, Progress,
     ProgressFn, Reorthogonalize, Shift, TaylorOptions, Tolerance,

@@ -9,12 +9,6 @@ use matexp_core::{Backend, Error, LinearOperator, RealScalar, Result, Scalar};
 /// The largest φ order the methods accept (the divided differences' limit).
 pub const MAX_PHI_ORDER: usize = matexp_divdiff::MAX_PHI_ORDER;
 
-/// Safety factor of the rounding floor of every error estimate,
-/// `ROUNDING_FACTOR·ε·(1 + products)·‖w‖₂` (see [`ExpmvMethod::finish`]): the smallest power
-/// of two with which the estimates bound the rounding-dominated errors of the accuracy
-/// suite (φ₄ of a stiff Laplacian by Arnoldi needs ≈ 50).
-pub const ROUNDING_FACTOR: f64 = 64.0;
-
 /// A method for w = f(tA)v with a reusable workspace: [`crate::Leja`], [`crate::Lanczos`],
 /// [`crate::Arnoldi`] and [`crate::Taylor`].
 ///

@@ -168,7 +168,7 @@ impl Report {
             let products = (1 + self.matvecs) as f64;
             for (e, &w) in est.iter_mut().zip(norms) {
                 if w.is_finite() {
-                    *e = e.max(crate::ROUNDING_FACTOR * eps * products * w);
+                    *e = e.max(crate::options::ROUNDING_FACTOR * eps * products * w);
                 }
             }
         }
