@@ -29,6 +29,7 @@ const TARGETS: &[(&str, &[&str])] = &[
     ("csr_raw", &[]),
     ("fock_rank", &[]),
     ("time_grid", &["cli"]),
+    ("sizes", &[]),
 ];
 
 #[derive(Debug, PartialEq)]
