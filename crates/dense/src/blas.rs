@@ -223,7 +223,7 @@ impl<S: Scalar> Matrix<S> {
     ///
     /// [`matexp_core::Error::DimensionMismatch`] if the columns of A and the rows of B differ;
     /// [`matexp_core::Error::InvalidArgument`] if the m×n product cannot be stored (a 2⁴⁰×0
-    /// times 0×2⁴⁰ product has 2⁸⁰ entries).
+    /// times 0×2⁴⁰ product would have 2⁸⁰ entries).
     pub fn matmul(&self, b: &Matrix<S>) -> Result<Matrix<S>> {
         check_dim(
             "matmul: inner dimension (B rows vs A columns)",
