@@ -11,6 +11,8 @@ mod package;
 mod records;
 mod report;
 mod test;
+#[cfg(test)]
+mod tidy;
 mod util;
 
 use std::process::ExitCode;

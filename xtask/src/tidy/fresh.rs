@@ -1,0 +1,1 @@
+//! Freshness of generated files (filled in by a later change).

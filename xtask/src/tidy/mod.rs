@@ -1,0 +1,41 @@
+//! Repository rules that run as plain `cargo test` (so inside `cargo xtask test` and CI)
+//! and need no tool beyond cargo: no nvcc, no network.
+//!
+//! * [`layers`]: the crate dependency graph against the layer table of `docs/architecture.md`.
+//! * [`figures`]: no benchmark figure (a time, a bandwidth, a speed-up, a GPU model) in the
+//!   library sources; measured figures live in `bench-results/`.
+//! * [`fresh`]: generated files (PTX, Rust bindings, README tables) match their sources.
+
+mod figures;
+mod fresh;
+mod layers;
+
+use std::path::{Path, PathBuf};
+
+/// The workspace root (xtask sits one folder below it).
+fn root() -> PathBuf {
+    crate::util::workspace_root()
+}
+
+/// A file of the workspace as text; a missing file is a test failure naming it.
+fn read(rel: impl AsRef<Path>) -> String {
+    let path = root().join(rel.as_ref());
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+/// The text between `<!-- NAME:begin -->` and `<!-- NAME:end -->`, exclusive, or `None` when
+/// either marker is missing.
+fn marked<'a>(text: &'a str, name: &str) -> Option<&'a str> {
+    let begin = format!("<!-- {name}:begin -->");
+    let end = format!("<!-- {name}:end -->");
+    let start = text.find(&begin)? + begin.len();
+    let stop = start + text[start..].find(&end)?;
+    Some(&text[start..stop])
+}
+
+#[test]
+fn marked_blocks_are_found_between_their_markers() {
+    let text = "a <!-- x:begin -->\nin\n<!-- x:end --> b";
+    assert_eq!(marked(text, "x"), Some("\nin\n"));
+    assert_eq!(marked(text, "y"), None);
+}
