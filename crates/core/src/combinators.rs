@@ -85,6 +85,19 @@ impl<B: Backend, S: Scalar, Op: LinearOperator<B, S>> LinearOperator<B, S> for S
     fn norm_bound(&self) -> Option<f64> {
         Some(self.inner.norm_bound()? * self.factor.to_c64().norm())
     }
+    fn hermitian_part_bounds(&self) -> Option<(f64, f64)> {
+        // H(cA) = c·H(A) for real c; a complex c mixes in the skew part, which is not known.
+        let c = self.factor.to_c64();
+        if c.im != 0.0 {
+            return None;
+        }
+        let (lo, hi) = self.inner.hermitian_part_bounds()?;
+        Some(if c.re >= 0.0 {
+            (c.re * lo, c.re * hi)
+        } else {
+            (c.re * hi, c.re * lo)
+        })
+    }
 }
 
 /// `A + σI` for a real shift `σ`.
@@ -147,6 +160,10 @@ impl<B: Backend, S: Scalar, Op: LinearOperator<B, S>> LinearOperator<B, S> for S
     }
     fn norm_bound(&self) -> Option<f64> {
         Some(self.inner.norm_bound()? + self.sigma.abs())
+    }
+    fn hermitian_part_bounds(&self) -> Option<(f64, f64)> {
+        let (lo, hi) = self.inner.hermitian_part_bounds()?;
+        Some((lo + self.sigma, hi + self.sigma))
     }
     fn shifted_step(
         &self,
@@ -232,6 +249,14 @@ impl<B: Backend, S: Scalar, A: LinearOperator<B, S>, C: LinearOperator<B, S>> Li
     }
     fn norm_bound(&self) -> Option<f64> {
         Some(self.a.norm_bound()? + self.b.norm_bound()?)
+    }
+    fn hermitian_part_bounds(&self) -> Option<(f64, f64)> {
+        // H(A + B) = H(A) + H(B) (Weyl).
+        let (p, q) = (
+            self.a.hermitian_part_bounds()?,
+            self.b.hermitian_part_bounds()?,
+        );
+        Some((p.0 + q.0, p.1 + q.1))
     }
 }
 

@@ -119,6 +119,22 @@ pub trait LinearOperator<B: Backend, S: Scalar>: Send + Sync {
         false
     }
 
+    /// Bounds `(lo, hi)` on the spectrum of the Hermitian part H = (A + Aᴴ)/2 if the operator
+    /// knows them cheaply: `hi` bounds the logarithmic norm μ₂(A), so ‖e^{tA}‖₂ ≤ e^{t·hi} for
+    /// t ≥ 0 and ≤ e^{t·lo} for t ≤ 0 (Dahlquist 1958; Söderlind, BIT 46, 2006). The methods
+    /// use them to bound how much an error committed on the way is amplified by the rest
+    /// of the propagation. The default is the real part of
+    /// [`spectral_bounds`](Self::spectral_bounds) for a Hermitian operator (H = A) and `None`
+    /// otherwise; explicit matrices give Gershgorin's bound on H,
+    /// `max_i (Re a_ii ± (Σ_{j≠i}|a_ij| + Σ_{j≠i}|a_ji|)/2)`.
+    fn hermitian_part_bounds(&self) -> Option<(f64, f64)> {
+        if self.is_hermitian() {
+            self.spectral_bounds().map(|b| (b.re_min, b.re_max))
+        } else {
+            None
+        }
+    }
+
     /// An upper bound on ‖A‖₂ if the operator knows one cheaply (for example `max_i Σ_j |a_ij|`
     /// for a symmetric matrix, or the analytic norm of a stencil); `None` asks the caller to
     /// estimate. Methods that need a norm (Taylor's degree selection) use it before
@@ -321,6 +337,23 @@ impl<S: Scalar> LinearOperator<CpuBackend, S> for DenseMatrixOperator<S> {
     }
     fn is_hermitian(&self) -> bool {
         self.hermitian
+    }
+    fn hermitian_part_bounds(&self) -> Option<(f64, f64)> {
+        if self.n != self.m || self.n == 0 {
+            return None;
+        }
+        // Gershgorin discs of H = (A + Aᴴ)/2 itself: h_ij = (a_ij + conj(a_ji))/2.
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for i in 0..self.n {
+            let c = self.get(i, i).to_c64().re;
+            let r: f64 = (0..self.n)
+                .filter(|&j| j != i)
+                .map(|j| (self.get(i, j).to_c64() + self.get(j, i).to_c64().conj()).norm() / 2.0)
+                .sum();
+            lo = lo.min(c - r);
+            hi = hi.max(c + r);
+        }
+        (lo.is_finite() && hi.is_finite()).then_some((lo, hi))
     }
 }
 

@@ -81,6 +81,7 @@ pub mod leja;
 pub mod magnus;
 mod method;
 mod options;
+mod propagation;
 mod report;
 pub mod rk;
 mod taylor;

@@ -67,6 +67,11 @@ impl<B: Backend, S: Scalar, O: LinearOperator<B, S>> LinearOperator<B, S> for Co
     fn norm_bound(&self) -> Option<f64> {
         self.informed.then(|| self.inner.norm_bound()).flatten()
     }
+    fn hermitian_part_bounds(&self) -> Option<(f64, f64)> {
+        self.informed
+            .then(|| self.inner.hermitian_part_bounds())
+            .flatten()
+    }
 }
 
 /// 1D Laplacian tridiag(1, −2, 1)·(n+1)², ‖A‖ ≈ 4(n+1)².

@@ -52,35 +52,6 @@ fn run<'a, M: ExpmvMethod<'a, CpuBackend, f64>>(
     }
 }
 
-/// Confident wrong answers not yet fixed: (case, method, cause). A listed case that starts
-/// to pass does not fail the test; an unlisted miss does.
-const KNOWN_MISSES: &[(&str, &str, &str)] = &[
-    (
-        "pascal_generator_n60_s1/mixed",
-        "*",
-        "e^{A}v = P·v for the Pascal matrix P and v of alternating sign: the entries of P \
-         (up to C(60, 30) ≈ 1.2·10¹⁷) cancel to a result of norm ≈ 1, a condition number of \
-         about 10¹⁷ for v ↦ e^{A}v that no estimate sees (their terms and states are not \
-         large; the loss is in the propagation of the state's rounding)",
-    ),
-    (
-        "pascal_generator_n30_s1/mixed",
-        "*",
-        "the same at order 30 (C(30, 15) ≈ 1.6·10⁸): errors 3·10⁻⁸ to 9·10⁻⁵",
-    ),
-    (
-        "pascal n=10",
-        "leja",
-        "Leja at rtol 1e-10: error 1.27e-10 for an estimate of 5.8e-11",
-    ),
-];
-
-fn known(name: &str, method: &str) -> bool {
-    KNOWN_MISSES
-        .iter()
-        .any(|&(c, m, _)| c == name && (m == "*" || m == method))
-}
-
 /// Products allowed to Taylor (Pascal of order 50 at rtol 10⁻¹⁰ needs 2.5·10⁶ of them on a
 /// dense operator, seconds at opt-level 1; the cap makes it a typed refusal instead).
 const TAYLOR_CAP: usize = 200_000;
@@ -163,7 +134,6 @@ fn check_all(
         // A NaN error counts as a miss.
         if let Outcome::Converged(e, _) = o
             && (e.is_nan() || e > rtol)
-            && !known(name, method)
         {
             bad.push(format!("{name} {method} rtol {rtol:.0e}: {line}"));
         }
@@ -247,5 +217,6 @@ fn taylor_series_of_a_nilpotent_operator_ends_exactly() {
     let mut w = vec![0.0; c.n];
     let r = tay.expmv(&op, 1.0, &c.v, &mut w).unwrap();
     assert!(rel_err(&w, &c.expmv) <= 1e-14, "{r}");
-    assert!(r.converged && r.rel_error_estimate <= 1e-12, "{r}");
+    // The floor includes the rounding as e^{A} propagates it (entries up to 36 here).
+    assert!(r.converged && r.rel_error_estimate <= 1e-11, "{r}");
 }

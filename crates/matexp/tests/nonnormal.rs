@@ -12,30 +12,6 @@ use matexp::{CpuBackend, DenseMatrixOperator, Method, Options, TaylorOptions, ex
 use matexp_testkit::nonnormal::{pascal_lower, scipy_expm_cases, unipotent_expmv};
 use matexp_testkit::rel_err;
 
-/// Confident wrong answers not yet fixed, shared with the solvers' own non-normal suite
-/// (`matexp-integrators/tests/nonnormal.rs`): (case, method that answered, cause). A listed
-/// case that starts to pass does not fail the test; an unlisted miss does.
-const KNOWN_MISSES: &[(&str, &str, &str)] = &[
-    (
-        "pascal_generator_n60_s1/mixed",
-        "*",
-        "e^{A}v = P·v for the Pascal matrix P and v of alternating sign: the entries of P \
-         (up to C(60, 30) ≈ 1.2·10¹⁷) cancel to a result of norm ≈ 1, a condition number of \
-         about 10¹⁷ for v ↦ e^{A}v that no estimate sees",
-    ),
-    (
-        "pascal_generator_n30_s1/mixed",
-        "*",
-        "the same at order 30 (C(30, 15) ≈ 1.6·10⁸)",
-    ),
-];
-
-fn known(name: &str, method: &str) -> bool {
-    KNOWN_MISSES
-        .iter()
-        .any(|&(c, m, _)| c == name && (m == "*" || m == method))
-}
-
 /// Products allowed to the Taylor fallback, so that a call it cannot afford is a typed
 /// refusal and the test stays fast (Pascal of order 50 at rtol 10⁻¹⁰ would need millions).
 const TAYLOR_CAP: usize = 200_000;
@@ -87,7 +63,7 @@ fn check_auto(
                 r.matvecs
             );
             // A NaN error counts as a miss.
-            let bad = r.converged && (err.is_nan() || err > rtol) && !known(name, r.method);
+            let bad = r.converged && (err.is_nan() || err > rtol);
             (line, bad)
         }
         Err(e) => (

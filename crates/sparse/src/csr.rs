@@ -43,6 +43,7 @@ pub struct CsrMatrix<S: Scalar, I: CsrIndex = u32> {
     values: Vec<S>,
     hermitian: OnceLock<bool>,
     bounds: OnceLock<Option<SpectralBounds>>,
+    hermitian_part: OnceLock<Option<(f64, f64)>>,
 }
 
 impl<S: Scalar, I: CsrIndex> fmt::Debug for CsrMatrix<S, I> {
@@ -142,6 +143,7 @@ impl<S: Scalar, I: CsrIndex> CsrMatrix<S, I> {
             values,
             hermitian: OnceLock::new(),
             bounds: OnceLock::new(),
+            hermitian_part: OnceLock::new(),
         }
     }
 
@@ -453,6 +455,30 @@ impl<S: Scalar, I: CsrIndex> CsrMatrix<S, I> {
     /// imaginary spectrum. O(nnz), not cached.
     pub fn is_skew_hermitian(&self) -> bool {
         self.transpose_relation(|w| -w.conj())
+    }
+
+    /// Bounds `(lo, hi)` on the spectrum of the Hermitian part (A + Aᴴ)/2
+    /// ([`crate::hermitian_part_bounds`]; the Gershgorin interval itself for a
+    /// Hermitian matrix). `None` for non-square or empty matrices. Cached; O(nnz).
+    pub fn hermitian_part_bounds(&self) -> Option<(f64, f64)> {
+        *self.hermitian_part.get_or_init(|| {
+            if self.nrows() != self.ncols() || self.nrows() == 0 {
+                return None;
+            }
+            if self.is_hermitian() {
+                return self.gershgorin().map(|b| (b.re_min, b.re_max));
+            }
+            if self.is_skew_hermitian() {
+                // A + Aᴴ = 0: the Gershgorin radii of the sum would not see the cancellation.
+                return Some((0.0, 0.0));
+            }
+            crate::gershgorin::hermitian_part_bounds(
+                self.nrows(),
+                self.row_ptr(),
+                self.col_idx(),
+                Some(self.values()),
+            )
+        })
     }
 
     /// Gershgorin bounds: every eigenvalue lies in a disc centred at a_ii with radius

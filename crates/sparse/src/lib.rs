@@ -77,7 +77,7 @@ mod raw;
 mod sprs_interop;
 
 pub use csr::CsrMatrix;
-pub use gershgorin::gershgorin_box;
+pub use gershgorin::{gershgorin_box, hermitian_part_bounds};
 pub use index::CsrIndex;
 pub use pattern::PatternCsr;
 pub use raw::validate as validate_csr;

@@ -257,6 +257,9 @@ impl<S: Scalar, I: CsrIndex> LinearOperator<CpuBackend, S> for CsrMatrix<S, I> {
     fn is_hermitian(&self) -> bool {
         CsrMatrix::is_hermitian(self)
     }
+    fn hermitian_part_bounds(&self) -> Option<(f64, f64)> {
+        CsrMatrix::hermitian_part_bounds(self)
+    }
     fn shifted_step(
         &self,
         _: &CpuBackend,

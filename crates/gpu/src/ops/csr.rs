@@ -84,6 +84,8 @@ pub struct GpuCsr<S: Scalar> {
     values: DeviceBuffer<u8>,
     kernel: SpmvKernel,
     disc_box: (f64, f64, f64, f64),
+    /// Gershgorin bounds on the Hermitian part ([`matexp_sparse::hermitian_part_bounds`]).
+    hermitian_part: Option<(f64, f64)>,
     hermitian: bool,
     /// A = −Aᴴ: the spectrum is imaginary and the bounds are the disc box's imaginary side.
     skew_hermitian: bool,
@@ -137,6 +139,11 @@ impl<S: Scalar> GpuCsr<S> {
         vals.upload(scalar::as_bytes(values))?;
         Ok(GpuCsr {
             disc_box: gershgorin_box(nrows, row_ptr, col_idx, Some(values)),
+            hermitian_part: if nrows == ncols {
+                matexp_sparse::hermitian_part_bounds(nrows, row_ptr, col_idx, Some(values))
+            } else {
+                None
+            },
             st,
             values: vals,
             kernel: SpmvKernel::Auto,
@@ -403,6 +410,15 @@ impl<S: Scalar> LinearOperator<GpuBackend, S> for GpuCsr<S> {
     }
     fn is_hermitian(&self) -> bool {
         self.hermitian
+    }
+    fn hermitian_part_bounds(&self) -> Option<(f64, f64)> {
+        if self.hermitian {
+            self.spectral_bounds().map(|b| (b.re_min, b.re_max))
+        } else if self.skew_hermitian {
+            Some((0.0, 0.0))
+        } else {
+            self.hermitian_part
+        }
     }
     /// One pass (`spmv_csr_lanczos`): the product, the β_j·q_{j−1} subtraction and the
     /// step's sums together, reduced on the device into `sums`.

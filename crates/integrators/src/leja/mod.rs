@@ -223,7 +223,7 @@ mod newton;
 mod options;
 mod report;
 mod solver;
-mod spectrum;
+pub(crate) mod spectrum;
 mod workspace;
 
 pub use options::{LejaMethod, LejaOptions, Progress, ProgressFn};

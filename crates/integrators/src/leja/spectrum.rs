@@ -218,7 +218,7 @@ fn check_bounds_finite(b: &SpectralBounds) -> Result<()> {
 }
 
 /// A seeded unit vector (SplitMix64, uniform entries in [−1, 1)) on the host.
-fn start_vector<S: Scalar>(n: usize) -> Vec<S> {
+pub(crate) fn start_vector<S: Scalar>(n: usize) -> Vec<S> {
     let mut state: u64 = 0x6c65_6a61_7370_6563;
     let mut next = || {
         state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);

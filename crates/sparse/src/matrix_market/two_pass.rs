@@ -19,8 +19,8 @@ use std::path::Path;
 /// and u32 indices about 0.4 GB plus 8 bytes per node, where
 /// [`MatrixMarketReader::read_pattern`] holds the triplets besides (about twice that).
 ///
-/// **Time.** Two parses of the text (about 1–2 s per 10⁷ lines on one core) and a parallel
-/// row sort.
+/// **Time.** Two parses of the text, O(lines) each, and a parallel row sort,
+/// O(nnz log(nnz / n)) (one parse's rate: `bench-results/notes/tuning.md`).
 ///
 /// The result equals [`MatrixMarketReader::read_pattern`]'s: canonical rows, symmetric kinds
 /// mirrored (one triangle per file, as there), values checked to be finite numbers and dropped.
