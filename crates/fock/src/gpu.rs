@@ -18,8 +18,8 @@
 //! one is used; the neighbours `x[i ± Δ]` are reused from cache when the Δ strides are short.
 //!
 //! The generic kernels loop over the sites with a run-time trip count and a branch around
-//! every hop, so a row waits for its `2(M−1)` gathers of `x` one after the other: on an H200
-//! they run at about 5× their bytes floor, bound by memory latency, not bandwidth.
+//! every hop, so a row waits for its `2(M−1)` gathers of `x` one after the other: they are
+//! bound by memory latency, not bandwidth (measurements: `bench-results/notes/tuning.md`).
 //! [`GpuLookup::DeltaFixed`] computes every hop column of a row first and then issues all
 //! gathers together (one kernel per `M`, 32-bit index arithmetic while `D` allows); its
 //! launch is tuned by [`GpuLaunch`].
@@ -77,11 +77,9 @@ pub enum GpuLookup {
     /// `DeltaPacked` (the same bits). Registers (sm_90): 96 (c64) and 64 (c32) at M = 8, up
     /// to ~200 at M ≥ 14; the grid is sized to the occupancy the driver reports.
     ///
-    /// H200, M = 8, N = 30 / 40 (D = 1.0·10⁷ / 6.3·10⁷): c64 0.295 / 1.90 ms (DeltaPacked
-    /// 0.457 / 3.18 ms, cuSPARSE on the assembled CSR 1.10 / 7.05 ms), c32 0.205 / 1.22 ms
-    /// (DeltaPacked 0.391 / 2.65 ms); 1.5–1.6× DeltaPacked at M = 10 and 12 as well, but
-    /// 0.81× at M = 16 (N = 10), where ~180 registers leave too few warps: prefer
-    /// `DeltaPacked` for M ≥ 14.
+    /// The registers grow with `M`, and from M ≥ 14 they leave too few warps resident to
+    /// hide the gathers' latency: prefer `DeltaPacked` there. Measured times against
+    /// `DeltaPacked` and cuSPARSE: `bench-results/notes/tuning.md` and the `gpu_fock` records.
     DeltaFixed,
 }
 
@@ -93,9 +91,9 @@ pub struct GpuLaunch {
     /// 256 for the generic kernels; for `DeltaFixed`, 128 or 256, whichever keeps more warps
     /// resident (256 on a tie), as the driver computes from the kernel's registers. Smaller
     /// blocks let a kernel with many registers keep more warps resident: at M = 8 the c64
-    /// kernel (96 registers) holds 16 warps per SM in blocks of 256 and 20 in blocks of 128,
-    /// and runs 1.14× faster in the latter on an H200; the c32 one (64 registers) holds 32
-    /// either way.
+    /// kernel (96 registers) holds 16 warps per SM in blocks of 256 and 20 in blocks of 128
+    /// (the faster of the two, `bench-results/notes/tuning.md`); the c32 one (64 registers)
+    /// holds 32 either way.
     pub block: u32,
     /// [`GpuLookup::DeltaFixed`] only: use the 64-bit-index kernels even where 32-bit indices
     /// fit (to measure what the narrow indices gain).

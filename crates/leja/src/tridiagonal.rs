@@ -14,8 +14,8 @@
 //! few `ε·‖T‖₂` (O(n²) in all; for a random T of order 500 with ‖T‖ ≈ 2·10³ the largest
 //! difference to LAPACK's `dstevd` fell from 1.1·10⁻¹¹ to 3·10⁻¹²), which is what Lanczos
 //! for `e^{−itH}` at large `‖tH‖` needs, since an eigenvalue error δ becomes a phase error
-//! `t·δ`. The refinement is a third to 40 % of [`symmetric_tridiagonal_rotations`] (0.9 of
-//! 2.2–2.9 ms at order 267 on one host, 1.5 of 4.6 ms on another, measured); [`symmetric_tridiagonal_rotations_unrefined`] leaves it
+//! `t·δ`. The refinement, O(n²) like the sweeps, is a sizeable part of
+//! [`symmetric_tridiagonal_rotations`] (measured share: `bench-results/notes/tuning.md`); [`symmetric_tridiagonal_rotations_unrefined`] leaves it
 //! out for uses where `|t|·64ε·‖T‖` is far below the accuracy asked for. Where only the
 //! extreme eigenvalues are needed, [`symmetric_tridiagonal_extreme_eigenvalues`] bisects
 //! them from the Gershgorin interval in `O(n)` per Sturm count (about 50 counts each,

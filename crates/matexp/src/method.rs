@@ -44,19 +44,8 @@ impl Method {
     ///
     /// Leja and Taylor are never chosen automatically; name them to use them.
     ///
-    /// **Measurements behind the rule.** Products are exact counts (they do not depend on the
-    /// machine); times are medians on a 2-core CPU in release builds. rtol 10⁻⁵, from the
-    /// `expmv` benchmark suite's records (`bench-results/`):
-    ///
-    /// | Hermitian problem | Lanczos | Leja | Arnoldi | Taylor |
-    /// |---|---|---|---|---|
-    /// | 3D Laplacian N = 32, h = 0.1 (‖tA‖ ≈ 1200) | 62 / 34 ms | 178 / 25 ms | 248 / 159 ms | 1850 / 607 ms |
-    /// | 3D Laplacian N = 48, h = 0.1 | 97 / 109 ms | 407 / 158 ms | 403 / 841 ms | 4255 / 5.1 s |
-    /// | 3D Laplacian N = 32, h = 0.01 | 40 / 17 ms | 37 / 8 ms | 93 / 63 ms | 175 / 50 ms |
-    /// | spin bath L = 12, e^{−i·20H} | 44 / 7.1 ms | 246 / 24 ms | 124 / 34 ms | 630 / 182 ms |
-    /// | spin bath L = 14, e^{−i·20H} | 44 / 23 ms | 246 / 95 ms | 155 / 142 ms | 645 / 589 ms |
-    ///
-    /// and products at rtol 10⁻⁸ from the facade's `choose_method` example (exp; φ₀ and φ₁
+    /// **Products behind the rule.** Product counts are exact (they do not depend on the
+    /// machine). At rtol 10⁻⁸, from the facade's `choose_method` example (exp; φ₀ and φ₁
     /// together):
     ///
     /// | problem | Lanczos | Leja | Arnoldi | Taylor |
@@ -67,21 +56,20 @@ impl Method {
     /// | the same, Péclet 1000·h | — | 3306; 6612 | 744; 1457 | 3758; — |
     ///
     /// Lanczos needs the fewest products on every Hermitian problem but the smallest-norm ones
-    /// (where Leja saves a few products, and its products without inner products are cheaper:
-    /// up to 2× faster at ‖tA‖ ≈ 100), and computes every φ_j from one basis. For the
-    /// nonsymmetric convection–diffusion operator Arnoldi needs 4.5–7× fewer products than
-    /// Leja (whose focal interval comes from a power-iteration box that is wide for a
-    /// nonnormal operator) and than Taylor. The rule is the same for every backend: GPU runs
+    /// (where Leja saves a few products, and its products without inner products are cheaper),
+    /// and computes every φ_j from one basis. For the nonsymmetric convection–diffusion
+    /// operator Arnoldi needs several times fewer products than Leja (whose focal interval
+    /// comes from a power-iteration box that is wide for a nonnormal operator) and than
+    /// Taylor. Times of every method on the `expmv` suite's problems, CPU and GPU:
+    /// `bench-results/notes/tuning.md` and the records beside it. The rule is the same for every backend: GPU runs
     /// of all methods on one problem (the facade's `gpu_facade` test prints them) are the
     /// measurement that could make Leja, whose GPU step is one fused pass without inner
     /// products, the choice there for Hermitian problems of small norm.
     ///
-    /// Since Leja takes long substeps for diffusion on large problems, seed 000's Table 12
-    /// (3D Laplacian N = 256, h = 0.01, f64, one H200, `gpu_stencil` bench) measures Leja
-    /// 321 products / 57 ms against Lanczos 288 / 71 ms on the matrix-free stencil, and
-    /// 321 / 212 ms against 273 / 181 ms on the CSR matrix. The rule is unchanged (Leja wins
-    /// only on the stencil, for a diffusion operator with exact bounds); name Leja for such
-    /// runs.
+    /// Leja takes long substeps for diffusion on large problems: on seed 000's Table 12 it
+    /// runs more products than Lanczos (321 against 273–288) but no inner products, and wins
+    /// on the matrix-free stencil, a diffusion operator with exact bounds, while Lanczos wins
+    /// on the CSR matrix. The rule is unchanged; name Leja for such runs.
     pub fn resolve<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
         self,
         op: &O,

@@ -22,8 +22,8 @@ pub enum Pointwise {
     /// on the CPU and for `f64` on the GPU, `__expf` and `__fdividef` for `f32` on the GPU.
     /// For `f32` this is as accurate as the data; for `f64` it trades accuracy for speed,
     /// like the seed's fast-math rows. On the CPU it is not faster than the full variant
-    /// (glibc's `exp` is table-driven; measured 1.5–1.9 ms against 1.3–1.7 ms at 64³ on a
-    /// busy 2-core host): it is there so that both backends offer the same two functions.
+    /// (glibc's `exp` is table-driven; `bench-results/notes/tuning.md`): it is there so that
+    /// both backends offer the same two functions.
     CombustionFast,
 }
 

@@ -192,11 +192,10 @@ impl<S: Scalar> GpuCsr<S> {
     /// Whether Lanczos runs the deferred step form on this matrix
     /// ([`LinearOperator::lanczos_advance`], `spmv_csr_lanczos_advance`: q_{j+1} formed from
     /// w and q_j at every gather, no update pass). Off by default: a CSR product gathers
-    /// each x entry once per stored entry, so forming it there doubles the gathers, and on
-    /// an H200 the saved update pass (3n of traffic) did not pay for them — the same step
-    /// time on the 3D Laplacian (0.69 ms at N = 256, f64), 13 % slower end to end on the
-    /// c64 spin bath of seed 000 Table 10 (`bench-results/`). Stencils, which load each
-    /// value once, take it by default.
+    /// each x entry once per stored entry, so forming it there doubles the gathers, against
+    /// a saved update pass of 3n of traffic, which did not pay for them on the seed 000
+    /// matrices (`bench-results/notes/tuning.md`). Stencils, which load each value once,
+    /// take it by default.
     pub fn with_deferred_lanczos(mut self, deferred: bool) -> Self {
         self.set_deferred_lanczos(deferred);
         self

@@ -21,18 +21,10 @@ use std::sync::Arc;
 
 /// The most blocks of a fused Lanczos product (`spmv_csr_lanczos`, its deferred advance)
 /// with a thread per row; with several lanes per row the cap is `MX_MAX_PARTIALS` (16384).
-/// The product grid-strides over its row groups. Measured on an H200:
-/// * seed 000's Table 12 matrix (16.7 M rows of the 3D Laplacian, a thread per row, 65536
-///   row groups; `benches/experiments/lanczos_csr_forms.cu grids`, three passes each): 8192
-///   blocks 831 µs, 12288 666 µs, 16384 577 µs, 20480 516 µs, 24576 508 µs, 32768 577 µs,
-///   49152 621 µs, 65536 (no striding) 654 µs, against 494 µs for the plain SpMV; in the
-///   `gpu_expmv` bench its Lanczos step went from 0.678 to 0.615 ms.
-/// * seed 000's Table 10 matrix (2.1 M rows of 40 entries, 8 lanes per row, 65536 groups
-///   of 32 rows, complex): 16384 blocks 0.626 ms a step, 24576 0.660 ms, 21846 0.690 ms
-///   (separate runs), so the vector mapping keeps 16384.
-///
-/// Too few blocks leave the memory underused (one wave of 8 per SM measured 2.3× slower);
-/// too many pay a block reduction and a row of partials per row group. Fewer row groups
+/// The product grid-strides over its row groups. Too few blocks leave the memory underused;
+/// too many pay a block reduction and a row of partials per row group. The value is the
+/// minimum of a grid sweep on seed 000's Table 12 matrix (the sweep, and the Table 10 matrix's
+/// that keeps the vector mapping at 16384: `bench-results/notes/tuning.md`). Fewer row groups
 /// than the cap are not strided at all.
 pub(crate) const LANCZOS_GRID: u32 = 24576;
 /// Capacity in rows of the fused products' block-row buffer: the larger of the fused Leja
@@ -91,9 +83,9 @@ impl fmt::Display for SpmvKernel {
 /// whole warp per row when rows are skewed (longest row above 16 times the mean, as in
 /// power-law graphs), which balances the long rows against the short ones.
 ///
-/// Measured on an H200 (bench `gpu_spmv`): the 3D Laplacian (7 per row) runs fastest with one
-/// thread per row, the spin bath as stored in the thesis (34–40 per row) with 8 lanes, a
-/// Barabási–Albert graph (mean 20, hubs of thousands) with 32.
+/// The rule picks the fastest mapping of the `gpu_spmv` bench on its three kinds of matrix
+/// (one thread per row for 7 per row, 8 lanes for 34–40, 32 for a power-law graph; see
+/// `bench-results/notes/tuning.md`).
 pub fn auto_lanes(nrows: usize, nnz: usize, max_row: usize) -> u32 {
     if nrows == 0 {
         return 1;
@@ -347,8 +339,9 @@ impl CsrStructure {
         y_next: u64,
         acc: u64,
     ) -> Result<PendingSlot> {
-        // Many blocks (a capped grid) keep the memory busy: one wave of 8 per SM measured
-        // 2.3× slower. Their rows are folded before the finish (`fold_block_rows`).
+        // Many blocks (a capped grid) keep the memory busy, where one wave of blocks leaves
+        // it underused (`LANCZOS_GRID`). Their rows are folded before the finish
+        // (`fold_block_rows`).
         let rows_per_block = (MX_REDUCE_THREADS >> log2) as usize;
         let grid = self
             .nrows

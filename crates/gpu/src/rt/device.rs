@@ -22,7 +22,7 @@ pub const MAX_DEVICES: usize = 32;
 pub struct DeviceInfo {
     /// CUDA ordinal.
     pub ordinal: usize,
-    /// Marketing name, e.g. `NVIDIA H200`.
+    /// The name the driver reports (`cuDeviceGetName`).
     pub name: String,
     /// Compute capability (major, minor), e.g. (9, 0).
     pub compute_capability: (i32, i32),

@@ -117,9 +117,10 @@ pub(crate) static SSQ_FINISH: Kernel = Kernel::new(&STENCIL_PTX, "stencil_ssq_fi
 
 /// Which kernel runs the products (and, for `Optimized` and `Marching`, the fused step).
 ///
-/// Cost model at 256³ `f64` (one `(αA + βI)x`: 134 MB read, 134 MB written): all three move
-/// about the same DRAM bytes; what differs is how many bytes each SM keeps in flight, which
-/// bounds a streaming kernel (Little's law: about 25 KB per SM on an H100/H200).
+/// Cost model: one `(αA + βI)x` on `N³` points reads and writes `N³` scalars each, and all
+/// three kernels move about the same DRAM bytes; what differs is how many bytes each SM keeps
+/// in flight, which bounds a streaming kernel (Little's law: bytes in flight = bandwidth ×
+/// latency).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum StencilKernel {
     /// One thread per point, all seven values loaded from global memory (the z neighbours
@@ -401,8 +402,7 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
             && self.coef.is_none()
             && self.prefetch == 0
             && self.march_block.is_none();
-        // Periodic f64 runs no faster stacked than in `march` (H200, 256³: 84.7–87.7 µs
-        // against 84.5 µs; f32 54.2 against 61.3 µs).
+        // Periodic f64 runs no faster stacked than in `march` (bench-results/notes/tuning.md).
         let periodic_f64 = v == 3 && std::mem::size_of::<S>() == 8;
         let f = MARCH_STACK[v]
             .as_ref()
@@ -573,8 +573,9 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
     /// set by [`GpuStencil::with_march_block`], the product runs the stacked kernel: each
     /// thread owns four grid rows of one x column, so the y-neighbours inside its stack come
     /// from its own registers. The sums are `march`'s in the same order (the same bits).
-    /// Cost at 256³ `f64` on an H200: one read of x and one write of y at about 1.2× the copy
-    /// bandwidth's time, against 1.3× for `march`.
+    /// Cost: one read of x and one write of y, `2·N³` scalars of traffic, as `march`; the stack
+    /// keeps more bytes in flight per thread (measured against the copy bandwidth:
+    /// `bench-results/notes/tuning.md`).
     ///
     /// # Errors
     /// As [`GpuStencil::apply_affine`].
@@ -1042,10 +1043,8 @@ pub fn march_zchunk(n: usize, planes: usize, block: (u32, u32), sms: u32) -> u32
 /// The block of the streaming kernels (product, fused step, Lanczos passes) on a grid of `n`
 /// points per axis: rows as wide as the grid up to 256 threads (a multiple of 32), 512
 /// threads in all (256×2 at N = 256, 128×4 at 128, 32×16 below 33). Wide rows leave fewer
-/// in-plane neighbours outside the block, which come from L2 instead of L1. Measured on an
-/// H200 at 256³ `f64`: the Lanczos advance took 171 µs in 256×2 blocks, 190 µs in 64×8 or
-/// 128×4 and 205 µs in 32×8 (the Lanczos product 125–129 µs in all of them); the product
-/// 82–84 µs in 256×2, 128×4, 64×8 or 32×16 and 91–95 µs in 32×8 (the default before).
+/// in-plane neighbours outside the block, which come from L2 instead of L1 (the block sweep
+/// behind the shape: `bench-results/notes/tuning.md`).
 pub fn stream_block(n: usize) -> (u32, u32) {
     let x = (n.clamp(1, 256).div_ceil(32) * 32) as u32;
     (x, MX_MARCH_MAX_THREADS / x)
