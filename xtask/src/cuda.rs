@@ -21,6 +21,7 @@
 //! 13.0 driver rejects); when `.tools/nvcc` is missing it is created with
 //! `python3 -m venv .tools/nvcc && .tools/nvcc/bin/pip install <pins>`.
 
+use crate::ptx_stamp;
 use crate::util::{cargo, ensure_python_venv, workspace_root};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -42,6 +43,20 @@ const COMMON_FLAGS: [&str; 4] = [
     "all-warnings",
     "-Xptxas=-warn-spills",
 ];
+
+/// Flags of the PTX pass, after [`COMMON_FLAGS`].
+const PTX_FLAGS: [&str; 2] = ["-arch=compute_80", "-ptx"];
+
+/// What besides the sources decides the PTX bytes: the nvcc pin and the flags. Part of every
+/// source stamp ([`crate::ptx_stamp`]).
+pub(crate) fn ptx_toolchain() -> Vec<&'static str> {
+    NVCC_PINS
+        .iter()
+        .chain(&COMMON_FLAGS)
+        .chain(&PTX_FLAGS)
+        .copied()
+        .collect()
+}
 
 /// Entry point of `cargo xtask cuda`.
 pub fn run(args: &[String]) -> Result<(), String> {
@@ -86,18 +101,31 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     let nvcc = ensure_nvcc(&root)?;
     if !report_only {
+        let mut stamps: BTreeMap<PathBuf, Vec<String>> = BTreeMap::new();
         for src in &sources {
             let out = src.crate_dir.join("ptx");
             std::fs::create_dir_all(&out).map_err(|e| format!("create {}: {e}", out.display()))?;
-            let ptx = out.join(ptx_name(&src.path));
+            let name = ptx_name(&src.path);
+            let ptx = out.join(&name);
             compile_ptx(&root, &nvcc, src, &ptx)?;
-            let bytes = std::fs::metadata(&ptx).map(|m| m.len()).unwrap_or(0);
+            let bytes = std::fs::read(&ptx).map_err(|e| format!("read {}: {e}", ptx.display()))?;
+            let source =
+                ptx_stamp::source_hash(&root, &src.crate_dir, &src.path, &ptx_toolchain())?;
+            stamps
+                .entry(out)
+                .or_default()
+                .push(ptx_stamp::line(&name, source, &bytes));
             println!(
                 "cuda: {} -> {} ({} KiB)",
                 rel(&root, &src.path),
                 rel(&root, &ptx),
-                bytes / 1024
+                bytes.len() / 1024
             );
+        }
+        for (dir, lines) in stamps {
+            let path = dir.join(ptx_stamp::STAMPS);
+            std::fs::write(&path, ptx_stamp::file_text(&lines))
+                .map_err(|e| format!("write {}: {e}", path.display()))?;
         }
     }
     resource_report(&root, &nvcc, &sources)
@@ -159,11 +187,11 @@ fn find_nvcc(venv: &Path) -> Option<PathBuf> {
 
 /// One kernel source and the crate folder that owns it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Source {
+pub(crate) struct Source {
     /// The crate's folder (absolute).
-    crate_dir: PathBuf,
+    pub(crate) crate_dir: PathBuf,
     /// `<crate_dir>/kernels/<name>.cu`.
-    path: PathBuf,
+    pub(crate) path: PathBuf,
 }
 
 /// Crate folders that may hold kernels: the workspace root's subfolders and `crates/*`,
@@ -184,7 +212,7 @@ fn crate_dirs(root: &Path) -> Vec<PathBuf> {
 }
 
 /// `<crate>/kernels/*.cu` of every crate folder, sorted (cuda-sys first).
-fn kernel_sources(root: &Path) -> Result<Vec<Source>, String> {
+pub(crate) fn kernel_sources(root: &Path) -> Result<Vec<Source>, String> {
     let mut v = Vec::new();
     for dir in crate_dirs(root) {
         let kernels = dir.join("kernels");
@@ -212,7 +240,7 @@ fn kernel_sources(root: &Path) -> Result<Vec<Source>, String> {
     Ok(v)
 }
 
-fn ptx_name(src: &Path) -> String {
+pub(crate) fn ptx_name(src: &Path) -> String {
     format!(
         "{}.ptx",
         src.file_stem()
@@ -243,7 +271,8 @@ fn kernel_arg(src: &Source) -> PathBuf {
 fn compile_ptx(root: &Path, nvcc: &Path, src: &Source, out: &Path) -> Result<(), String> {
     capture(
         nvcc_base(root, nvcc, src)
-            .args(["-arch=compute_80", "-ptx", "-o"])
+            .args(PTX_FLAGS)
+            .arg("-o")
             .arg(out)
             .arg(kernel_arg(src)),
     )

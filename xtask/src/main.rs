@@ -8,6 +8,7 @@ mod bundle;
 mod cuda;
 mod fuzz;
 mod package;
+mod ptx_stamp;
 mod records;
 mod report;
 mod test;
