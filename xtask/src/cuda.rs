@@ -8,8 +8,10 @@
 //! `cuda-sys/kernels/common.cuh`, and headers of the crate's own `include/` folder.
 //!
 //! * default: PTX for `compute_80` (portable: the driver JIT-compiles it for Ampere, Hopper
-//!   and later) into each crate's `ptx/`, then an `sm_90` cubin pass whose ptxas report
-//!   (registers, spills, shared memory per kernel) is printed as a table. Warnings are errors.
+//!   and later) into each crate's `ptx/`, with the source stamps of `ptx/STAMPS` that a
+//!   plain test checks without nvcc ([`crate::ptx_stamp`]), then an `sm_90` cubin pass whose
+//!   ptxas report (registers, spills, shared memory per kernel) is printed as a table.
+//!   Warnings are errors.
 //! * `--check`: compiles into a temporary folder and fails if any committed PTX differs
 //!   (stale PTX, or a kernel that no longer compiles), and if `cuda-sys/src/bindings.rs` was
 //!   not generated from the current `cuda-sys/include/matexp_params.h`. CI runs this.
