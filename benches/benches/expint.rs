@@ -39,7 +39,7 @@ use combustion::{Combustion, initial, rel_diff};
 use criterion::{Criterion, criterion_group, criterion_main};
 use matexp_benches::{Record, Recorder};
 use matexp_core::{CpuBackend, RealScalar, c64};
-use matexp_integrators::Tolerance;
+use matexp_expmv::Tolerance;
 use matexp_integrators::expint::{ExpIntOptions, ExpIntegrator, PhiMethod, Scheme, Stepping};
 use matexp_integrators::magnus::{ExpMethod, Magnus, MagnusOptions, MagnusScheme, MagnusStepping};
 use matexp_stencil::{Boundary, Dim, Stencil};

@@ -1,4 +1,4 @@
-//! Benchmark suite `expmv`: w = e^{tA}v by every method of `matexp-integrators` on the runs
+//! Benchmark suite `expmv`: w = e^{tA}v by every method of `matexp-expmv` on the runs
 //! of seed 000 (the 2011 GPU thesis), with matvecs, requested tolerance, error against an
 //! exact or independent reference, and time; SciPy's `expm_multiply` on the same matrix as
 //! a peer when `python3 -c "import scipy"` works.
@@ -31,7 +31,7 @@
 use matexp_benches::criterion::Criterion;
 use matexp_benches::{Record, Recorder};
 use matexp_core::{CpuBackend, Scalar, c64};
-use matexp_integrators::{
+use matexp_expmv::{
     Arnoldi, ArnoldiOptions, ExpmvMethod, Lanczos, LanczosOptions, Leja, LejaOptions, Taylor,
     TaylorOptions,
 };

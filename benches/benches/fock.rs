@@ -28,9 +28,9 @@ mod scipy_peer;
 use criterion::Criterion;
 use matexp_benches::{Floor, Record, Recorder, copy_bandwidth};
 use matexp_core::{CpuBackend, LinearOperator, c64};
+use matexp_expmv::{LejaOptions, Tolerance, leja_schrodinger};
 use matexp_fock::{BoseHubbard, Coupling, FockBasis, fock_state, mean_field_state, site_densities};
 use matexp_integrators::rk::{CashKarp, LinearOde, Rk45Options};
-use matexp_integrators::{LejaOptions, Tolerance, leja_schrodinger};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 

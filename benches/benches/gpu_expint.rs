@@ -35,9 +35,9 @@ use matexp_benches::Record;
 use matexp_core::{
     Backend, CpuBackend, LinearOperator, RealScalar, Result as MResult, TimeDependentOperator, c64,
 };
+use matexp_expmv::Tolerance;
 use matexp_gpu::rt::DeviceElement;
 use matexp_gpu::{GpuBackend, GpuCsr, GpuVector};
-use matexp_integrators::Tolerance;
 use matexp_integrators::expint::{
     ExpIntOptions, ExpIntegrator, Nonlinearity, PhiMethod, Scheme, Stepping,
 };

@@ -30,11 +30,11 @@ mod cusparse_route;
 use cusparse_route::CusparseRoute;
 use matexp_benches::Record;
 use matexp_core::{Backend, CpuBackend, LinearOperator, Scalar, c64};
-use matexp_gpu::{GpuBackend, GpuCsr};
-use matexp_integrators::{
+use matexp_expmv::{
     Arnoldi, ArnoldiOptions, ExpmvMethod, Lanczos, LanczosOptions, Leja, LejaOptions, Report,
     Taylor, TaylorOptions,
 };
+use matexp_gpu::{GpuBackend, GpuCsr};
 use matexp_sparse::CsrMatrix;
 use matexp_sparse::generators::{SpinBath, StoredZeros, laplacian_3d};
 use matexp_testkit::reference::{laplace_initial, laplace_reference};

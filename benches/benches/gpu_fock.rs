@@ -30,12 +30,12 @@
 
 use matexp_benches::Record;
 use matexp_core::{Backend, CpuBackend, LinearOperator, Scalar, c32, c64};
+use matexp_expmv::{ExpmvMethod, Leja, LejaOptions};
 use matexp_fock::gpu::{GpuBoseHubbard, GpuLaunch, GpuLookup};
 use matexp_fock::{BoseHubbard, Coupling, FockBasis, mean_field_state};
 use matexp_gpu::rt::DeviceElement;
 use matexp_gpu::{DeviceBuffer, GpuBackend, GpuCsr, GpuVector, SpmvKernel, median, time_runs};
 use matexp_integrators::rk::{CashKarp, LinearOde, Rk45Options};
-use matexp_integrators::{ExpmvMethod, Leja, LejaOptions};
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;

@@ -946,7 +946,7 @@ fn pattern_case(ctx: &mut Ctx, case: &str, p: &matexp_sparse::PatternCsr<u32>) -
 /// (tolerance 1e-14 so that all 50 steps run unless it converges first), on the GPU and on
 /// the CPU backend of the same host; the GPU result is compared with the CPU's.
 fn lanczos_case(ctx: &mut Ctx, case: &str, p: &matexp_sparse::PatternCsr<u32>) -> Res<()> {
-    use matexp_integrators::{LanczosOptions, Tolerance, total_communicability};
+    use matexp_expmv::{LanczosOptions, Tolerance, total_communicability};
     let g = ctx.gpu.clone();
     let n = p.nrows();
     let op = GpuPattern::from_parts(&g, n, n, p.row_ptr(), p.col_idx())
@@ -1197,11 +1197,11 @@ fn solve<B: matexp_core::Backend, S: Scalar, O: LinearOperator<B, S>>(
     op: &O,
     problem: Problem,
     v: &B::Vector<S>,
-    opts: &matexp_integrators::LejaOptions,
-) -> Res<(B::Vector<S>, matexp_integrators::LejaReport)> {
+    opts: &matexp_expmv::LejaOptions,
+) -> Res<(B::Vector<S>, matexp_expmv::LejaReport)> {
     match problem {
-        Problem::Schrodinger(t) => matexp_integrators::leja_schrodinger(b, op, t, v, opts),
-        Problem::Expmv(t) => matexp_integrators::leja_expmv(b, op, S::from_f64(t), v, opts),
+        Problem::Schrodinger(t) => matexp_expmv::leja_schrodinger(b, op, t, v, opts),
+        Problem::Expmv(t) => matexp_expmv::leja_expmv(b, op, S::from_f64(t), v, opts),
     }
     .map_err(err)
 }
@@ -1229,7 +1229,7 @@ fn leja_run<S: Scalar>(
     reference: Option<&Vec<c64>>,
     multi: bool,
 ) -> Res<Vec<c64>> {
-    use matexp_integrators::{LejaOptions, Tolerance};
+    use matexp_expmv::{LejaOptions, Tolerance};
     let g = ctx.gpu.clone();
     let n = a.nrows();
     let tol = 1e-5;
@@ -1254,7 +1254,7 @@ fn leja_run<S: Scalar>(
             up(&g.to_host(&w).map_err(err)?)
         }
     };
-    let mut results: Vec<(String, f64, usize, f64, matexp_integrators::LejaReport)> = Vec::new();
+    let mut results: Vec<(String, f64, usize, f64, matexp_expmv::LejaReport)> = Vec::new();
     // One GPU: one untimed run (JIT, allocations, coefficient model), then timed runs.
     eprintln!("  {case} {}: Leja on one GPU", S::NAME);
     let mut times = Vec::new();

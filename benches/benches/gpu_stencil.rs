@@ -890,7 +890,7 @@ fn expm_1d(t: f64, w: &[f64]) -> Vec<f64> {
 /// CSR, against e^{tA}u₀ = (e^{tA₁}sin 2πx) ⊗ (e^{tA₁}1) ⊗ (e^{tA₁}1) (A is a Kronecker sum).
 fn seed000<S: RealScalar + DeviceElement>(ctx: &mut Ctx, m: usize, t: f64, table: &str) -> Res<()> {
     use matexp_core::LinearOperator;
-    use matexp_integrators::{LanczosOptions, LejaOptions, Tolerance, lanczos_expmv, leja_expmv};
+    use matexp_expmv::{LanczosOptions, LejaOptions, Tolerance, lanczos_expmv, leja_expmv};
     let prefetch = ctx.prefetch;
     let h = 1.0 / (m + 1) as f64;
     let u0_1d: Vec<f64> = (0..m)

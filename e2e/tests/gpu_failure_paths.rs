@@ -3,8 +3,8 @@
 //! byte count overflows are refused before the driver is asked.
 
 use matexp_core::{Backend, CpuBackend, Error, norms};
+use matexp_expmv::{LejaOptions, leja_expmv};
 use matexp_gpu::{GpuBackend, GpuCsr};
-use matexp_integrators::{LejaOptions, leja_expmv};
 use matexp_sparse::CsrMatrix;
 use matexp_sparse::generators::laplacian_3d;
 

@@ -1,13 +1,13 @@
-//! The matrix-function solvers of `matexp-integrators`, written once over `Backend`, run on
+//! The matrix-function solvers of `matexp-expmv`, written once over `Backend`, run on
 //! the GPU backend and compared with the same solvers on the CPU backend. Every test needs a
 //! CUDA GPU (the GPU bundle runs them).
 
 use matexp_core::{Backend, CpuBackend, RealScalar, Scalar, c32, c64, norms};
-use matexp_gpu::{GpuBackend, GpuCsr};
-use matexp_integrators::{
+use matexp_expmv::{
     ArnoldiOptions, LanczosOptions, LejaOptions, TaylorOptions, Tolerance, arnoldi_expmv,
     arnoldi_phimv, lanczos_expmv, leja_expmv, leja_phimv, leja_schrodinger, taylor_expmv,
 };
+use matexp_gpu::{GpuBackend, GpuCsr};
 use matexp_sparse::CsrMatrix;
 use matexp_sparse::generators::{SpinBath, StoredZeros, laplacian_3d};
 

@@ -233,7 +233,7 @@ fuzz_target!(|data: &[u8]| {
     let beta = if b.byte() & 1 == 0 { 1.0 } else { z };
     // The estimators whose products go through the Lanczos solver get β from a fixed set:
     // a large |β| overflows an unchecked product in the solver's cost estimate
-    // (integrators, krylov/substeps.rs), outside the crates this target covers.
+    // (expmv, krylov/lanczos/substeps.rs), outside the crates this target covers.
     let beta_products = [1.0, -2.0, 1e308, f64::NAN][(b.byte() % 4) as usize];
     let cpu = CpuBackend;
     // Probe counts beyond 6 are valid requests for that many quadratures (slow, not wrong):

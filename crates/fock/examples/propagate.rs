@@ -24,8 +24,8 @@
 //! site order would show.
 
 use matexp_core::{CpuBackend, Error, Result, c64};
+use matexp_expmv::{LanczosOptions, LejaOptions, Tolerance, lanczos_expmv, leja_schrodinger};
 use matexp_fock::{BoseHubbard, Boundary, Coupling, FockBasis, energy, fock_state, site_densities};
-use matexp_integrators::{LanczosOptions, LejaOptions, Tolerance, lanczos_expmv, leja_schrodinger};
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;

@@ -2,11 +2,11 @@
 //! validation cases) and against the f(tA)v propagator for a time-independent model.
 
 use matexp_core::{Backend, CpuBackend, c64};
+use matexp_expmv::{LejaOptions, Tolerance, leja_schrodinger};
 use matexp_fock::{
     BoseHubbard, Coupling, FockBasis, energy, fock_state, mean_field_state, site_densities,
 };
 use matexp_integrators::rk::{CashKarp, LinearOde, Rk4, Rk45Options};
-use matexp_integrators::{LejaOptions, Tolerance, leja_schrodinger};
 
 fn double_well(j: Coupling) -> BoseHubbard {
     BoseHubbard::new(FockBasis::new(1, 2).unwrap())

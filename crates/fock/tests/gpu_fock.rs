@@ -412,7 +412,7 @@ fn fused_rk4_equals_the_generic_rk4() {
 #[test]
 #[ignore = "needs an NVIDIA GPU; run by the GPU bundle"]
 fn leja_propagator_on_the_gpu_operator() {
-    use matexp_integrators::{LejaOptions, Tolerance, leja_schrodinger};
+    use matexp_expmv::{LejaOptions, Tolerance, leja_schrodinger};
     let gpu = GpuBackend::new(0).unwrap();
     let cpu = CpuBackend;
     let h = model(12, 6, false);

@@ -2,7 +2,7 @@
 
 use crate::tridiagonal::check_beta;
 use matexp_core::{Backend, Error, LinearOperator, Result, Scalar};
-use matexp_integrators::{ExpmvMethod, Lanczos, LanczosOptions, Tolerance};
+use matexp_expmv::{ExpmvMethod, Lanczos, LanczosOptions, Tolerance};
 
 /// Options of [`total_communicability`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,7 +77,7 @@ pub struct CommunicabilityReport {
 /// Total communicability TC = e^{βA}·1 (Benzi & Klymko 2013): TC_i = Σ_j [e^{βA}]_ij, the
 /// weighted count of all walks leaving node i, walks of length ℓ weighted β^ℓ/ℓ!.
 ///
-/// **Method.** Lanczos from 1/√n ([`matexp_integrators::Lanczos`]): the Krylov dimension is
+/// **Method.** Lanczos from 1/√n ([`matexp_expmv::Lanczos`]): the Krylov dimension is
 /// chosen automatically, growing until two successive iterates (and Saad's estimate) agree
 /// to `rtol` relative to ‖TC‖₂; at breakdown the result is exact. Norms are overflow-safe and
 /// the small exponential is scaled by e^{max βθ}, so results up to the f64 range are

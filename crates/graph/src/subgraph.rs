@@ -7,7 +7,7 @@ use crate::quadrature::{LanczosQuadrature, QuadraticForm, QuadratureOptions};
 use crate::shifted::ShiftedBy;
 use crate::tridiagonal::check_beta;
 use matexp_core::{Backend, Error, LinearOperator, RealScalar, Result, Scalar, try_filled};
-use matexp_integrators::{ExpmvMethod, Lanczos, LanczosOptions, Tolerance};
+use matexp_expmv::{ExpmvMethod, Lanczos, LanczosOptions, Tolerance};
 use rayon::prelude::*;
 
 /// Subgraph centralities SC_i = [e^{βA}]_ii (Estrada & Rodríguez-Velázquez 2005: the
@@ -118,7 +118,7 @@ pub fn subgraph_centrality<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Siz
 /// probes: diag ≈ (1/m)Σₖ zₖ ⊙ e^{βA}zₖ, exact in expectation (zₖ⊙zₖ = 1).
 ///
 /// **Method.** One quadrature from probe 0 gives the extreme Ritz value σ; each product
-/// e^{βA}zₖ = e^{βσ}·e^{β(A−σI)}zₖ is computed by Lanczos ([`matexp_integrators::Lanczos`],
+/// e^{βA}zₖ = e^{βσ}·e^{β(A−σI)}zₖ is computed by Lanczos ([`matexp_expmv::Lanczos`],
 /// relative 2-norm accuracy `quad.rtol`) on the shifted operator, so nothing overflows; the
 /// per-node sample means and standard errors are accumulated on the host.
 ///

@@ -6,7 +6,7 @@ use crate::quadrature::{LanczosQuadrature, QuadraticForm, QuadratureOptions};
 use crate::shifted::ShiftedBy;
 use crate::tridiagonal::check_beta;
 use matexp_core::{Backend, Error, LinearOperator, RealScalar, Result, Scalar};
-use matexp_integrators::{ExpmvMethod, Lanczos, LanczosOptions, Tolerance};
+use matexp_expmv::{ExpmvMethod, Lanczos, LanczosOptions, Tolerance};
 
 fn upload_probe<B: Backend, S: Scalar>(
     backend: &B,
@@ -130,7 +130,7 @@ fn common_scale(forms: &[QuadraticForm], exact: &[QuadraticForm]) -> (f64, Vec<f
 /// **Method.** With s = `sketch` and m = `probes`:
 /// 1. one quadrature from a probe gives the largest Ritz value θ, and the shift σ = θ
 ///    (β ≥ 0; the smallest Ritz value for β < 0) keeps e^{β(A−σI)} of unit size;
-/// 2. Y = e^{β(A−σI)}S for s Rademacher columns (Lanczos, [`matexp_integrators::Lanczos`] at
+/// 2. Y = e^{β(A−σI)}S for s Rademacher columns (Lanczos, [`matexp_expmv::Lanczos`] at
 ///    rtol 1e−8: Y only has to find the dominant eigenspace), Q = orth(Y) by Gram–Schmidt
 ///    applied twice;
 /// 3. tr e^{βA} = Σᵢ qᵢᵀe^{βA}qᵢ + tr((I − QQᵀ)e^{βA}(I − QQᵀ)): the first part by s

@@ -19,7 +19,7 @@ mod plot;
 
 use combustion::{Combustion, initial, rel_diff};
 use matexp_core::{CpuBackend, RealScalar};
-use matexp_integrators::Tolerance;
+use matexp_expmv::Tolerance;
 use matexp_integrators::expint::{ExpIntOptions, ExpIntegrator, PhiMethod, Scheme, Stepping};
 use matexp_stencil::{Boundary, Dim, Stencil};
 use plot::{Plot, Scale, Series, plots_dir, write_csv};

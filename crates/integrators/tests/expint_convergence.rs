@@ -5,7 +5,7 @@
 //! against true local errors, and adaptive runs against the exact solution.
 
 use matexp_core::{CpuBackend, LinearOperator, Result, SpectralBounds};
-use matexp_integrators::Tolerance;
+use matexp_expmv::Tolerance;
 use matexp_integrators::expint::{
     ExpIntOptions, ExpIntegrator, Nonlinearity, PhiMethod, Scheme, Stepping,
 };

@@ -1,7 +1,7 @@
 //! Typed errors of the exponential integrators on bad input, and single precision.
 
 use matexp_core::{CpuBackend, DenseMatrixOperator, Error, Result};
-use matexp_integrators::Tolerance;
+use matexp_expmv::Tolerance;
 use matexp_integrators::expint::{ExpIntOptions, ExpIntegrator, Nonlinearity, Scheme, Stepping};
 
 /// g(u) = −u³ (a cubic damping), autonomous, Jacobian by differences.

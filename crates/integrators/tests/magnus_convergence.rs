@@ -9,7 +9,7 @@
 //! Two such spins with different parameters form a block-diagonal H of order 4.
 
 use matexp_core::{CpuBackend, Result, SpectralBounds, TimeDependentOperator, c64};
-use matexp_integrators::Tolerance;
+use matexp_expmv::Tolerance;
 use matexp_integrators::magnus::{ExpMethod, Magnus, MagnusOptions, MagnusScheme, MagnusStepping};
 
 /// (ω₀, ω, Ω) of each spin.

@@ -7,7 +7,7 @@ mod spin_bath;
 
 use matexp_core::{Autonomous, CpuBackend, LinearOperator, c64};
 use matexp_dense::{Matrix, eigh};
-use matexp_integrators::Tolerance;
+use matexp_expmv::Tolerance;
 use matexp_integrators::magnus::{ExpMethod, Magnus, MagnusOptions, MagnusScheme, MagnusStepping};
 use spin_bath::{curve, model, sz_spin1};
 

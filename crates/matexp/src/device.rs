@@ -2,8 +2,8 @@
 
 use crate::{Options, solve};
 use matexp_core::{Backend, CpuBackend, Error, Result, Scalar};
+use matexp_expmv::Report;
 use matexp_gpu::{GpuBackend, GpuCsr};
-use matexp_integrators::Report;
 use matexp_sparse::{CsrIndex, CsrMatrix};
 use std::fmt;
 

@@ -57,7 +57,7 @@
 //! wrong sizes, NaN in the input, a tolerance below roundoff (with the fix in the message), a
 //! method that does not apply (Lanczos on a non-Hermitian operator), no convergence within the
 //! caps. For the methods themselves, their workspaces and time stepping without allocation,
-//! see [`matexp_integrators`] (re-exported as [`methods`]).
+//! see [`matexp_expmv`] (re-exported as [`methods`]).
 
 #![warn(missing_docs)]
 
@@ -80,14 +80,14 @@ pub use matexp_core::{
     RealScalar, Result, Scalar, Scaled, Shifted, ShiftedStep, SpectralBounds, Sum,
     TimeDependentOperator, c32, c64,
 };
-pub use matexp_integrators::{
+pub use matexp_expmv::{
     ArnoldiOptions, BoundsSource, ExpmvMethod, LanczosOptions, LejaOptions, MethodOptions,
     NormBound, Progress, ProgressFn, Report, Shift, TaylorOptions, TimeGrid, Tolerance,
 };
 
 /// The methods with reusable workspaces (for time stepping without allocation), their
 /// options and the lower-level calls.
-pub use matexp_integrators as methods;
+pub use matexp_expmv as methods;
 
 #[cfg(feature = "sparse")]
 pub use matexp_sparse::{

@@ -18,13 +18,13 @@ pub enum Method {
     /// Chosen per call by [`Method::resolve`].
     #[default]
     Auto,
-    /// Newton interpolation at Leja points ([`matexp_integrators::Leja`]).
+    /// Newton interpolation at Leja points ([`matexp_expmv::Leja`]).
     Leja,
-    /// The Lanczos method for Hermitian operators ([`matexp_integrators::Lanczos`]).
+    /// The Lanczos method for Hermitian operators ([`matexp_expmv::Lanczos`]).
     Lanczos,
-    /// Arnoldi with adaptive substeps ([`matexp_integrators::Arnoldi`]).
+    /// Arnoldi with adaptive substeps ([`matexp_expmv::Arnoldi`]).
     Arnoldi,
-    /// The truncated Taylor series of Al-Mohy and Higham ([`matexp_integrators::Taylor`]).
+    /// The truncated Taylor series of Al-Mohy and Higham ([`matexp_expmv::Taylor`]).
     Taylor,
 }
 

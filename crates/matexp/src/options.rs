@@ -1,7 +1,7 @@
 //! The options of every facade call.
 
 use crate::Method;
-use matexp_integrators::{
+use matexp_expmv::{
     ArnoldiOptions, LanczosOptions, LejaOptions, MethodOptions, TaylorOptions, Tolerance,
 };
 

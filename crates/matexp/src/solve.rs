@@ -2,7 +2,7 @@
 
 use crate::{Method, Options};
 use matexp_core::{Backend, Error, LinearOperator, Result, Scalar, check_dim};
-use matexp_integrators::{Arnoldi, ExpmvMethod, Lanczos, Leja, MAX_PHI_ORDER, Report, Taylor};
+use matexp_expmv::{Arnoldi, ExpmvMethod, Lanczos, Leja, MAX_PHI_ORDER, Report, Taylor};
 
 /// Runs `$body` with `$m` bound to a fresh solver of each method that `$opts` resolves to for
 /// `$op` in turn ([`Method::candidates`]: one method unless it is [`Method::Auto`]), until
@@ -163,7 +163,7 @@ pub fn expmv_times<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
 ///
 /// # Errors
 ///
-/// As [`expmv`], `InvalidArgument` for k beyond [`matexp_integrators::MAX_PHI_ORDER`] or t^k
+/// As [`expmv`], `InvalidArgument` for k beyond [`matexp_expmv::MAX_PHI_ORDER`] or t^k
 /// outside the floating-point range.
 pub fn phimv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,

@@ -284,7 +284,7 @@ pub(crate) fn escape_md(s: &str) -> String {
 /// The mapping file of seed tables, beside the records.
 pub const MAPPING_FILE: &str = "seed_tables.toml";
 
-/// The accuracy suite's records (JSON lines written by the integrators' accuracy test).
+/// The accuracy suite's records (JSON lines written by the accuracy test of matexp-expmv).
 pub const ACCURACY_FILE: &str = "accuracy/accuracy.jsonl";
 
 const LEGEND: &str = "Columns: *median* is the median wall time of one run; *floor ratio* is \

@@ -41,7 +41,7 @@
 #![allow(dead_code)]
 
 use matexp_core::{CpuBackend, Result, TimeDependentOperator, c64};
-use matexp_integrators::Tolerance;
+use matexp_expmv::Tolerance;
 use matexp_integrators::magnus::{ExpMethod, Magnus, MagnusOptions, MagnusScheme, MagnusStepping};
 use std::f64::consts::PI;
 

@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use matexp_core::{CpuBackend, Result, c64};
-use matexp_integrators::{ExpmvMethod, Leja, LejaOptions, Tolerance};
+use matexp_expmv::{ExpmvMethod, Leja, LejaOptions, Tolerance};
 use matexp_sparse::CsrMatrix;
 use matexp_sparse::generators::{SpinBath, StoredZeros};
 

@@ -1,8 +1,8 @@
 //! Options, step-size control and the report of the exponential integrators.
 
 use super::{PhiMethod, Scheme};
-use crate::Tolerance;
 use matexp_core::{Error, Result, Scalar};
+use matexp_expmv::Tolerance;
 
 /// How the steps are chosen.
 #[derive(Debug, Clone, Copy, PartialEq)]

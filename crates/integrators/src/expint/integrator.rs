@@ -4,8 +4,8 @@ use super::control::{ExpIntOptions, ExpIntReport, Stepping};
 use super::phi::PhiEvaluator;
 use super::problem::{Jacobian, NonlinearJacobian, Nonlinearity, sqrt_eps};
 use super::scheme::{Scheme, epirk4s3};
-use crate::checks;
 use matexp_core::{Backend, Error, LinearOperator, RealScalar, Result, Scalar};
+use matexp_expmv::checks;
 use std::sync::Mutex;
 
 /// Backend vectors of one step, allocated once.

@@ -33,7 +33,7 @@
 //!
 //! ```
 //! use matexp_core::{Backend, CpuBackend, DenseMatrixOperator, Result};
-//! use matexp_integrators::Tolerance;
+//! use matexp_expmv::Tolerance;
 //! use matexp_integrators::expint::{ExpIntOptions, ExpIntegrator, Nonlinearity, Scheme, Stepping};
 //! // u' = A u + b with A = diag(−1, −4), b = (1, 1), u(0) = 0: u_i(t) = (1 − e^{λ_i t})/(−λ_i).
 //! struct Source;

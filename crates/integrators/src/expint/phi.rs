@@ -1,8 +1,8 @@
 //! The one place where exponential integrators meet the `f(tA)v` solvers: linear
 //! combinations of φ-functions, `Σ_j τ_j^k φ_k(τ_j A) b_k`, evaluated in one call per stage.
 
-use crate::{Arnoldi, ArnoldiOptions, ExpmvMethod, Leja, LejaOptions, Tolerance};
 use matexp_core::{Backend, LinearOperator, Result, Scalar};
+use matexp_expmv::{Arnoldi, ArnoldiOptions, ExpmvMethod, Leja, LejaOptions, Tolerance};
 
 /// Which `f(tA)v` solver evaluates the φ-combinations of an exponential integrator.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -57,7 +57,7 @@ impl<'a, B: Backend, S: Scalar> PhiEvaluator<'a, B, S> {
         // The callers pass positive, increasing nodes, a finite h and at most φ₄: the
         // preconditions of ExpmvMethod::combination.
         debug_assert!(h.is_finite() && !cs.is_empty() && cs.windows(2).all(|w| w[0] <= w[1]));
-        debug_assert!(!bs.is_empty() && bs.len() <= crate::MAX_PHI_ORDER + 1);
+        debug_assert!(!bs.is_empty() && bs.len() <= matexp_expmv::MAX_PHI_ORDER + 1);
         let scale = S::from_f64(h);
         Ok(match self {
             PhiEvaluator::Leja(l) => l.combination(op, scale, cs, bs, out)?.matvecs,

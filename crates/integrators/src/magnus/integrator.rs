@@ -2,10 +2,10 @@
 
 use super::generators::{Combination, GaussMagnus};
 use super::propagator::{ExpMethod, Propagator};
-use crate::Tolerance;
-use crate::checks;
 use crate::expint::Controller;
 use matexp_core::{AtTime, Backend, Error, RealScalar, Result, Scalar, TimeDependentOperator};
+use matexp_expmv::Tolerance;
+use matexp_expmv::checks;
 use std::sync::Mutex;
 
 /// A Magnus-type integrator for `ψ' = −iH(t)ψ`.

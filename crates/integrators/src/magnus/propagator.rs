@@ -1,9 +1,9 @@
 //! `w ← e^{−iτM}v` for the Hermitian exponent `M` of a Magnus step, by an `f(tA)v` solver.
 
-use crate::{
+use matexp_core::{Backend, Error, LinearOperator, Result, Scalar, c64};
+use matexp_expmv::{
     Arnoldi, ArnoldiOptions, ExpmvMethod, Lanczos, LanczosOptions, Leja, LejaOptions, Tolerance,
 };
-use matexp_core::{Backend, Error, LinearOperator, Result, Scalar, c64};
 
 /// Which solver computes the exponentials `e^{−iτM}v` of the Magnus steps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
