@@ -188,12 +188,16 @@ pub trait MethodOptions: Clone + std::fmt::Debug + Default + Send + Sync {
     ///
     /// [`Error::InvalidArgument`] naming the first option out of its domain.
     fn resolved<S: Scalar>(&self) -> Result<Self>;
+    /// Hands the method spectral bounds already found (by an earlier call on the same
+    /// operator) so that it does not estimate them again; methods that take no bounds ignore
+    /// them. Used by the probe of the propagated error.
+    fn reuse_bounds(&mut self, _bounds: matexp_core::SpectralBounds) {}
 }
 
 /// Inherent builder methods and the [`MethodOptions`] impl of an options struct with a
 /// `tol` field and a `check` method.
 macro_rules! method_options {
-    ($ty:ty) => {
+    ($ty:ty $(, $bounds:ident)?) => {
         impl $ty {
             /// These options with relative tolerance `rtol` (the absolute one is kept).
             pub fn with_rtol(mut self, rtol: f64) -> Self {
@@ -229,6 +233,12 @@ macro_rules! method_options {
                 o.check()?;
                 Ok(o)
             }
+
+            $(
+                fn reuse_bounds(&mut self, bounds: matexp_core::SpectralBounds) {
+                    self.$bounds = Some(bounds);
+                }
+            )?
         }
     };
 }

@@ -197,6 +197,10 @@ where
     let mut opts = m.options().clone();
     let tol = opts.tolerance();
     opts.set_tolerance(tol.with_rtol(tol.rtol.max(PROBE_RTOL)).with_atol(0.0));
+    if let Some((b, _)) = report.bounds {
+        // The spectrum the solve used serves the probe as well.
+        opts.reuse_bounds(b);
+    }
     let Ok(mut prober) = M::new(be, opts) else {
         return Ok(None);
     };

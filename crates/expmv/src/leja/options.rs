@@ -29,7 +29,7 @@ pub enum LejaMethod {
     },
 }
 
-crate::options::method_options!(LejaOptions);
+crate::options::method_options!(LejaOptions, bounds);
 
 /// Options of the Leja methods ([`crate::Leja`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
