@@ -295,6 +295,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             }
             let (report, total) = write_report(&results)?;
             println!("wrote {} ({total} records)", rel(&root, &report));
+            crate::report::headline::write_readme(&root, &crate::records::load_results(&results)?)?;
             produced = records;
             Ok(())
         },

@@ -50,6 +50,14 @@ fn report(args: &[String]) -> Result<(), String> {
     let root = util::workspace_root();
     let (path, n) = report::write_report(&root.join("bench-results"))?;
     println!("wrote {} ({n} records)", bench::rel(&root, &path));
+    write_headlines(&root)
+}
+
+/// The README's headline table, from the same records as the report.
+fn write_headlines(root: &std::path::Path) -> Result<(), String> {
+    let records = records::load_results(&root.join("bench-results"))?;
+    report::headline::write_readme(root, &records)?;
+    println!("wrote the headline table of README.md");
     Ok(())
 }
 
@@ -103,6 +111,7 @@ fn ingest(args: &[String]) -> Result<(), String> {
     }
     let (path, total) = report::write_report(&results)?;
     println!("wrote {} ({total} records)", bench::rel(&root, &path));
+    write_headlines(&root)?;
     println!();
     print!("{}", report::render_summary(&records));
     Ok(())
@@ -112,7 +121,10 @@ fn dispatch(command: &str, rest: &[String]) -> Result<(), String> {
     let local_help = match command {
         "test" => Some(test::USAGE),
         "bench" => Some(bench::USAGE),
-        "report" => Some("usage: cargo xtask report\n\nRegenerates bench-results/REPORT.md."),
+        "report" => Some(
+            "usage: cargo xtask report\n\nRegenerates bench-results/REPORT.md and the README's \
+             headline table (rows chosen in bench-results/headline.toml).",
+        ),
         "ingest" => Some(INGEST_USAGE),
         "package" => Some(package::USAGE),
         _ => None,

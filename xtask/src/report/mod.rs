@@ -8,6 +8,7 @@
 //! its appendix.
 
 pub mod check;
+pub mod headline;
 pub mod line;
 pub mod mapping;
 pub mod plots;

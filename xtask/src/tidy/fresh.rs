@@ -7,6 +7,8 @@
 //!   its header (`cuda::tests::committed_bindings_match_the_header`).
 //! * The C ABI header `crates/cli/include/matexp.h` is what cbindgen makes of the sources
 //!   (`crates/cli/tests/header.rs`, a test of `matexp-cli`).
+//! * The README's headline table is what `cargo xtask report` writes from the records
+//!   ([`crate::report::headline`]).
 
 use super::root;
 use crate::cuda::{kernel_sources, ptx_name, ptx_toolchain};
@@ -45,5 +47,18 @@ fn committed_ptx_was_compiled_from_todays_sources() {
         errors.is_empty(),
         "stale PTX (run `cargo xtask cuda` and commit the ptx/ folders, STAMPS included):\n  {}",
         errors.join("\n  ")
+    );
+}
+
+#[test]
+fn readme_headline_table_is_what_the_report_writes() {
+    let root = root();
+    let records = crate::records::load_results(&root.join("bench-results")).expect("records");
+    let fresh =
+        crate::report::headline::fresh_readme(&root, &records).unwrap_or_else(|e| panic!("{e}"));
+    let committed = super::read("README.md");
+    assert!(
+        fresh == committed,
+        "README.md's headline table is stale: run `cargo xtask report` and commit README.md"
     );
 }
