@@ -788,7 +788,7 @@ impl<S: Scalar> Plan<'_, S> {
     /// Planned products of the call: the steady step τ* where the rule settles (bisection
     /// in ln τ between Expokit's first step and T), the intervals between output times cut
     /// into substeps of at most τ*, plus the substeps the rule needs to grow from its first
-    /// step to τ* (at most 10× per substep), m + 1 products each.
+    /// step to τ* (growing by at most a factor 10 per substep), m + 1 products each.
     fn products(&self, times: &[f64], first: f64) -> usize {
         let t_end = self.t_end;
         let steady = if !(first.is_finite() && first > 0.0) || self.excess(t_end) <= 0.0 {

@@ -203,7 +203,7 @@ pub(crate) fn exponent_rounding(alpha: &[f64], beta: &[f64], tau: c64) -> f64 {
 /// Gershgorin bound of T_k, which bounds every leading T_j too) and 64ε·|τ|·‖T‖∞ below
 /// 10⁻³·rtol, that perturbation is under a thousandth of the tolerance: the refinement
 /// cannot change a verdict short of a tie to 0.1 %, nor the result beyond 10⁻³·rtol, and is
-/// skipped (a third of each small problem's time: 1.95 against 2.86 ms at k = 267). atol is not counted (conservative:
+/// skipped (its share of each small problem's time: `bench-results/notes/tuning.md`). atol is not counted (conservative:
 /// with rtol = 0 the eigenvalues are always refined). At Table 12's |τ|·‖T‖ ≈ 8·10³ the
 /// rule skips it for rtol ≳ 1.1·10⁻⁷; for e^{−itH} at ‖tH‖ = 10⁴ and rtol 10⁻⁸ it keeps it.
 fn refinement_needed(alpha: &[f64], beta: &[f64], tau: c64, tol: &Tolerance) -> bool {
@@ -372,7 +372,7 @@ fn solve_and_estimate(
 /// is for: where it allows ([`refinement_needed`]) the small problems keep QL's eigenvalues
 /// unrefined.
 ///
-/// Cost: the extreme eigenvalues of T_k by bisection (≈ 0.1 ms at k = 267), then the four
+/// Cost: the extreme eigenvalues of T_k by bisection (O(k) per Sturm count), then the four
 /// small problems of [`solve_and_estimate`], at once on a multicore host.
 pub(crate) fn exp_coefficients(
     alpha: &[f64],

@@ -15,7 +15,7 @@
 //! several times wider than the spectrum: [−2.5e6, 1.1e6] for a dense symmetric matrix with
 //! spectrum in [−1e6, −1e−2], `[−(n−1), n−1]` for a star graph whose spectral radius is
 //! `√(n−1)` — is intersected with the estimate above (Lanczos: the Ritz interval widened by
-//! the residuals and 1 % of its width; power iteration: the disc of 1.05× the largest
+//! the residuals and 1 % of its width; power iteration: the disc of 1.05 times the largest
 //! `‖Ax‖/‖x‖`), and the intersection replaces it when it is less than half as wide
 //! ([`BoundsSource::Tightened`]). The estimators stop as soon as what they have seen already
 //! covers half the box, so a nearly tight box costs 1–3 products (Laplacians, advection,
@@ -84,12 +84,10 @@
 //! `2ρ`, so the total does not depend on the substep length, and short ones keep the
 //! divided differences cheap. Measured on the 3D Laplacian `N = 64` at `|t|·capacity` ≈
 //! 2 000 (seed 000's Table 12 radius): 1 290 → 416 products at tol 1e−5, 1 849 → 478 at
-//! 1e−8, 2 284 → 683 at 1e−10, errors 0.08, 0.03 and 0.17 of the tolerance; the model
-//! search costs ≈ 0.25–0.45 s once per process and tolerance bucket, the divided differences
-//! at 513 points 20–90 ms per substep length. On an H200, Table 12 itself (`N = 256`, f64,
-//! one call with a fresh workspace): 1 222 → 321 products, 221 → 180 ms on the stencil and
-//! 796 → 326 ms on the CSR matrix, errors 4.4e−7; about 60–100 ms of those were the host's
-//! divided differences, now paid once per process: long coefficient sets are also kept in a
+//! 1e−8, 2 284 → 683 at 1e−10, errors 0.08, 0.03 and 0.17 of the tolerance. The host pays
+//! a model search once per process and tolerance bucket and the divided differences at 513
+//! points once per substep length (their times, and the GPU solve of Table 12 itself:
+//! `bench-results/notes/tuning.md`, "expmv: Leja long substeps"); long coefficient sets are also kept in a
 //! process-wide cache (8 sets), since one-shot calls start from a fresh workspace.
 //!
 //! **Stopping rule.** With `e_j = |d_j|·‖y_j‖₂` (for the augmented φ operator, of the top
@@ -108,17 +106,18 @@
 //!   degree 10, error 1.4);
 //! * for diffusion, a vector concentrated on the slowest modes (next to the node `ξ_0 = 2`)
 //!   sees its terms dip when later nodes come close to those modes (measured: a second
-//!   substep stopping at degree 53 where 73 were needed, error 9× the tolerance).
+//!   substep stopping at degree 53 where 73 were needed, an error of nine times the
+//!   tolerance).
 //!
 //! Hence the *degree floor* `floor = m_model`, the model degree of the substep's own
 //! function (or of the ellipse's, for a box). It costs little — vectors with weight near
 //! the top of the spectrum need the model degree anyway. Over 280 runs (1D/2D/3D
 //! Laplacians, advection–diffusion, `‖tA‖` = 1 … 10⁴, tol 1e−4 … 1e−12, random vectors) a
-//! floor of `⌈0.9·m_model⌉` brought the worst error from 10.6× to 3.0× the tolerance, for
-//! 0.06 % more products (a three-term sum instead: 9.4×, 4.5 % more); the accuracy suite
-//! (`fixtures/accuracy`) still found 7.0× at rtol 1e−6 for the last of four output times
-//! of a Laplacian (the vector smoothed by the earlier ones: terms dip at degree 67 of 74),
-//! which the full model degree brings to 0.18× for 6 more products of 122. With φ-columns the
+//! floor of `⌈0.9·m_model⌉` cut the worst error more than a three-term sum did, for fewer
+//! extra products, but the accuracy suite (`fixtures/accuracy`) still found errors above
+//! the tolerance for the last of four output times of a Laplacian (the vector smoothed by
+//! the earlier ones: terms dip at degree 67 of 74), which the full model degree removes for
+//! a few more products (the figures: `bench-results/notes/tuning.md`, "expmv: Leja degree floor"). With φ-columns the
 //! floor is at least `p + 2`: the first `p` terms' top block can vanish by structure. `‖p_m‖` is read only when the test passes
 //! with the upper bound `‖p_k‖ + Σ_{k<j≤m} e_j`.
 //!
@@ -159,8 +158,9 @@
 //! terms exceed `‖v‖` by at most ≈ 20), `≈ 2ρ` points per substep, and the degree floor
 //! against aliasing. Treating the *generator* `G = −iH` as a general operator instead (its
 //! Gershgorin box has real half-width equal to the off-diagonal row sums of `H`, hence an
-//! ellipse around the imaginary focal segment) gives the same result with 2.6–2.7× the
-//! products (spin bath, `L = 10`, `t` = 1 … 100, tol 1e−5 and 1e−10; a test checks > 2×).
+//! ellipse around the imaginary focal segment) gives the same result with more than twice
+//! the products (spin bath, `L = 10`, `t` = 1 … 100, tol 1e−5 and 1e−10; a test checks the
+//! factor two).
 //!
 //! **The thesis's method.** [`LejaMethod::SeedFixed`] reproduces Algorithm 10 of the 2011
 //! GPU thesis: fixed equal substeps, the plain Newton recurrence for the divided
@@ -171,7 +171,7 @@
 //! Per term: one operator application, one pass over `y_{j−1}`, `y_j`, `p` (fused) and one
 //! norm read back; memory: four vectors of order `n` (plus the `p` columns for φ). Per new
 //! substep length: one stable divided-difference computation of `max_degree + 1` points
-//! (≈ 1.5–4 ms on one core, host only; 20–90 ms for a long substep's 513), cached in the
+//! (host only; its time: `bench-results/notes/tuning.md`, "expmv: Leja long substeps"), cached in the
 //! workspace; per process and
 //! (direction, tolerance bucket): the substep radius search (≈ 25 such computations). Products
 //! per unit of `|t|·capacity`: ≈ 0.5–1.2 for diffusion (fewer for longer substeps), ≈ 2.5–3

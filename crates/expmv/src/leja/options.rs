@@ -45,9 +45,9 @@ pub struct LejaOptions {
     /// `√ρ`, so one substep of radius `ρ` costs fewer products than `k` of radius `ρ/k`),
     /// no φ-columns, double precision (in single the rounding of the long Newton recurrence
     /// reaches a 1e−5 tolerance), and a plan with `max_degree` that needs several substeps and enough
-    /// work (products × rows ≥ 2²⁷) to repay the longer divided differences (≈ 20–90 ms
-    /// each at 513 points, and a one-time model search of ≈ 0.25–0.45 s per process and
-    /// tolerance). Default 512; a value at or below `max_degree` disables long substeps.
+    /// work (products × rows ≥ 2²⁷) to repay the longer divided differences (at 513 points)
+    /// and a one-time model search per process and tolerance (their host times:
+    /// `bench-results/notes/tuning.md`). Default 512; a value at or below `max_degree` disables long substeps.
     /// Measured on the 3D Laplacian N = 64 at `|t|·‖A‖` = 7 900 (seed 000's Table 12
     /// radius), tol 1e−5: 1 290 products with `max_degree` 128 alone, 416 with 512.
     pub diffusion_max_degree: usize,

@@ -462,8 +462,9 @@ fn model_direction(focal: &Focal, tau: c64) -> f64 {
 }
 
 /// Work (products × rows of the default plan) from which a segment's plan considers long
-/// substeps: about 0.4 s of CPU products of a 7-point stencil, the order of the one-time model
-/// search for the longer cap (≈ 0.25–0.45 s per process and tolerance bucket, measured).
+/// substeps: CPU products of a 7-point stencil at this work take about as long as the one-time
+/// model search for the longer cap, per process and tolerance bucket (measured:
+/// `bench-results/notes/tuning.md`, "expmv: Leja long substeps").
 /// Below it the host time of the search exceeds what the saved products would take.
 const LONG_SUBSTEP_WORK: f64 = (1u64 << 27) as f64;
 
@@ -647,8 +648,8 @@ impl SubstepModel {
 }
 
 /// Process-wide cache of long coefficient sets (more than 129 nodes): their divided
-/// differences cost 20–90 ms at 513 points, as much as all the products of a GPU solve of
-/// seed 000's Table 12, and one-shot calls (`leja_expmv`, a fresh workspace each) would
+/// differences at 513 points take about as long as all the products of a GPU solve of
+/// seed 000's Table 12 (`bench-results/notes/tuning.md`), and one-shot calls (`leja_expmv`, a fresh workspace each) would
 /// repeat them. At most [`LONG_SETS_CAPACITY`] sets (≈ 12 KB each), least recently used out.
 type LongSet = (CoeffKey, std::sync::Arc<Coefficients<c64>>);
 const LONG_SETS_CAPACITY: usize = 8;
@@ -785,8 +786,8 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     // Long substeps (see `plan_segment`) interpolate at more of the same real Leja points:
     // the default nodes are a prefix, and so are their `W_k`.
     // Double precision only: in single, the rounding of a 300-term Newton recurrence
-    // reaches the tolerance (seed 000's Table 12 at tol 1e−5 on an H200: errors 1.3e−5
-    // and 1.7e−5 with one long substep, 1.2e−6 and 3.4e−6 with 128-point ones).
+    // reaches the tolerance (measured on seed 000's Table 12 at tol 1e−5: errors above it
+    // with one long substep, below it with 128-point ones; bench-results/notes/tuning.md).
     let long_ok = eps < 1e-10
         && !focal.conjugate
         && focal.across == 0.0

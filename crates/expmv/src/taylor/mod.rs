@@ -59,11 +59,11 @@ use params::{NormInfo, guard_rounding, select};
 /// (J's eigenvalue). A term's size for the stopping test is max(‖top‖_∞, ‖B̂/η‖_∞·‖tail‖_∞)
 /// (what the tail feeds into the top block), compared with rtol·‖top of F‖_∞; the error
 /// estimate is that of the top block, i.e. of the value returned (φ_kv, not t^kφ_kv: the
-/// trait divides the estimate by |t|^k with the result). Cost: at most a few percent above
-/// e^{tA}v for ‖tA‖ ≫ 1 (on a diagonal operator with ‖tA‖ = 400: 1.02–1.13× the products of
-/// e^{tA}v for φ₁…φ₄). Measured on the accuracy suite's φ₁…φ₄ cases (nonnormal, stiff
+/// trait divides the estimate by |t|^k with the result). Cost: at most a few percent more
+/// products than e^{tA}v for ‖tA‖ ≫ 1 (counted for φ₁…φ₄ on a diagonal operator:
+/// `bench-results/notes/tuning.md`, "expmv: Taylor φ_k"). Measured on the accuracy suite's φ₁…φ₄ cases (nonnormal, stiff
 /// symmetric, upwind advection, A = 0, n = 1; mpmath references): error/rtol 2·10⁻⁴ to
-/// 3·10⁻² at rtol 10⁻⁶ and 10⁻¹⁰, every estimate above the error (25× to 2·10³), 5 to 167
+/// 3·10⁻² at rtol 10⁻⁶ and 10⁻¹⁰, every estimate above the error (by factors 25 to 2·10³), 5 to 167
 /// products; `tests/taylor_phi.rs` checks these and closed forms up to φ₁₆, complex t,
 /// several columns and times.
 ///

@@ -78,7 +78,7 @@ pub(crate) struct Choice {
 /// or non-normal problems, where no step damps them). They add up *linearly* in s: the same
 /// operator and the same coefficients make the error of every step alike (a systematic
 /// phase error for e^{−iτH}), not a random walk — measured on the accuracy suite's
-/// tight-binding chain at τ‖H‖ = 10⁴, where a √s model underestimated the error 8×. While
+/// tight-binding chain at τ‖H‖ = 10⁴, where a √s model underestimated the error by a factor 8. While
 /// s·u·e^θ/√(2πθ) exceeds `budget`, s is doubled and the smallest sufficient m re-chosen:
 /// e^θ falls much faster than s grows, so one or two doublings suffice; the number of
 /// products grows only at tight tolerances with ‖τA‖ ≳ 10³ (in double precision; `u` is the
