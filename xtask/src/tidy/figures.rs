@@ -6,7 +6,7 @@
 //! reads the comments of `crates/*/src/**/*.rs` and `cuda-sys/src/**/*.rs` and reports each
 //! figure as `file:line`.
 
-use super::root;
+use super::{root, rust_files, source_dirs};
 use regex::Regex;
 use std::path::{Path, PathBuf};
 
@@ -50,35 +50,6 @@ fn comment_of(line: &str) -> Option<&str> {
         }
     }
     None
-}
-
-/// Every `.rs` file under `dir`, sorted.
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
-/// The library source folders: `crates/<name>/src` and `cuda-sys/src`.
-fn source_dirs(root: &Path) -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root.join("crates"))
-        .expect("crates/")
-        .flatten()
-        .map(|e| e.path().join("src"))
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.push(root.join("cuda-sys/src"));
-    dirs.sort();
-    dirs
 }
 
 /// `file:line: text` for every figure in the comments of `files`.
