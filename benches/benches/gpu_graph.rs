@@ -54,7 +54,7 @@ mod graph_catalog;
 use cusparse_route::CusparseRoute;
 use graph_catalog::{SEED_GRAPHS, SeedGraph};
 use matexp_benches::Record;
-use matexp_core::{Backend, CpuBackend, LinearOperator, Scalar};
+use matexp_core::{Backend, CpuBackend, LinearOperator, RealScalar};
 use matexp_gpu::{GpuBackend, GpuCsr, GpuPattern, SpmvKernel, median, time_runs};
 use matexp_graph::{
     CommunicabilityOptions, ProbeOptions, QuadratureOptions, estrada_index_hutchpp,
@@ -347,15 +347,15 @@ fn wall<T>(runs: usize, mut f: impl FnMut() -> Res<T>) -> Res<(Vec<f64>, T)> {
 
 /// One timed GPU run of `total_communicability` in precision S: median wall time of `runs`
 /// runs after an untimed one, their count, the last result in f64 and its products.
-fn tc_gpu<S: Scalar, O: LinearOperator<GpuBackend, S>>(
+fn tc_gpu<S: RealScalar, O: LinearOperator<GpuBackend, S>>(
     g: &GpuBackend,
     op: &O,
     opts: &CommunicabilityOptions,
     runs: usize,
 ) -> Res<(f64, usize, Vec<f64>, usize)> {
-    total_communicability::<_, S, _>(g, op, opts).map_err(err)?;
+    total_communicability(g, op, S::from_f64(1.0), opts).map_err(err)?;
     let (times, (w, rep)) = wall(runs, || {
-        let r = total_communicability::<_, S, _>(g, op, opts).map_err(err)?;
+        let r = total_communicability(g, op, S::from_f64(1.0), opts).map_err(err)?;
         g.synchronize().map_err(err)?;
         Ok(r)
     })?;
@@ -383,16 +383,16 @@ fn tc_case(
         ..CommunicabilityOptions::fixed_dimension(s.k)
     };
     // First GPU run: kernel loading and allocations, not timed.
-    total_communicability::<_, f64, _>(g, &op, &opts).map_err(err)?;
+    total_communicability(g, &op, 1.0, &opts).map_err(err)?;
     let (tg, (w, rep)) = wall(3, || {
-        let r = total_communicability::<_, f64, _>(g, &op, &opts).map_err(err)?;
+        let r = total_communicability(g, &op, 1.0, &opts).map_err(err)?;
         g.synchronize().map_err(err)?;
         Ok(r)
     })?;
     let wg = g.to_host(&w).map_err(err)?;
     let cpu = CpuBackend::new();
     let (tc_cpu, (wc, repc)) = wall(2, || {
-        total_communicability::<_, f64, _>(&cpu, p, &opts).map_err(err)
+        total_communicability(&cpu, p, 1.0, &opts).map_err(err)
     })?;
     let diff = rel_diff(&wg, &wc);
     let max = wc.iter().copied().fold(0.0, f64::max);
@@ -467,7 +467,7 @@ fn tc_case(
 /// The vendor route of `case` in precision S: our Lanczos over cuSPARSE's SpMV on `a`
 /// (explicit ones): median time, runs, error against `wc` (f64 CPU result), products; `None`
 /// (said on stdout) if it fails.
-fn vendor_tc<S: Scalar>(
+fn vendor_tc<S: RealScalar>(
     ctx: &Ctx<'_>,
     case: &str,
     a: &GpuCsr<S>,
@@ -706,8 +706,8 @@ fn new_measures(ctx: &mut Ctx<'_>, s: &SeedGraph, label: &str, p: &PatternCsr<u3
         eg.ln_value(),
         ec.ln_value()
     ));
-    let (wc, _) = total_communicability::<_, f64, _>(&cpu, p, &CommunicabilityOptions::default())
-        .map_err(err)?;
+    let (wc, _) =
+        total_communicability(&cpu, p, 1.0, &CommunicabilityOptions::default()).map_err(err)?;
     let top: Vec<usize> = top_k(&wc, 10).map_err(err)?.iter().map(|x| x.0).collect();
     let (tg, sg) = wall(1, || {
         subgraph_centrality::<_, f64, _>(g, &op, 1.0, &top, &quad, false).map_err(err)

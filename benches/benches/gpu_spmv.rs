@@ -946,17 +946,17 @@ fn pattern_case(ctx: &mut Ctx, case: &str, p: &matexp_sparse::PatternCsr<u32>) -
 /// (tolerance 1e-14 so that all 50 steps run unless it converges first), on the GPU and on
 /// the CPU backend of the same host; the GPU result is compared with the CPU's.
 fn lanczos_case(ctx: &mut Ctx, case: &str, p: &matexp_sparse::PatternCsr<u32>) -> Res<()> {
-    use matexp_expmv::{LanczosOptions, Tolerance, total_communicability};
+    use matexp_graph::{CommunicabilityOptions, total_communicability};
     let g = ctx.gpu.clone();
     let n = p.nrows();
     let op = GpuPattern::from_parts(&g, n, n, p.row_ptr(), p.col_idx())
         .map_err(err)?
         .assume_symmetric(true);
-    let opts = LanczosOptions {
-        tol: Tolerance::relative(1e-14),
+    let opts = CommunicabilityOptions {
+        rtol: 1e-14,
         max_dim: 50,
         allow_unconverged: true,
-        assume_hermitian: true,
+        assume_symmetric: true,
         ..Default::default()
     };
     eprintln!("  {case}: Lanczos on the GPU");
@@ -964,7 +964,7 @@ fn lanczos_case(ctx: &mut Ctx, case: &str, p: &matexp_sparse::PatternCsr<u32>) -
     let mut result = None;
     for _ in 0..4 {
         let t = Instant::now();
-        let (w, rep) = total_communicability::<_, f64, _>(&g, &op, 1.0, &opts).map_err(err)?;
+        let (w, rep) = total_communicability(&g, &op, 1.0, &opts).map_err(err)?;
         g.synchronize().map_err(err)?;
         gpu_times.push(t.elapsed().as_secs_f64());
         result = Some((w, rep));
@@ -979,7 +979,7 @@ fn lanczos_case(ctx: &mut Ctx, case: &str, p: &matexp_sparse::PatternCsr<u32>) -
     let mut cpu_result = None;
     for _ in 0..2 {
         let t = Instant::now();
-        let r = total_communicability::<_, f64, _>(&cpu, p, 1.0, &opts).map_err(err)?;
+        let r = total_communicability(&cpu, p, 1.0, &opts).map_err(err)?;
         cpu_times.push(t.elapsed().as_secs_f64());
         cpu_result = Some(r);
     }
@@ -1004,7 +1004,7 @@ fn lanczos_case(ctx: &mut Ctx, case: &str, p: &matexp_sparse::PatternCsr<u32>) -
         let mut failed = None;
         for _ in 0..4 {
             let t = Instant::now();
-            match total_communicability::<_, f64, _>(&g, &route, 1.0, &opts)
+            match total_communicability(&g, &route, 1.0, &opts)
                 .and_then(|r| g.synchronize().map(|_| r))
             {
                 Ok(r) => {

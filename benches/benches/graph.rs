@@ -94,11 +94,10 @@ fn bench_tc(c: &mut Criterion, rec: &mut Recorder, s: &SeedGraph, scale: f64) {
         (format!("tc_{label}_k{}", s.k), fixed),
         (format!("tc_{label}_auto"), auto),
     ] {
-        let (w, rep) =
-            total_communicability::<_, f64, _>(&cpu, &g, &opts).expect("total communicability");
+        let (w, rep) = total_communicability(&cpu, &g, 1.0, &opts).expect("total communicability");
         let max = w.iter().copied().fold(0.0, f64::max);
         group.bench_function(&id, |b| {
-            b.iter(|| black_box(total_communicability::<_, f64, _>(&cpu, &g, &opts).unwrap()))
+            b.iter(|| black_box(total_communicability(&cpu, &g, 1.0, &opts).unwrap()))
         });
         let r = Record::new(SUITE, &id, "cpu", "f64")
             .matvecs(rep.matvecs as u64)
@@ -135,7 +134,7 @@ fn write_peer_inputs(label: &str, g: &PatternCsr<u32>) -> matexp_core::Result<()
     )?;
     let cpu = CpuBackend::new();
     let t = std::time::Instant::now();
-    let (tc, _) = total_communicability::<_, f64, _>(&cpu, g, &CommunicabilityOptions::default())?;
+    let (tc, _) = total_communicability(&cpu, g, 1.0, &CommunicabilityOptions::default())?;
     let t_tc = t.elapsed().as_secs_f64();
     let quad = QuadratureOptions::default();
     let t = std::time::Instant::now();
@@ -189,7 +188,7 @@ fn accuracy_by_k(c: &mut Criterion, rec: &mut Recorder) {
     let mut group = c.benchmark_group(SUITE);
     for (k, seed_err) in seed_errors {
         let opts = CommunicabilityOptions::fixed_dimension(k);
-        let (w, rep) = total_communicability::<_, f64, _>(&cpu, &g, &opts).expect("tc");
+        let (w, rep) = total_communicability(&cpu, &g, 1.0, &opts).expect("tc");
         let diff: Vec<f64> = w
             .iter()
             .zip(&dense.total_communicability)
@@ -205,7 +204,7 @@ fn accuracy_by_k(c: &mut Criterion, rec: &mut Recorder) {
             None => eprintln!("{id}: relative error {err:.1e}"),
         }
         group.bench_function(&id, |b| {
-            b.iter(|| black_box(total_communicability::<_, f64, _>(&cpu, &g, &opts).unwrap()))
+            b.iter(|| black_box(total_communicability(&cpu, &g, 1.0, &opts).unwrap()))
         });
         let mut r = Record::new(SUITE, &id, "cpu", "f64")
             .size("n", g.nrows())

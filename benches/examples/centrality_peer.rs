@@ -140,7 +140,7 @@ fn main() -> Result<()> {
 
     let tc_opts = CommunicabilityOptions::default();
     let ((tc, tc_rep), tc_times) = timed(reps, true, || {
-        total_communicability::<_, f64, _>(&cpu, &g, &tc_opts)
+        total_communicability(&cpu, &g, 1.0, &tc_opts)
     })?;
     eprintln!(
         "  e^A·1: {:.4} s, {} products",

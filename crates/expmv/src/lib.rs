@@ -90,7 +90,7 @@ mod taylor;
 mod times;
 
 pub use krylov::arnoldi::{Arnoldi, MAX_AUGMENTED_COLUMNS, arnoldi_expmv, arnoldi_phimv};
-pub use krylov::lanczos::{Lanczos, lanczos_expmv, lanczos_phimv, total_communicability};
+pub use krylov::lanczos::{Lanczos, lanczos_expmv, lanczos_phimv};
 pub use leja::{
     BoundsSource, Leja, LejaMethod, LejaOptions, LejaReport, LejaWorkspace, leja_expmv, leja_phimv,
     leja_schrodinger,

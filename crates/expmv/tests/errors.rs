@@ -635,11 +635,6 @@ fn invalid_options() {
         arn.phi_combination(&q.op, 1.0, &[], &mut w).map(|_| ()),
         "bs",
     );
-    inv(
-        total_communicability::<_, f64, _>(&CPU, &q.op, f64::NAN, &LanczosOptions::default())
-            .map(|_| ()),
-        "beta",
-    );
 }
 
 #[test]

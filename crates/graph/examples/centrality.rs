@@ -26,8 +26,7 @@ fn main() -> matexp_core::Result<()> {
     let cpu = CpuBackend::new();
 
     let t = Instant::now();
-    let (tc, rep) =
-        total_communicability::<_, f64, _>(&cpu, &g, &CommunicabilityOptions::default())?;
+    let (tc, rep) = total_communicability(&cpu, &g, 1.0, &CommunicabilityOptions::default())?;
     println!(
         "total communicability: {} products, estimate {:.1e}, {:.3?}",
         rep.matvecs,

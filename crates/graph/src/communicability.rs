@@ -1,14 +1,12 @@
 //! Total communicability e^{βA}·1.
 
 use crate::tridiagonal::check_beta;
-use matexp_core::{Backend, Error, LinearOperator, Result, Scalar};
-use matexp_expmv::{ExpmvMethod, Lanczos, LanczosOptions, Tolerance};
+use matexp_core::{Backend, Error, LinearOperator, RealScalar, Result};
+use matexp_expmv::{ExpmvMethod, Lanczos, LanczosOptions, Report, Tolerance};
 
 /// Options of [`total_communicability`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CommunicabilityOptions {
-    /// The inverse temperature β of e^{βA} (Estrada & Hatano); the seed uses β = 1.
-    pub beta: f64,
     /// Relative tolerance of the result in the 2-norm (≥ 1.2e−16).
     pub rtol: f64,
     /// Largest Krylov dimension (the seed's fixed k is `max_dim` with `rtol` at roundoff
@@ -25,10 +23,9 @@ pub struct CommunicabilityOptions {
 }
 
 impl Default for CommunicabilityOptions {
-    /// β = 1, rtol 1e−12, at most 500 steps, one pass.
+    /// rtol 1e−12, at most 500 steps, one pass.
     fn default() -> Self {
         CommunicabilityOptions {
-            beta: 1.0,
             rtol: 1e-12,
             max_dim: 500,
             two_pass: false,
@@ -50,6 +47,43 @@ impl CommunicabilityOptions {
         }
     }
 
+    /// The relative part of `tol` as [`CommunicabilityOptions::rtol`] (the result is
+    /// relative to ‖e^{βA}·1‖₂; an absolute part is not used).
+    pub fn with_tolerance(mut self, tol: Tolerance) -> Self {
+        self.rtol = tol.rtol;
+        self
+    }
+
+    /// [`CommunicabilityOptions::rtol`].
+    pub fn with_rtol(mut self, rtol: f64) -> Self {
+        self.rtol = rtol;
+        self
+    }
+
+    /// [`CommunicabilityOptions::max_dim`].
+    pub fn with_max_dim(mut self, max_dim: usize) -> Self {
+        self.max_dim = max_dim;
+        self
+    }
+
+    /// [`CommunicabilityOptions::two_pass`].
+    pub fn with_two_pass(mut self, two_pass: bool) -> Self {
+        self.two_pass = two_pass;
+        self
+    }
+
+    /// [`CommunicabilityOptions::assume_symmetric`].
+    pub fn with_assume_symmetric(mut self, assume_symmetric: bool) -> Self {
+        self.assume_symmetric = assume_symmetric;
+        self
+    }
+
+    /// [`CommunicabilityOptions::allow_unconverged`].
+    pub fn with_allow_unconverged(mut self, allow_unconverged: bool) -> Self {
+        self.allow_unconverged = allow_unconverged;
+        self
+    }
+
     fn lanczos(&self) -> LanczosOptions {
         LanczosOptions {
             tol: Tolerance::relative(self.rtol),
@@ -60,18 +94,6 @@ impl CommunicabilityOptions {
             ..Default::default()
         }
     }
-}
-
-/// What [`total_communicability`] did.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CommunicabilityReport {
-    /// Products with A (k one-pass, 2k − 1 two-pass).
-    pub matvecs: usize,
-    /// Whether the estimate met `rtol` (false only with `allow_unconverged`).
-    pub converged: bool,
-    /// The a-posteriori error estimate relative to ‖e^{βA}·1‖₂ (Lanczos'
-    /// `rel_error_estimate`): `converged ⇔ rel_error_estimate ≤ rtol`.
-    pub rel_error_estimate: f64,
 }
 
 /// Total communicability TC = e^{βA}·1 (Benzi & Klymko 2013): TC_i = Σ_j [e^{βA}]_ij, the
@@ -94,25 +116,30 @@ pub struct CommunicabilityReport {
 /// non-symmetric operator, [`Error::NoConvergence`] at `max_dim`, [`Error::NonFinite`] on
 /// overflow).
 ///
+/// The scalar of the computation is that of `beta` (`1.0` is `f64`; `1.0f32` runs the
+/// vectors in single precision): nothing to spell for a pattern matrix, which is an operator
+/// in every precision. The report is the Lanczos solver's: `converged ⇔ rel_error_estimate ≤
+/// rtol` (false only with `allow_unconverged`), `matvecs` = k one-pass, 2k − 1 two-pass.
+///
 /// ```
 /// use matexp_core::CpuBackend;
 /// use matexp_graph::{CommunicabilityOptions, total_communicability};
 /// use matexp_sparse::PatternCsr;
 /// // Star with centre 0 and two leaves: e^{A}·1 from the spectrum {−√2, 0, √2}.
 /// let g = PatternCsr::<u32>::undirected_graph(3, &[(0, 1), (0, 2)])?;
-/// let (tc, rep) =
-///     total_communicability::<_, f64, _>(&CpuBackend, &g, &CommunicabilityOptions::default())?;
+/// let (tc, rep) = total_communicability(&CpuBackend, &g, 1.0, &CommunicabilityOptions::default())?;
 /// let s = 2f64.sqrt();
 /// assert!((tc[0] - (s.cosh() + s * s.sinh())).abs() < 1e-13);
 /// assert!(rep.converged);
 /// # Ok::<(), matexp_core::Error>(())
 /// ```
-pub fn total_communicability<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+pub fn total_communicability<B: Backend, S: RealScalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
+    beta: S,
     opts: &CommunicabilityOptions,
-) -> Result<(B::Vector<S>, CommunicabilityReport)> {
-    check_beta(opts.beta)?;
+) -> Result<(B::Vector<S>, Report)> {
+    check_beta(beta.as_f64())?;
     let n = op.nrows();
     if op.ncols() != n {
         return Err(Error::dim(
@@ -125,15 +152,6 @@ pub fn total_communicability<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?S
     backend.fill(&mut ones, S::one())?;
     let mut w = backend.zeros(n)?;
     let mut lz = Lanczos::new(backend, opts.lanczos())?;
-    let rep = lz.expmv(op, S::from_f64(opts.beta), &ones, &mut w)?;
-    // Lanczos' own relative estimate (the one its `converged` is decided on), so that
-    // converged ⇔ rel_error_estimate ≤ rtol holds here as in its report.
-    Ok((
-        w,
-        CommunicabilityReport {
-            matvecs: rep.matvecs,
-            converged: rep.converged,
-            rel_error_estimate: rep.rel_error_estimate,
-        },
-    ))
+    let rep = lz.expmv(op, beta, &ones, &mut w)?;
+    Ok((w, rep))
 }

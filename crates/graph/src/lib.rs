@@ -33,7 +33,7 @@
 //! use matexp_sparse::generators::barabasi_albert;
 //! let g = barabasi_albert::<u32>(500, 2, 1)?;
 //! let cpu = CpuBackend::new();
-//! let (tc, _) = total_communicability::<_, f64, _>(&cpu, &g, &CommunicabilityOptions::default())?;
+//! let (tc, _) = total_communicability(&cpu, &g, 1.0, &CommunicabilityOptions::default())?;
 //! let top = top_k(&tc, 5)?;
 //! let sc = subgraph_centrality::<_, f64, _>(&cpu, &g, 1.0, &[top[0].0], &QuadratureOptions::default(), false)?;
 //! let ee = estrada_index_hutchpp::<_, f64, _>(&cpu, &g, 1.0, &ProbeOptions::default(), &QuadratureOptions::default())?;
@@ -56,7 +56,7 @@ mod subgraph;
 mod trace;
 mod tridiagonal;
 
-pub use communicability::{CommunicabilityOptions, CommunicabilityReport, total_communicability};
+pub use communicability::{CommunicabilityOptions, total_communicability};
 pub use dense::{DenseCentrality, MAX_DENSE_NODES};
 pub use estimate::{DiagonalEstimate, MAX_PROBES, ProbeOptions, TraceEstimate};
 pub use quadrature::{LanczosQuadrature, QuadraticForm, QuadratureOptions};

@@ -47,8 +47,8 @@ fn total_communicability_on_the_gpu_matches_the_cpu() {
                 CommunicabilityOptions::default(),
             ] {
                 let opts = CommunicabilityOptions { two_pass, ..opts };
-                let (wg, rg) = total_communicability::<_, f64, _>(&g, &op, &opts).unwrap();
-                let (wc, rc) = total_communicability::<_, f64, _>(&cpu, &p, &opts).unwrap();
+                let (wg, rg) = total_communicability(&g, &op, 1.0, &opts).unwrap();
+                let (wc, rc) = total_communicability(&cpu, &p, 1.0, &opts).unwrap();
                 let e = max_rel(&g.to_host(&wg).unwrap(), &wc);
                 println!(
                     "{name} two_pass={two_pass} rtol={:e}: {} / {} products, max rel diff {e:.1e}",
@@ -78,8 +78,7 @@ fn quadratures_and_estimates_on_the_gpu_match_the_cpu() {
     for (name, p) in graphs() {
         let op = GpuPattern::from_pattern(&g, &p).unwrap();
         let (tc, _) =
-            total_communicability::<_, f64, _>(&cpu, &p, &CommunicabilityOptions::default())
-                .unwrap();
+            total_communicability(&cpu, &p, 1.0, &CommunicabilityOptions::default()).unwrap();
         let nodes: Vec<usize> = top_k(&tc, 8)
             .unwrap()
             .iter()

@@ -122,7 +122,7 @@ fn an_operator_claiming_2_61_rows_is_refused_before_allocating() {
         assume_symmetric: true,
         ..Default::default()
     };
-    assert!(total_communicability::<_, f64, _>(&cpu, &op, &opts).is_err());
+    assert!(total_communicability(&cpu, &op, 1.0, &opts).is_err());
 }
 
 #[test]
@@ -203,13 +203,12 @@ fn converged_flags_obey_their_rules() {
         let d = subgraph_centrality_estimate::<_, f64, _>(&cpu, &g, 2.0, &probes, &quad).unwrap();
         assert_eq!(d.converged, d.rel_error_estimate <= d.rtol, "{d:?}");
         let opts = CommunicabilityOptions {
-            beta: 2.0,
             rtol,
             max_dim: max_steps,
             allow_unconverged: true,
             ..Default::default()
         };
-        let (_, rep) = total_communicability::<_, f64, _>(&cpu, &g, &opts).unwrap();
+        let (_, rep) = total_communicability(&cpu, &g, 2.0, &opts).unwrap();
         assert_eq!(rep.converged, rep.rel_error_estimate <= rtol, "{rep:?}");
     }
 }

@@ -27,7 +27,7 @@ fn measures_on_a_dense_power_law_graph_stop_early_and_stay_accurate() {
     let quad = QuadratureOptions::default();
 
     let (tc, rep) =
-        total_communicability::<_, f64, _>(&cpu, &g, &CommunicabilityOptions::default()).unwrap();
+        total_communicability(&cpu, &g, 1.0, &CommunicabilityOptions::default()).unwrap();
     assert!(rep.matvecs <= 40, "e^A·1: {} products", rep.matvecs);
 
     // Hutch++: 1 + sketch·(≈16) + deflated + probes·(a few) products.

@@ -28,15 +28,8 @@ fn measures_survive_exponentials_beyond_the_f64_range() {
     let lam = (n - 1) as f64;
     // β = 1.75: e^{βλ} = e^{698.25} ≈ 1e303, still finite: total communicability is returned.
     let beta = 1.75;
-    let (tc, _) = total_communicability::<_, f64, _>(
-        &cpu,
-        &g,
-        &CommunicabilityOptions {
-            beta,
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let (tc, _) =
+        total_communicability(&cpu, &g, beta, &CommunicabilityOptions::default()).unwrap();
     let want = (beta * lam).exp();
     assert!(want.is_finite() && want > 1e300);
     // e^{x} has condition number |x| ≈ 700: a rounding of α = qᵀAq costs ~700u relative.
@@ -47,14 +40,7 @@ fn measures_survive_exponentials_beyond_the_f64_range() {
     assert!(e < 1e-11, "{e:e}: {} vs {want}", tc[0]);
     // β = 3: e^{1197}; the vector cannot be represented, which is an error, not a NaN ...
     let beta = 3.0;
-    let r = total_communicability::<_, f64, _>(
-        &cpu,
-        &g,
-        &CommunicabilityOptions {
-            beta,
-            ..Default::default()
-        },
-    );
+    let r = total_communicability(&cpu, &g, beta, &CommunicabilityOptions::default());
     assert!(matches!(r, Err(Error::NonFinite { .. })), "{r:?}");
     // ... while the quadratures and the trace estimates are carried in logarithms.
     let ln_sc = beta * lam + (1.0 + lam * (-beta * n as f64).exp()).ln() - (n as f64).ln();
@@ -95,8 +81,8 @@ fn two_pass_agrees_with_one_pass_on_a_road_network() {
         two_pass: true,
         ..one
     };
-    let (a, ra) = total_communicability::<_, f64, _>(&cpu, &g, &one).unwrap();
-    let (b, rb) = total_communicability::<_, f64, _>(&cpu, &g, &two).unwrap();
+    let (a, ra) = total_communicability(&cpu, &g, 1f64, &one).unwrap();
+    let (b, rb) = total_communicability(&cpu, &g, 1.0, &two).unwrap();
     assert_eq!(rb.matvecs, 2 * ra.matvecs - 1);
     let d = a
         .iter()
@@ -105,8 +91,7 @@ fn two_pass_agrees_with_one_pass_on_a_road_network() {
         .fold(0.0, f64::max);
     assert!(d < 1e-13, "{d:e}");
     // And the automatic dimension reaches the same vector.
-    let (c, rc) =
-        total_communicability::<_, f64, _>(&cpu, &g, &CommunicabilityOptions::default()).unwrap();
+    let (c, rc) = total_communicability(&cpu, &g, 1.0, &CommunicabilityOptions::default()).unwrap();
     let d = a
         .iter()
         .zip(&c)
@@ -184,5 +169,5 @@ fn bad_arguments_are_typed_errors() {
     // A directed pattern is refused unless the caller vouches for symmetry.
     let d = PatternCsr::<u32>::from_coordinates(3, 3, &[(0, 1), (1, 2)]).unwrap();
     assert!(subgraph_centrality::<_, f64, _>(&cpu, &d, 1.0, &[0], &quad, false).is_err());
-    assert!(total_communicability::<_, f64, _>(&cpu, &d, &Default::default()).is_err());
+    assert!(total_communicability(&cpu, &d, 1.0, &Default::default()).is_err());
 }

@@ -127,9 +127,10 @@ fn total_communicability_matches_dense_references() {
             ..Default::default()
         };
         for two_pass in [false, true] {
-            let (tc, rep) = total_communicability::<_, f64, _>(
+            let (tc, rep) = total_communicability(
                 &cpu,
                 &case.graph,
+                1.0,
                 &CommunicabilityOptions { two_pass, ..opts },
             )
             .unwrap();
@@ -229,8 +230,7 @@ fn rankings_follow_the_references() {
     let cpu = CpuBackend::new();
     let case = &cases()[0];
     let (tc, _) =
-        total_communicability::<_, f64, _>(&cpu, &case.graph, &CommunicabilityOptions::default())
-            .unwrap();
+        total_communicability(&cpu, &case.graph, 1.0, &CommunicabilityOptions::default()).unwrap();
     let got: Vec<usize> = top_k(&tc, 3).unwrap().iter().map(|p| p.0).collect();
     let want: Vec<usize> = top_k(&case.scipy_tc, 3)
         .unwrap()
@@ -252,11 +252,11 @@ fn beta_scales_the_walks() {
         let (mp_tc, mp_sc) = (mpmath(case.key, key, "tc"), mpmath(case.key, key, "sc"));
         assert!(max_rel(&d.total_communicability, &mp_tc) < TOL, "β={beta}");
         assert!(max_rel(&d.subgraph_centrality, &mp_sc) < TOL, "β={beta}");
-        let (tc, _) = total_communicability::<_, f64, _>(
+        let (tc, _) = total_communicability(
             &cpu,
             &case.graph,
+            beta,
             &CommunicabilityOptions {
-                beta,
                 rtol: 1e-14,
                 ..Default::default()
             },

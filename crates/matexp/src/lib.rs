@@ -2,8 +2,8 @@
 //!
 //! The matrix exponential and φ-functions of large sparse or matrix-free operators applied to
 //! vectors, w = f(tA)v, on the CPU and on NVIDIA GPUs, with error control: one front door
-//! ([`expmv`], [`phimv`], [`expmv_times`], [`phi_combination`], [`expmv_columns`],
-//! [`total_communicability`]) over four methods ([`Method`]: Leja interpolation, Lanczos,
+//! ([`expmv`], [`phimv`], [`expmv_times`], [`phi_combination`], [`expmv_columns`]) over four
+//! methods ([`Method`]: Leja interpolation, Lanczos,
 //! Arnoldi, Taylor), chosen per call by [`Method::Auto`] or by name. Every call takes a
 //! backend, an operator, the time t (real, negative or complex), the vector and [`Options`],
 //! and returns the result with a [`Report`] that prints.
@@ -45,6 +45,7 @@
 //! |---|---|---|
 //! | `sparse` | yes | [`CsrMatrix`], [`PatternCsr`], the MatrixMarket reader ([`read_matrix_market`]) and the test-problem generators ([`sparse`]) |
 //! | `gpu` | no | `GpuBackend`, `GpuCsr`, the multi-GPU backend, `Device` and `AnyBackend` (cudarc, loaded at run time: builds on machines without CUDA) |
+//! | `graph` | yes | [`graph`]: total communicability ([`total_communicability`]), subgraph centrality and the Estrada index of graphs |
 //! | `lapack` | no | LAPACKE and OpenBLAS for Arnoldi's small dense exponentials (pure Rust without it) |
 //!
 //! A CPU user of the default features compiles no cudarc and links no LAPACK.
@@ -70,7 +71,7 @@ mod device;
 
 pub use method::Method;
 pub use options::Options;
-pub use solve::{expmv, expmv_columns, expmv_times, phi_combination, phimv, total_communicability};
+pub use solve::{expmv, expmv_columns, expmv_times, phi_combination, phimv};
 
 #[cfg(feature = "gpu")]
 pub use device::{AnyBackend, Device};
@@ -94,6 +95,29 @@ pub use matexp_sparse::{
     CsrIndex, CsrMatrix, PatternCsr,
     matrix_market::{DenseArray, read_dense_file, read_matrix_market, read_pattern_file},
 };
+
+/// Graph centrality by the matrix exponential (feature `graph`): total communicability,
+/// subgraph centrality, the Estrada index, rankings and the dense reference.
+#[cfg(feature = "graph")]
+pub use matexp_graph as graph;
+
+#[cfg(feature = "graph")]
+pub use matexp_graph::CommunicabilityOptions;
+/// Total communicability e^{βA}·1 of a graph (feature `graph`; [`graph`]'s one
+/// implementation): `total_communicability(backend, op, beta, &CommunicabilityOptions)`, the
+/// scalar taken from β.
+///
+/// ```
+/// use matexp::{CommunicabilityOptions, CpuBackend, PatternCsr, total_communicability};
+/// let cpu = CpuBackend::new();
+/// // The path graph 1 – 2: e^A·1 = e·1.
+/// let g = PatternCsr::<u32>::try_new(2, 2, vec![0, 1, 2], vec![1, 0])?;
+/// let (tc, report) = total_communicability(&cpu, &g, 1.0, &CommunicabilityOptions::default())?;
+/// assert!((tc[0] - 1f64.exp()).abs() < 1e-12, "{report}");
+/// # Ok::<(), matexp::Error>(())
+/// ```
+#[cfg(feature = "graph")]
+pub use matexp_graph::total_communicability;
 
 /// Sparse matrices, MatrixMarket I/O and the test-problem generators (feature `sparse`).
 #[cfg(feature = "sparse")]

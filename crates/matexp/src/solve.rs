@@ -309,38 +309,6 @@ pub fn expmv_columns<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     Ok((result, report))
 }
 
-/// Total communicability e^{βA}·1 of a graph with symmetric adjacency operator A (Estrada &
-/// Higham), in double precision: no type to spell for a pattern matrix, and any method
-/// (Auto: Lanczos for a symmetric pattern). Overflow-safe up to the f64 range with Lanczos
-/// (values of 10¹⁹⁵ occur on large graphs).
-///
-/// ```
-/// use matexp::{CpuBackend, Options, PatternCsr, total_communicability};
-/// let cpu = CpuBackend::new();
-/// // The path graph 1 – 2: e^A·1 = e·1.
-/// let g = PatternCsr::<u32>::try_new(2, 2, vec![0, 1, 2], vec![1, 0])?;
-/// let (tc, report) = total_communicability(&cpu, &g, 1.0, &Options::default())?;
-/// assert!((tc[0] - 1f64.exp()).abs() < 1e-7, "{report}");
-/// # Ok::<(), matexp::Error>(())
-/// ```
-///
-/// # Errors
-///
-/// `InvalidArgument` for a non-finite β, and those of [`expmv`].
-pub fn total_communicability<B: Backend, O: LinearOperator<B, f64> + ?Sized>(
-    backend: &B,
-    op: &O,
-    beta: f64,
-    opts: &Options,
-) -> Result<(B::Vector<f64>, Report)> {
-    if !beta.is_finite() {
-        return Err(Error::invalid("beta", beta, "must be finite"));
-    }
-    let mut ones = outputs(backend, op, None, 1)?.pop().expect("one vector");
-    backend.fill(&mut ones, 1.0)?;
-    expmv(backend, op, beta, &ones, opts)
-}
-
 /// `count` zero vectors of the operator's order, allocated only after the operator is found
 /// square and `v` (when given) of its order: an operator claiming more rows than memory
 /// holds is a `DimensionMismatch` (or the backend's allocation error), never an abort.

@@ -162,7 +162,7 @@ fn an_operator_larger_than_memory_is_a_typed_error_at_every_entry_point() {
     // No vector to compare with: the vector of ones cannot be allocated.
     // The core compares its size with the memory budget first (OutOfMemoryBudget); an
     // allocator's refusal names the length.
-    match matexp::total_communicability(&cpu, &op, 1.0, &opts) {
+    match matexp::total_communicability(&cpu, &op, 1.0, &Default::default()) {
         Err(Error::OutOfMemoryBudget {
             needed, available, ..
         }) => assert!(

@@ -71,10 +71,10 @@ fn total_communicability_beyond_the_range_is_non_finite() {
     for beta in [400.0, 1e20, 1e300] {
         expect_non_finite(
             &format!("cycle, β = {beta:e}"),
-            total_communicability(&cpu, &g, beta, &Options::default()),
+            total_communicability(&cpu, &g, beta, &Default::default()),
         );
     }
-    let (tc, r) = total_communicability(&cpu, &g, 300.0, &Options::default()).unwrap();
+    let (tc, r) = total_communicability(&cpu, &g, 300.0, &Default::default()).unwrap();
     let want = 600f64.exp();
     for x in &tc {
         assert!((x - want).abs() <= 1e-7 * want, "{x:e} vs {want:e}; {r}");

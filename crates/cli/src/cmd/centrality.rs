@@ -66,11 +66,8 @@ pub fn run(args: &Args, quiet: bool) -> CliResult<Outcome> {
     let progress = Progress::start(quiet, &format!("centrality of a graph with {n} nodes"));
     let scores: CliResult<Vec<f64>> = (|| match args.measure {
         Measure::Tc => {
-            let opts = CommunicabilityOptions {
-                beta: args.beta,
-                ..Default::default()
-            };
-            let (tc, rep) = matexp_graph::total_communicability::<_, f64, _>(&cpu, &g, &opts)
+            let opts = CommunicabilityOptions::default();
+            let (tc, rep) = matexp_graph::total_communicability(&cpu, &g, args.beta, &opts)
                 .map_err(CliError::compute)?;
             r.insert("measure".into(), "total_communicability".into());
             r.insert("method".into(), "lanczos".into());

@@ -1369,38 +1369,3 @@ pub fn lanczos_phimv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
 ) -> Result<(B::Vector<S>, Report)> {
     crate::method::phimv_k_with::<Lanczos<'_, B, S>, _, _, _>(backend, op, k, t, v, *opts)
 }
-
-/// Total communicability TC = e^{βA}·1 of a graph with symmetric adjacency operator A
-/// (Estrada & Higham; seed 002 computes it with β = 1): Lanczos from the all-ones vector.
-/// Overflow-safe up to the floating-point range (values of 1e195 occur on large graphs).
-///
-/// ```
-/// use matexp_core::{CpuBackend, DenseMatrixOperator};
-/// use matexp_expmv::{LanczosOptions, total_communicability};
-/// let cpu = CpuBackend::new();
-/// // Path graph 1 – 2: e^A·1 = (cosh 1 + sinh 1)·1 = e·1.
-/// let op = DenseMatrixOperator::new(2, 2, vec![0.0, 1.0, 1.0, 0.0])?;
-/// let (tc, _) = total_communicability(&cpu, &op, 1.0, &LanczosOptions::default())?;
-/// assert!((tc[0] - 1f64.exp()).abs() < 1e-12);
-/// # Ok::<(), matexp_core::Error>(())
-/// ```
-///
-/// # Errors
-///
-/// `InvalidArgument` for a non-finite β, `DimensionMismatch` for a non-square operator, the
-/// backend's error for a vector of ones it cannot allocate (`InvalidArgument` on the CPU),
-/// and those of [`ExpmvMethod::expmv`].
-pub fn total_communicability<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
-    backend: &B,
-    op: &O,
-    beta: f64,
-    opts: &LanczosOptions,
-) -> Result<(B::Vector<S>, Report)> {
-    if !beta.is_finite() {
-        return Err(Error::invalid("beta", beta, "must be finite"));
-    }
-    let n = checks::square_order("lanczos", op)?;
-    let mut ones = backend.zeros(n)?;
-    backend.fill(&mut ones, S::one())?;
-    lanczos_expmv(backend, op, S::from_f64(beta), &ones, opts)
-}

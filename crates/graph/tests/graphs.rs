@@ -1,13 +1,21 @@
 //! Total communicability e^{βA}·1 of graphs (seed 002): the two 10-node fixtures against the
-//! dense exponential and their published four-decimal values, and the overflow-safe range.
+//! dense exponential and their published four-decimal values, the overflow-safe range and
+//! the typed errors.
 
-mod common;
-
-use common::rng;
 use matexp_core::{CpuBackend, DenseMatrixOperator, Error, LinearOperator};
 use matexp_dense::{Matrix, expm};
-use matexp_expmv::*;
-use rand::Rng;
+use matexp_graph::{CommunicabilityOptions, total_communicability};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn rng(seed: u64) -> ChaCha8Rng {
+    ChaCha8Rng::seed_from_u64(seed)
+}
+
+fn rel_err(x: &[f64], y: &[f64]) -> f64 {
+    let d: Vec<f64> = x.iter().zip(y).map(|(a, b)| a - b).collect();
+    matexp_core::norms::nrm2(&d) / matexp_core::norms::nrm2(y)
+}
 
 fn adjacency(n: usize, edges: &[(usize, usize)]) -> Matrix<f64> {
     let mut a = Matrix::<f64>::zeros(n, n);
@@ -40,12 +48,10 @@ fn check_fixture(edges: &[(usize, usize)], published: &[f64]) {
     // The entries are still checked to 1e-12 of the dense exponential.
     let rtol = 1e-12;
     for two_pass in [false, true] {
-        let opts = LanczosOptions {
-            tol: Tolerance::relative(rtol),
-            two_pass,
-            ..Default::default()
-        };
-        let (tc, report) = total_communicability::<_, f64, _>(&cpu, &op, 1.0, &opts).unwrap();
+        let opts = CommunicabilityOptions::default()
+            .with_rtol(rtol)
+            .with_two_pass(two_pass);
+        let (tc, report) = total_communicability(&cpu, &op, 1.0, &opts).unwrap();
         assert!(
             report.converged && report.rel_error_estimate <= rtol,
             "{report}"
@@ -144,32 +150,54 @@ fn centralities_near_1e195_are_computed_without_overflow() {
     let cpu = CpuBackend::new();
     let op = operator(&a);
     for two_pass in [false, true] {
-        let opts = LanczosOptions {
-            tol: Tolerance::relative(1e-12),
-            two_pass,
-            ..Default::default()
-        };
-        let (tc, report) = total_communicability::<_, f64, _>(&cpu, &op, beta, &opts).unwrap();
-        let err = common::rel_err(&tc, &reference);
+        let opts = CommunicabilityOptions::default()
+            .with_rtol(1e-12)
+            .with_two_pass(two_pass);
+        let (tc, report) = total_communicability(&cpu, &op, beta, &opts).unwrap();
+        let err = rel_err(&tc, &reference);
         assert!(err <= 1e-11, "two_pass = {two_pass}: {err:e}");
         assert!(report.error_estimate.is_finite() && report.error_estimate < 1e-10 * big * 30.0);
     }
     // Beyond the range: a typed error, not ∞ or NaN.
-    let beyond =
-        total_communicability::<_, f64, _>(&cpu, &op, 800.0 / lmax, &LanczosOptions::default());
+    let beyond = total_communicability(&cpu, &op, 800.0 / lmax, &Default::default());
     assert!(matches!(beyond, Err(Error::NonFinite { .. })), "{beyond:?}");
     // In single precision 1e195 is beyond range as well.
     let a32 = a.map(|x| x as f32);
     let op32 = DenseMatrixOperator::new(120, 120, a32.to_row_major()).unwrap();
-    let opts32 = LanczosOptions {
-        tol: Tolerance::relative(1e-5),
-        ..Default::default()
-    };
-    let r32 = total_communicability::<_, f32, _>(&cpu, &op32, beta, &opts32);
+    let opts32 = CommunicabilityOptions::default().with_rtol(1e-5);
+    let r32 = total_communicability(&cpu, &op32, beta as f32, &opts32);
     assert!(matches!(r32, Err(Error::NonFinite { .. })), "{r32:?}");
     // …but moderate values are fine in f32.
-    let (tc32, _) = total_communicability::<_, f32, _>(&cpu, &op32, 40.0 / lmax, &opts32).unwrap();
+    let (tc32, _) = total_communicability(&cpu, &op32, (40.0 / lmax) as f32, &opts32).unwrap();
     let reference = dense_tc(&a, 40.0 / lmax);
     let tc64: Vec<f64> = tc32.iter().map(|&x| x as f64).collect();
-    assert!(common::rel_err(&tc64, &reference) < 1e-4);
+    assert!(rel_err(&tc64, &reference) < 1e-4);
+}
+
+#[test]
+fn bad_arguments_are_typed_errors_that_name_them() {
+    let op = DenseMatrixOperator::new(2, 2, vec![0.0, 1.0, 1.0, 0.0]).unwrap();
+    let cpu = CpuBackend::new();
+    let e = total_communicability(&cpu, &op, f64::NAN, &Default::default()).unwrap_err();
+    assert!(
+        matches!(e, Error::InvalidArgument { .. }) && e.to_string().contains("beta"),
+        "{e}"
+    );
+    // No vector to compare with: the vector of ones cannot be allocated. The core compares
+    // its size with the memory budget first (OutOfMemoryBudget, needed > available); an
+    // allocator's refusal names the length.
+    let op = matexp_testkit::ClaimsOrder(1 << 61);
+    match total_communicability(&cpu, &op, 1.0, &Default::default()) {
+        Err(Error::OutOfMemoryBudget {
+            needed, available, ..
+        }) => assert!(
+            needed > available && needed >= 1 << 61,
+            "{needed} <= {available}"
+        ),
+        Err(e @ Error::InvalidArgument { .. }) => {
+            assert!(e.to_string().contains("2305843009213693952"), "{e}")
+        }
+        Err(e) => panic!("{e:?}"),
+        Ok(_) => panic!("a result of 2^61 entries"),
+    }
 }
