@@ -29,7 +29,7 @@ mod cusparse_route;
 
 use cusparse_route::CusparseRoute;
 use matexp_benches::Record;
-use matexp_core::{Backend, CpuBackend, LinearOperator, Scalar, c64};
+use matexp_core::{Backend, CpuBackend, KrylovBackend, LinearOperator, Scalar, c64};
 use matexp_expmv::{
     Arnoldi, ArnoldiOptions, ExpmvMethod, Lanczos, LanczosOptions, Leja, LejaOptions, Report,
     Taylor, TaylorOptions,

@@ -255,7 +255,11 @@ enum Form {
 
 /// `steps` Lanczos steps of the given form on any backend: the coefficient array (α_j at
 /// 2j, β_{j+1} at 2j + 1) read once at the end, as `Lanczos` reads it at a check point.
-fn lanczos_coefficients<B: Backend, S: Scalar, O: matexp_core::LinearOperator<B, S>>(
+fn lanczos_coefficients<
+    B: matexp_core::KrylovBackend,
+    S: Scalar,
+    O: matexp_core::LinearOperator<B, S>,
+>(
     b: &B,
     op: &O,
     v: &[S],

@@ -2,7 +2,7 @@
 
 use crate::error::check_dim;
 use crate::memory::try_filled;
-use crate::{Backend, Result, Scalar, norms};
+use crate::{Backend, KrylovBackend, Result, Scalar, norms};
 
 /// Host vectors (`Vec<S>`) with rayon-parallel kernels; the reference every other backend is
 /// tested against.
@@ -78,6 +78,11 @@ impl Backend for CpuBackend {
     fn amax<S: Scalar>(&self, x: &Vec<S>) -> Result<S::Real> {
         Ok(norms::amax(x))
     }
+}
+
+/// The coefficient array is a host `Vec<f64>`: ranged reads and writes are slice copies;
+/// every other hook runs its BLAS-1 default.
+impl KrylovBackend for CpuBackend {
     fn read_coeffs(&self, c: &Vec<f64>, start: usize, out: &mut [f64]) -> Result<()> {
         let end = start.saturating_add(out.len());
         check_dim("read_coeffs: range end", c.len(), end.max(c.len()))?;

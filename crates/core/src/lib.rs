@@ -5,7 +5,8 @@
 //!   code needs.
 //! * [`Backend`]: the small vector interface (allocate, copy, `axpby`, `dot`, overflow-safe
 //!   `nrm2`) every algorithm is written against once, with [`CpuBackend`] (rayon) here and GPU
-//!   backends in `matexp-gpu`.
+//!   backends in `matexp-gpu`. A new backend needs only it; the Krylov hooks of
+//!   [`KrylovBackend`] are optional speed-ups with BLAS-1 defaults.
 //! * [`LinearOperator`]: `y ← α·A·x + β·y`, the one operation the Leja, Krylov and Taylor
 //!   methods need from a matrix, with an overridable fused Leja step.
 //! * [`Error`]: the typed error every fallible routine returns.
@@ -24,16 +25,18 @@ mod backend;
 mod combinators;
 mod cpu;
 mod error;
+pub mod fused;
 pub mod memory;
 pub mod norms;
 mod operator;
 mod scalar;
 mod time_dependent;
 
-pub use backend::{Backend, LANCZOS_SUMS, LANCZOS_TRUST, check_combination, lanczos_pythagoras};
+pub use backend::{Backend, check_combination};
 pub use combinators::{Scaled, Shifted, Sum};
 pub use cpu::CpuBackend;
 pub use error::{Error, Result, check_dim};
+pub use fused::{KrylovBackend, LANCZOS_SUMS, LANCZOS_TRUST, lanczos_pythagoras};
 pub use memory::try_filled;
 pub use operator::{DenseMatrixOperator, LinearOperator, ShiftedStep, SpectralBounds};
 pub use scalar::{RealScalar, Scalar, c32, c64};

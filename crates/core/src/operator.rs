@@ -1,7 +1,7 @@
 //! Linear operators: `y ← α·A·x + β·y`.
 
 use crate::error::check_dim;
-use crate::{Backend, CpuBackend, Error, Result, Scalar};
+use crate::{Backend, CpuBackend, Error, KrylovBackend, Result, Scalar};
 
 /// A box in the complex plane holding the spectrum (or the field of values) of an operator:
 /// `[re_min, re_max] × [im_min, im_max]`. Hermitian operators have `im_min = im_max = 0`.
@@ -156,13 +156,13 @@ pub trait LinearOperator<B: Backend, S: Scalar>: Send + Sync {
     /// The product of a Lanczos step with its sums: w ← A·q_j − β_j·q_{j−1} (β_j =
     /// `c[2j − 1]`, read where the coefficients live; no subtraction when `q_prev` is
     /// `None`) and `sums[0..4]` ← (Re⟨q_j, w⟩, Im⟨q_j, w⟩, ‖w‖², ‖q_j‖²) for
-    /// [`Backend::lanczos_update`]. The default applies the operator and calls
-    /// [`Backend::lanczos_sums`] (a second pass over the vectors); GPU operators override it
+    /// [`KrylovBackend::lanczos_update`]. The default applies the operator and calls
+    /// [`KrylovBackend::lanczos_sums`] (a second pass over the vectors); GPU operators override it
     /// with one pass.
     ///
     /// # Errors
     ///
-    /// Those of [`LinearOperator::apply`] and [`Backend::lanczos_sums`].
+    /// Those of [`LinearOperator::apply`] and [`KrylovBackend::lanczos_sums`].
     #[allow(clippy::too_many_arguments)]
     fn lanczos_product(
         &self,
@@ -173,13 +173,16 @@ pub trait LinearOperator<B: Backend, S: Scalar>: Send + Sync {
         w: &mut B::Vector<S>,
         c: &B::Vector<f64>,
         sums: &mut B::Vector<f64>,
-    ) -> Result<()> {
+    ) -> Result<()>
+    where
+        B: KrylovBackend,
+    {
         self.apply(backend, S::one(), q, S::zero(), w)?;
         backend.lanczos_sums(j, q_prev, q, w, c, sums)
     }
 
     /// Whether [`lanczos_advance`](Self::lanczos_advance) forms q_{j+1} inside the product's
-    /// own pass. Lanczos then runs the deferred form of its step ([`Backend::lanczos_settle`]
+    /// own pass. Lanczos then runs the deferred form of its step ([`KrylovBackend::lanczos_settle`]
     /// and `lanczos_advance`), which saves the update pass; `false` (the default) keeps the
     /// product-and-update form.
     fn lanczos_advance_fused(&self) -> bool {
@@ -187,20 +190,20 @@ pub trait LinearOperator<B: Backend, S: Scalar>: Send + Sync {
     }
 
     /// Step j + 1 of the deferred Lanczos form, once step j is settled
-    /// ([`Backend::lanczos_settle`]): `q_next` ← q_{j+1} (formed from `w_prev` and q_j =
-    /// `q` as [`Backend::lanczos_form`] does), then `w` ← A·q_{j+1} − β_{j+1}·q_j with the
+    /// ([`KrylovBackend::lanczos_settle`]): `q_next` ← q_{j+1} (formed from `w_prev` and q_j =
+    /// `q` as [`KrylovBackend::lanczos_form`] does), then `w` ← A·q_{j+1} − β_{j+1}·q_j with the
     /// sums of step j + 1 in `sums` (as [`lanczos_product`](Self::lanczos_product)). `w`
     /// overlaps neither `w_prev` nor `q_next`: a fused product still gathers from `w_prev`
     /// while other rows are written.
     ///
-    /// The default is [`Backend::lanczos_form`] followed by `lanczos_product`; operators
+    /// The default is [`KrylovBackend::lanczos_form`] followed by `lanczos_product`; operators
     /// that say [`lanczos_advance_fused`](Self::lanczos_advance_fused) do both in one pass
     /// (reads A, q_j and w_prev; writes q_{j+1} and w), the same values up to the order of
     /// the sums' rounding.
     ///
     /// # Errors
     ///
-    /// Those of [`Backend::lanczos_form`] and [`lanczos_product`](Self::lanczos_product).
+    /// Those of [`KrylovBackend::lanczos_form`] and [`lanczos_product`](Self::lanczos_product).
     #[allow(clippy::too_many_arguments)]
     fn lanczos_advance(
         &self,
@@ -212,7 +215,10 @@ pub trait LinearOperator<B: Backend, S: Scalar>: Send + Sync {
         w: &mut B::Vector<S>,
         c: &B::Vector<f64>,
         sums: &mut B::Vector<f64>,
-    ) -> Result<()> {
+    ) -> Result<()>
+    where
+        B: KrylovBackend,
+    {
         backend.lanczos_form(j, q, w_prev, c, sums, q_next)?;
         self.lanczos_product(backend, j + 1, Some(q), q_next, w, c, sums)
     }

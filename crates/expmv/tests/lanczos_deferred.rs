@@ -11,7 +11,8 @@ mod common;
 
 use common::{dense_expmv, dense_phimv, laplacian, rel_err, spin_chain, start_vector};
 use matexp_core::{
-    Backend, CpuBackend, DenseMatrixOperator, LinearOperator, Result, Scalar, SpectralBounds, c64,
+    CpuBackend, DenseMatrixOperator, KrylovBackend, LinearOperator, Result, Scalar, SpectralBounds,
+    c64,
 };
 use matexp_dense::{Matrix, eigh};
 use matexp_expmv::{LanczosOptions, Report, lanczos_expmv, lanczos_phimv};

@@ -5,7 +5,9 @@
 //! synchronous run's by at most a lookahead per check beyond the last, and `max_dim`,
 //! `max_products` and breakdowns must hold as they do without it.
 
-use matexp_core::{Backend, CpuBackend, Error, LinearOperator, Result, Scalar, SpectralBounds};
+use matexp_core::{
+    Backend, CpuBackend, Error, KrylovBackend, LinearOperator, Result, Scalar, SpectralBounds,
+};
 use matexp_expmv::{ExpmvMethod, Lanczos, LanczosOptions, ROUNDING_FACTOR};
 use matexp_sparse::CsrMatrix;
 use matexp_sparse::generators::laplacian_3d;
@@ -57,6 +59,9 @@ impl Backend for Queued {
         true
     }
 }
+
+/// The BLAS-1 defaults of every Krylov hook.
+impl KrylovBackend for Queued {}
 
 /// A CSR matrix applied on the wrapped backend.
 struct Op<'a>(&'a CsrMatrix<f64, u32>);

@@ -1,7 +1,7 @@
 //! Total communicability e^{βA}·1.
 
 use crate::tridiagonal::check_beta;
-use matexp_core::{Backend, Error, LinearOperator, RealScalar, Result};
+use matexp_core::{Error, LinearOperator, RealScalar, Result};
 use matexp_expmv::{ExpmvMethod, Lanczos, LanczosOptions, Report, Tolerance};
 
 /// Options of [`total_communicability`].
@@ -133,7 +133,11 @@ impl CommunicabilityOptions {
 /// assert!(rep.converged);
 /// # Ok::<(), matexp_core::Error>(())
 /// ```
-pub fn total_communicability<B: Backend, S: RealScalar, O: LinearOperator<B, S> + ?Sized>(
+pub fn total_communicability<
+    B: matexp_core::KrylovBackend,
+    S: RealScalar,
+    O: LinearOperator<B, S> + ?Sized,
+>(
     backend: &B,
     op: &O,
     beta: S,

@@ -129,7 +129,11 @@ pub fn subgraph_centrality<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Siz
 ///
 /// **Cost.** m + 1 Lanczos runs of k ≈ 20–50 products; memory k + 3 vectors on the backend
 /// and 3n doubles on the host.
-pub fn subgraph_centrality_estimate<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+pub fn subgraph_centrality_estimate<
+    B: matexp_core::KrylovBackend,
+    S: Scalar,
+    O: LinearOperator<B, S> + ?Sized,
+>(
     backend: &B,
     op: &O,
     beta: f64,

@@ -151,7 +151,11 @@ fn common_scale(forms: &[QuadraticForm], exact: &[QuadraticForm]) -> (f64, Vec<f
 /// last relative change counted in the allowance.
 ///
 /// Errors: as [`estrada_index_slq`]; [`Error::InvalidArgument`] for `sketch` = 0.
-pub fn estrada_index_hutchpp<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+pub fn estrada_index_hutchpp<
+    B: matexp_core::KrylovBackend,
+    S: Scalar,
+    O: LinearOperator<B, S> + ?Sized,
+>(
     backend: &B,
     op: &O,
     beta: f64,

@@ -77,8 +77,8 @@ pub use solve::{expmv, expmv_columns, expmv_times, phi_combination, phimv};
 pub use device::{AnyBackend, Device};
 
 pub use matexp_core::{
-    AtTime, Autonomous, Backend, Complex, CpuBackend, DenseMatrixOperator, Error, LinearOperator,
-    RealScalar, Result, Scalar, Scaled, Shifted, ShiftedStep, SpectralBounds, Sum,
+    AtTime, Autonomous, Backend, Complex, CpuBackend, DenseMatrixOperator, Error, KrylovBackend,
+    LinearOperator, RealScalar, Result, Scalar, Scaled, Shifted, ShiftedStep, SpectralBounds, Sum,
     TimeDependentOperator, c32, c64,
 };
 pub use matexp_expmv::{

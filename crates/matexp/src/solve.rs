@@ -1,7 +1,7 @@
 //! The entry points: f(tA)v by the method the options name, on any backend.
 
 use crate::{Method, Options};
-use matexp_core::{Backend, Error, LinearOperator, Result, Scalar, check_dim};
+use matexp_core::{Error, KrylovBackend, LinearOperator, Result, Scalar, check_dim};
 use matexp_expmv::{Arnoldi, ExpmvMethod, Lanczos, Leja, MAX_PHI_ORDER, Report, Taylor};
 
 /// Runs `$body` with `$m` bound to a fresh solver of each method that `$opts` resolves to for
@@ -82,7 +82,7 @@ macro_rules! with_method {
 /// holds is refused, not an abort); `NonFinite` for NaN/∞ in `v` or an overflowing result;
 /// `NoConvergence` at the method's caps; errors of the backend (`InvalidArgument` for a
 /// vector the CPU cannot allocate).
-pub fn expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+pub fn expmv<B: KrylovBackend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
     t: S,
@@ -115,7 +115,7 @@ pub fn expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
 ///
 /// As [`expmv`], and `InvalidArgument` for an empty list or complex times not on one line
 /// through 0.
-pub fn expmv_times<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+pub fn expmv_times<B: KrylovBackend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
     times: &[S],
@@ -165,7 +165,7 @@ pub fn expmv_times<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
 ///
 /// As [`expmv`], `InvalidArgument` for k beyond [`matexp_expmv::MAX_PHI_ORDER`] or t^k
 /// outside the floating-point range.
-pub fn phimv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+pub fn phimv<B: KrylovBackend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
     t: S,
@@ -195,7 +195,7 @@ pub fn phimv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
 /// # Errors
 ///
 /// As [`phimv`], and `InvalidArgument` for an empty `bs`.
-pub fn phi_combination<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+pub fn phi_combination<B: KrylovBackend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
     t: S,
@@ -256,7 +256,7 @@ pub fn phi_combination<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
 ///
 /// `DimensionMismatch` when `columns.len()` is not a multiple of the operator's order, and
 /// those of [`expmv`].
-pub fn expmv_columns<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+pub fn expmv_columns<B: KrylovBackend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
     t: S,
@@ -312,7 +312,7 @@ pub fn expmv_columns<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
 /// `count` zero vectors of the operator's order, allocated only after the operator is found
 /// square and `v` (when given) of its order: an operator claiming more rows than memory
 /// holds is a `DimensionMismatch` (or the backend's allocation error), never an abort.
-fn outputs<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+fn outputs<B: KrylovBackend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
     v: Option<&B::Vector<S>>,

@@ -8,7 +8,7 @@
 mod common;
 
 use common::{KINDS, coefficient, dim, random_vec, rel_err};
-use matexp_core::{Backend, LinearOperator};
+use matexp_core::{Backend, KrylovBackend, LinearOperator};
 use matexp_gpu::{GpuBackend, GpuVector};
 use matexp_stencil::gpu::{GpuStencil, StencilKernel};
 use matexp_stencil::{Boundary, Dim, Stencil};

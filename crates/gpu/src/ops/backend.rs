@@ -3,7 +3,7 @@
 use crate::kernels::blas1 as blas;
 use crate::kernels::reduce::{self, Pending};
 use crate::rt::{Device, DeviceBuffer, scalar};
-use matexp_core::{Backend, Error, Result, Scalar, check_dim};
+use matexp_core::{Backend, Error, KrylovBackend, Result, Scalar, check_dim};
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -307,7 +307,11 @@ impl Backend for GpuBackend {
         let ptrs: Vec<u64> = xs.iter().map(|x| x.device_ptr()).collect();
         blas::combine(&self.device, y.len(), coeffs, &ptrs, y.device_ptr())
     }
+}
 
+/// Every hook runs on the device: the coefficients stay in device memory and each step is a
+/// few kernel launches with no host synchronization.
+impl KrylovBackend for GpuBackend {
     /// A ranged copy of the coefficients (one synchronization).
     fn read_coeffs(&self, c: &GpuVector<f64>, start: usize, out: &mut [f64]) -> Result<()> {
         self.own("c", c)?;
@@ -322,7 +326,7 @@ impl Backend for GpuBackend {
     }
 
     /// Five launches, no host synchronization: the kernels of `reduce.cu` read α_j, β_j and
-    /// write α_j, β_{j+1} in `c` on the device (see [`Backend::lanczos_step`] for the
+    /// write α_j, β_{j+1} in `c` on the device (see [`KrylovBackend::lanczos_step`] for the
     /// mathematics; 8n elements of memory traffic).
     fn lanczos_step<S: Scalar>(
         &self,

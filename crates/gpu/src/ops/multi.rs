@@ -20,7 +20,8 @@ use crate::rt::driver::check;
 use crate::rt::{Device, DeviceBuffer, Event, scalar};
 use cudarc::driver::result;
 use matexp_core::{
-    Backend, Error, LinearOperator, Result, Scalar, ShiftedStep, SpectralBounds, check_dim,
+    Backend, Error, KrylovBackend, LinearOperator, Result, Scalar, ShiftedStep, SpectralBounds,
+    check_dim,
 };
 use rayon::prelude::*;
 use std::fmt;
@@ -529,6 +530,9 @@ impl Backend for MultiGpuBackend {
         true
     }
 }
+
+/// The BLAS-1 defaults of every Krylov hook, each reduction across the devices' parts.
+impl KrylovBackend for MultiGpuBackend {}
 
 /// One device's rows of a [`MultiGpuCsr`].
 #[derive(Debug)]

@@ -160,7 +160,7 @@ impl<B: Backend, S: Scalar> std::fmt::Debug for Magnus<'_, B, S> {
     }
 }
 
-impl<'a, B: Backend, S: Scalar> Magnus<'a, B, S> {
+impl<'a, B: matexp_core::KrylovBackend, S: Scalar> Magnus<'a, B, S> {
     /// A workspace for Hamiltonians of order `n`.
     ///
     /// # Errors

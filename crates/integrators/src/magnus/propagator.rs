@@ -25,7 +25,7 @@ pub(crate) enum Propagator<'a, B: Backend, S: Scalar> {
     Krylov(Arnoldi<'a, B, S>),
 }
 
-impl<'a, B: Backend, S: Scalar> Propagator<'a, B, S> {
+impl<'a, B: matexp_core::KrylovBackend, S: Scalar> Propagator<'a, B, S> {
     pub(crate) fn new(backend: &'a B, method: ExpMethod, tol: Tolerance) -> Result<Self> {
         if !S::IS_COMPLEX {
             return Err(Error::Unsupported(format!(

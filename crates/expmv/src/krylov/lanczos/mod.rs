@@ -6,7 +6,7 @@ use crate::method::check_phi_order;
 use crate::{
     ExpmvMethod, LanczosOptions, MethodOptions, Progress, Reorthogonalize, Report, checks,
 };
-use matexp_core::{Backend, Error, LinearOperator, RealScalar, Result, Scalar, c64};
+use matexp_core::{Backend, Error, KrylovBackend, LinearOperator, RealScalar, Result, Scalar, c64};
 use std::time::Instant;
 
 /// 1/β, or 0 for β = 0 (as [`Backend::lanczos_step`] scales an exactly vanished residual).
@@ -352,7 +352,7 @@ struct Tridiagonal {
     k: usize,
 }
 
-impl<'a, B: Backend + 'a, S: Scalar> ExpmvMethod<'a, B, S> for Lanczos<'a, B, S> {
+impl<'a, B: KrylovBackend + 'a, S: Scalar> ExpmvMethod<'a, B, S> for Lanczos<'a, B, S> {
     type Options = LanczosOptions;
     const NAME: &'static str = "lanczos";
 
@@ -487,7 +487,7 @@ impl<'a, B: Backend + 'a, S: Scalar> ExpmvMethod<'a, B, S> for Lanczos<'a, B, S>
     }
 }
 
-impl<'a, B: Backend, S: Scalar> Lanczos<'a, B, S> {
+impl<'a, B: KrylovBackend, S: Scalar> Lanczos<'a, B, S> {
     /// `out[i]` ← fᵢ(τᵢA)v for the targets (fᵢ, τᵢ), from one basis.
     fn run<O: LinearOperator<B, S> + ?Sized>(
         &mut self,
@@ -1341,7 +1341,7 @@ fn three_slots<V>(
 /// The result is allocated only after the operator is found square and `v` of its order
 /// (`DimensionMismatch` otherwise); one the backend cannot allocate is the backend's error
 /// (`InvalidArgument` on the CPU), never an abort.
-pub fn lanczos_expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+pub fn lanczos_expmv<B: KrylovBackend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
     t: S,
@@ -1359,7 +1359,7 @@ pub fn lanczos_expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
 /// The result is allocated only after the operator is found square and `v` of its order
 /// (`DimensionMismatch` otherwise); one the backend cannot allocate is the backend's error
 /// (`InvalidArgument` on the CPU), never an abort.
-pub fn lanczos_phimv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+pub fn lanczos_phimv<B: KrylovBackend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
     k: usize,

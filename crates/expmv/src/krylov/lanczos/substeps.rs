@@ -42,7 +42,7 @@
 use super::{Func, Lanczos, Tridiagonal, predicted_dim};
 use crate::krylov::small::{Coefficients, exp_coefficients};
 use crate::{LanczosOptions, Progress, Reorthogonalize, Report, Tolerance};
-use matexp_core::{Backend, Error, LinearOperator, RealScalar, Result, Scalar, c64};
+use matexp_core::{Error, KrylovBackend, LinearOperator, RealScalar, Result, Scalar, c64};
 use matexp_leja::symmetric_tridiagonal_eigenvalues;
 
 /// The share θ·tol of a substep of fraction θ.
@@ -87,7 +87,7 @@ fn growth(sigma: c64, (lo, hi): (f64, f64)) -> f64 {
     (sigma.re * lo).max(sigma.re * hi).exp()
 }
 
-impl<B: Backend, S: Scalar> Lanczos<'_, B, S> {
+impl<B: KrylovBackend, S: Scalar> Lanczos<'_, B, S> {
     /// Whether a call for these targets may take substeps (not with `allow_unconverged`,
     /// which asks for the result at `max_dim`, e.g. the graph crate's fixed dimension).
     pub(super) fn substeps_allowed(&self, targets: &[(Func, c64)]) -> bool {
