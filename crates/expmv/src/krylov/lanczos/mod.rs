@@ -18,35 +18,28 @@ fn inverse_or_zero(beta: f64) -> f64 {
 ///
 /// At a check the host reads α, β (waiting for the device) and then spends H seconds on
 /// small eigenproblems (O(k²); solved side by side, with the eigenvalue refinement skipped
-/// where the tolerance cannot see it, about one eigensolve: 3.3–3.6 ms at k = 267 on a
-/// 16-core H200 host for a stiff τT (τ = 0.01, ‖T‖ ≈ 8·10⁵, rtol 10⁻⁵), 8.7–9.7 ms when
-/// y_k was solved before the others and always refined), during which a device with nothing
-/// queued would idle: on seed 000's Table 12 (k = 267, ~20 checks) that idle time was a
-/// third of the call. So `L` steps are queued before the host computation, with
+/// where the tolerance cannot see it, about the time of one eigensolve), during which a
+/// device with nothing queued would idle, for a large share of the call when k is in the
+/// hundreds. So `L` steps are queued before the host computation, with
 /// L = round(1.25·H_prev/s) (H_prev the previous check's host time, growing slowly with k;
 /// s the device time of a step, from the first read after one step), at most
 /// max(`check_every`, k/4): a check that costs the host under ~0.4 of a step queues none,
-/// since a step queued for nothing would cost more than the idle time it saves (measured on
-/// seed 000's Table 10, a fixed four added six products to 37 and 3 ms to 26 ms).
+/// since a step queued for nothing would cost more than the idle time it saves.
 /// If the check converges, those L steps (≈ H of device time, the idle time of one check)
 /// are spent for nothing and counted; every check that does not converge saves H. The cap
-/// k/4 bounds those spent products; it was k/10, which left a fast operator idle: the GPU
-/// stencil's Lanczos step takes 0.18 ms at 256³ against 3–7 ms of host per check near
-/// k = 250 (then), so 25 queued steps covered under a third of each check (Table 12: 126 ms,
-/// of which ~62 ms device work).
+/// k/4 bounds those spent products; it was k/10, which left a fast operator (the GPU
+/// stencil) idle for most of each check near k = 250.
 ///
 /// At least one step is queued at a check that the schedule does not expect to converge
 /// (one placed by the growing interval, not by the extrapolation to the tolerance of
 /// `check_interval`): that step is the loop's next one anyway, so it costs nothing unless the
 /// check converges after all, and it keeps the device busy through the read and the host's
-/// work, which for small k (tens of µs to a few hundred) is otherwise device idle time at
-/// every check: seed 000's Table 10 (k = 38, checks every 4 steps) spent about 1.9 ms of its
-/// 26.3 ms outside its 39 steps; with the step queued it takes 38 products and 24.6–24.7 ms
-/// (H200, three runs). None is queued at a check the extrapolation places where it expects
-/// the tolerance met (it lands at or after convergence, see `check_interval`): the steps
-/// queued there were spent for nothing when it converged (Table 10 took 38 or 39 products
-/// from run to run as the host's time rounded L to 0 or 1), and when it does not converge
-/// the device idles for that one check's host time.
+/// work, which for small k is otherwise device idle time at every check. None is queued at
+/// a check the extrapolation places where it expects the tolerance met (it lands at or after
+/// convergence, see `check_interval`): the steps queued there were spent for nothing when it
+/// converged (the product count changed by one from run to run as the host's time rounded L
+/// to 0 or 1), and when it does not converge the device idles for that one check's host time.
+/// The measurements behind these choices: `bench-results/notes/tuning.md`, "expmv: Lanczos look-ahead".
 #[derive(Debug, Default)]
 struct Lookahead {
     /// Device seconds per step, from the first read.
@@ -108,15 +101,15 @@ pub(crate) enum Func {
 /// y_k = f(tT_k)e₁ is estimated by the smaller of two estimates (details in `small.rs`):
 /// the one-step estimate ‖v‖·max(‖y_k − [y_{k−1}; 0]‖₂, β_{k+1}·|e_kᵀ f(tT_k)e₁|), the
 /// difference of two successive iterates and Saad's estimate (sharp for oscillatory and
-/// growing f(tA)v; for stiff decay 10³–10⁴× above the error, as it leaves out the damping
+/// growing f(tA)v; for stiff decay orders of magnitude above the error, as it leaves out the damping
 /// of q_{k+1} by e^{(1−s)tA} in the error integral), and the lagged estimate
 /// ‖v‖·‖y_k − [y_{k−m}; 0]‖₂ with m ≈ k/10, used only where that difference is at most a
 /// quarter of the one m steps before (the iterates are seen to contract): it is then a
 /// sharp estimate of the error of y_{k−m}, and a bound for y_k's since the error falls at
 /// least as fast over the next m steps (Lanczos convergence for exp is superlinear).
-/// Measured on the 3D Laplacian at t‖A‖ ≈ 8·10³ (seed 000's Table 12 at N = 64 and 128):
-/// about 20 % fewer products at rtol 10⁻⁵ and 10⁻⁸, the estimate 8–14× the error instead
-/// of ~2500×. (Saad's sharper first-term estimate |t|β_{k+1}|e_kᵀφ₁(tT_k)e₁|
+/// On stiff decay it stops with fewer products and an estimate much closer to the error
+/// (measured: `bench-results/notes/tuning.md`, "expmv: Lanczos stopping rule").
+/// (Saad's sharper first-term estimate |t|β_{k+1}|e_kᵀφ₁(tT_k)e₁|
 /// is not used: for stiff decay, where f(tA)v ≪ ‖v‖, φ₁ decays only like 1/|tλ| and the
 /// estimate exceeds the true error by many orders of magnitude.) Iteration stops when the
 /// estimate is below `atol + rtol·‖w‖` for every requested time. These are estimates, not
@@ -143,7 +136,7 @@ pub(crate) enum Func {
 /// α_j and β_{j+1} stay in a coefficient array on the backend (device memory on GPUs), and
 /// the host reads them in one batch per check point, so on a GPU a step queues the product
 /// and four small kernels without waiting: about 4n elements of memory traffic beside the
-/// product (measured on an H200: see `bench-results/`). On asynchronous backends
+/// product (measured: the `gpu_expmv` records under `bench-results/`). On asynchronous backends
 /// ([`Backend::is_asynchronous`]) steps are queued ahead of each check so that the device
 /// works while the host solves the small eigenproblems (`Lookahead`); the two-pass mode's
 /// second pass reads nothing. A reorthogonalized step is formed from host scalars (its O(k)
@@ -215,9 +208,9 @@ pub(crate) enum Func {
 /// times, rounded up to the next check point and capped at n and `max_dim` (2k − 1 in
 /// two-pass mode). W comes from the operator's spectral bounds or norm bound before the first
 /// product, otherwise from the Gershgorin interval of T_k at the first check (after
-/// `check_every` products). An estimate: products/estimate was 0.68–1.46 for 1D Laplacians
-/// (n = 2000, t‖A‖ = 16 … 1.6·10⁴, rtol 10⁻⁶ and 10⁻¹⁰); beyond n, lost orthogonality
-/// makes the actual dimension exceed it (2.5× measured at k = 5000, n = 2000). A call whose
+/// `check_every` products). An estimate, not a bound (how close it comes: `bench-results/notes/tuning.md`,
+/// "expmv: Lanczos dimension estimate"); beyond n, lost orthogonality makes the actual
+/// dimension exceed it. A call whose
 /// estimate exceeds twice [`LanczosOptions::max_products`] is refused when the estimate is
 /// made; one whose dimension would pass the cap stops there; both with
 /// [`Error::NoConvergence`] naming `max_products`. [`LanczosOptions::progress`] is called

@@ -32,12 +32,11 @@
 //! **Cost.** For e^{−iτH}v the dimension of one run grows like |τ|‖H‖; substeps need more
 //! products than one run of that dimension (each substep pays the start-up of its own Krylov
 //! space, and its share θ·tol is tighter), but O(n·max_dim) memory and O(max_dim²) per check
-//! instead of O(n·|τ|‖H‖) and O((|τ|‖H‖)²). Measured on the tight-binding chain n = 2000,
-//! τ‖H‖ = 2500, rtol 10⁻⁸ (test profile, one core): 6 substeps at max_dim 500 take 2807
-//! products in 0.8 s, one run with max_dim raised to 3000 takes 2134 products in 3.2 s.
-//! Oscillatory substeps after the first make their first convergence check at 3/4 of the
-//! dimension the previous one needed (they need about the same): on the chain at τ‖H‖ = 10⁴
-//! 11308 products instead of 11566 and a fifth less time.
+//! instead of O(n·|τ|‖H‖) and O((|τ|‖H‖)²), so once the O(k²) checks dominate, substeps take
+//! less time for more products. Oscillatory substeps after the first make their first
+//! convergence check at 3/4 of the dimension the previous one needed (they need about the
+//! same), which saves checks and a few products. Measured on a tight-binding chain:
+//! `bench-results/notes/tuning.md`, "expmv: Lanczos substeps".
 
 use super::{Func, Lanczos, Tridiagonal, predicted_dim};
 use crate::krylov::small::{Coefficients, exp_coefficients};
