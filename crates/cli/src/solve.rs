@@ -2,7 +2,7 @@
 
 use crate::error::{CliError, CliResult, Kind};
 use matexp::{
-    Backend, CpuBackend, CsrMatrix, GpuBackend, GpuCsr, LinearOperator, MultiGpuBackend,
+    CpuBackend, CsrMatrix, GpuBackend, GpuCsr, KrylovBackend, LinearOperator, MultiGpuBackend,
     MultiGpuCsr, Options, Report, Scalar,
 };
 
@@ -85,7 +85,7 @@ pub enum Job<S> {
 }
 
 /// Runs `job` for the operator `op` on backend `b`, returning host vectors.
-pub fn run_on<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+pub fn run_on<B: KrylovBackend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     b: &B,
     op: &O,
     v: &[S],
