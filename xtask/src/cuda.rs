@@ -23,7 +23,7 @@
 //! 13.0 driver rejects); when `.tools/nvcc` is missing it is created with
 //! `python3 -m venv .tools/nvcc && .tools/nvcc/bin/pip install <pins>`.
 
-use crate::ptx_stamp;
+use crate::ptx_stamp::{self, fnv1a64};
 use crate::util::{cargo, ensure_python_venv, workspace_root};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -279,14 +279,6 @@ fn compile_ptx(root: &Path, nvcc: &Path, src: &Source, out: &Path) -> Result<(),
             .arg(kernel_arg(src)),
     )
     .map(|_| ())
-}
-
-/// 64-bit FNV-1a of a file's bytes: the fingerprint of the header that `bindings.rs` records.
-/// The bindgen example computes the same function.
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
 }
 
 /// The line `bindings.rs` carries for a header with these bytes.

@@ -4,11 +4,10 @@
 //! `<name>.ptx source=<hash> ptx=<hash>`, where the source hash covers the `.cu` file, every
 //! header it includes with `#include "…"` (transitively), the nvcc flags and the nvcc pin,
 //! and the PTX hash covers the bytes written. A source edited since, or a PTX edited by hand,
-//! no longer matches its line. The hash is FNV-1a 64 ([`crate::cuda::fnv1a64`]): a change
+//! no longer matches its line. The hash is FNV-1a 64 ([`fnv1a64`]): a change
 //! detector, not a security measure. `cargo xtask cuda --check` still recompiles with nvcc
 //! and compares the bytes.
 
-use crate::cuda::fnv1a64;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -95,6 +94,14 @@ pub fn file_text(lines: &[String]) -> String {
         text.push('\n');
     }
     text
+}
+
+/// 64-bit FNV-1a of a file's bytes: the fingerprint of a PTX module's sources and of the
+/// header that `bindings.rs` records. The bindgen example computes the same function.
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 #[cfg(test)]

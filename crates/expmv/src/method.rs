@@ -113,7 +113,7 @@ pub trait ExpmvMethod<'a, B: Backend + 'a, S: Scalar>: Sized {
         checks::time("t", t)?;
         let w = std::slice::from_mut(w);
         let r = self.combination(op, t, &[1.0], &[Some(v)], w)?;
-        let r = crate::propagation::certify(self, op, &[t], v, w, r)?;
+        let r = certify(self, op, &[t], v, w, r)?;
         self.finish(r, w)
     }
 
@@ -199,7 +199,7 @@ pub trait ExpmvMethod<'a, B: Backend + 'a, S: Scalar>: Sized {
         }
         report.output_estimates = ordered;
         if let [v] = bs.as_slice() {
-            report = crate::propagation::certify(self, op, times, v.expect("b₀"), out, report)?;
+            report = certify(self, op, times, v.expect("b₀"), out, report)?;
         }
         self.finish(report, out)
     }
@@ -323,6 +323,52 @@ pub trait ExpmvMethod<'a, B: Backend + 'a, S: Scalar>: Sized {
         report.conclude(&norms, self.options().tolerance(), Some(eps));
         Ok(report)
     }
+}
+
+/// [`crate::propagation::certify`] for method `m`, whose probe is `m`'s kind of method at the
+/// probe's loose tolerance, reusing the spectrum `report` names.
+fn certify<'a, M, B, S, O>(
+    m: &M,
+    op: &O,
+    times: &[S],
+    v: &B::Vector<S>,
+    out: &[B::Vector<S>],
+    report: Report,
+) -> Result<Report>
+where
+    M: ExpmvMethod<'a, B, S>,
+    B: Backend + 'a,
+    S: Scalar,
+    O: LinearOperator<B, S> + ?Sized,
+{
+    let be = m.backend();
+    let tol = m.options().tolerance();
+    let mut opts = m.options().clone();
+    opts.set_tolerance(
+        tol.with_rtol(tol.rtol.max(crate::propagation::PROBE_RTOL))
+            .with_atol(0.0),
+    );
+    if let Some((b, _)) = report.bounds {
+        // The spectrum the solve used serves the probe as well.
+        opts.reuse_bounds(b);
+    }
+    let mut prober = M::new(be, opts).ok();
+    let mut run =
+        |scale: S, rs: &[f64], r: &B::Vector<S>, o: &mut [B::Vector<S>]| match prober.as_mut() {
+            Some(p) => p.combination(op, scale, rs, &[Some(r)], o),
+            None => Err(Error::Unsupported("no probe method".into())),
+        };
+    crate::propagation::certify(
+        be,
+        tol,
+        M::AMPLIFIED_ESTIMATE_FACTOR,
+        op,
+        times,
+        v,
+        out,
+        report,
+        Some(&mut run),
+    )
 }
 
 /// ‖w_i‖₂ of each output.

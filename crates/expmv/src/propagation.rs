@@ -33,8 +33,7 @@
 //! The products spent here count in the report's `matvecs` and `estimate_matvecs`.
 
 use crate::leja::BoundsSource;
-use crate::method::ExpmvMethod;
-use crate::options::{MethodOptions, ROUNDING_FACTOR, Tolerance};
+use crate::options::{ROUNDING_FACTOR, Tolerance};
 use crate::report::Report;
 use crate::times::split_rays;
 use matexp_core::{Backend, LinearOperator, RealScalar, Result, Scalar};
@@ -44,7 +43,7 @@ use matexp_core::{Backend, LinearOperator, RealScalar, Result, Scalar};
 const CERTIFY_FRACTION: f64 = 0.1;
 
 /// The relative tolerance of the probe solve: only the magnitude of ‖e^{tA}r‖ is needed.
-const PROBE_RTOL: f64 = 1e-2;
+pub(crate) const PROBE_RTOL: f64 = 1e-2;
 
 /// Raises `report`'s output estimates by the propagated-rounding term (module docs) for the
 /// outputs `out[i]` = e^{tᵢA}v. Costs a norm per vector where the operator's bound suffices.
@@ -53,21 +52,23 @@ const PROBE_RTOL: f64 = 1e-2;
 ///
 /// Those of the backend's norms and of the refinement's products, except a probe that does
 /// not converge (the bound then stands, which may be ∞: `converged = false`).
-pub(crate) fn certify<'a, M, B, S, O>(
-    m: &mut M,
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn certify<B, S, O>(
+    be: &B,
+    tol: Tolerance,
+    amplified_factor: f64,
     op: &O,
     times: &[S],
     v: &B::Vector<S>,
     out: &[B::Vector<S>],
     mut report: Report,
+    prober: Option<&mut Prober<'_, B, S>>,
 ) -> Result<Report>
 where
-    M: ExpmvMethod<'a, B, S>,
-    B: Backend + 'a,
+    B: Backend,
     S: Scalar,
     O: LinearOperator<B, S> + ?Sized,
 {
-    let be = m.backend();
     let vnorm = be.nrm2(v)?.as_f64();
     if !(vnorm.is_finite() && vnorm > 0.0) || out.len() != times.len() {
         return Ok(report);
@@ -76,7 +77,6 @@ where
         .iter()
         .map(|w| Ok(be.nrm2(w)?.as_f64()))
         .collect::<Result<_>>()?;
-    let tol = m.options().tolerance();
     let unit = ROUNDING_FACTOR * S::Real::EPS.as_f64() * (1 + report.matvecs) as f64 * vnorm;
     let suffices = |g: &[f64]| {
         g.iter()
@@ -91,7 +91,10 @@ where
         if bounded.as_deref().is_some_and(suffices) {
             (bounded, false)
         } else {
-            let probed = probe(m, op, times, &mut report)?;
+            let probed = match prober {
+                Some(run) => probe(be, op, times, &mut report, run)?,
+                None => None,
+            };
             let g = match (bounded, probed) {
                 (Some(b), Some(p)) => b.iter().zip(&p).map(|(b, p)| b.min(*p)).collect(),
                 (None, Some(p)) => p,
@@ -113,7 +116,7 @@ where
             // start would only repeat v's share of the slowest mode.)
             let mut kappa = (g * vnorm / w).max(1.0);
             if amplifying {
-                kappa *= M::AMPLIFIED_ESTIMATE_FACTOR;
+                kappa *= amplified_factor;
             }
             *e = if kappa.is_finite() {
                 *e * kappa
@@ -177,47 +180,40 @@ fn hermitian_growth<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     Some(times.iter().map(|t| growth(*t, lo, hi)).collect())
 }
 
-/// Step 2 for a non-Hermitian operator: ‖e^{tᵢA}r‖₂ for a seeded random unit r, by the
-/// method itself at [`PROBE_RTOL`]; `None` when the probe does not converge or overflows
-/// (∞ is then the honest growth).
-fn probe<'a, M, B, S, O>(
-    m: &M,
+/// The probe's solve: `(scale, sorted times, r, outputs)` ↦ the outputs e^{scale·tⱼA}r and
+/// the report, by the method itself at [`PROBE_RTOL`] (the caller builds it).
+pub(crate) type Prober<'p, B, S> = dyn FnMut(S, &[f64], &<B as Backend>::Vector<S>, &mut [<B as Backend>::Vector<S>]) -> Result<Report>
+    + 'p;
+
+/// Step 2 for a non-Hermitian operator: ‖e^{tᵢA}r‖₂ for a seeded random unit r; `None` when
+/// the probe does not converge or overflows (∞ is then the honest growth).
+fn probe<B, S, O>(
+    be: &B,
     op: &O,
     times: &[S],
     report: &mut Report,
+    run: &mut Prober<'_, B, S>,
 ) -> Result<Option<Vec<f64>>>
 where
-    M: ExpmvMethod<'a, B, S>,
-    B: Backend + 'a,
+    B: Backend,
     S: Scalar,
     O: LinearOperator<B, S> + ?Sized,
 {
-    let be = m.backend();
     let n = op.nrows();
-    let mut opts = m.options().clone();
-    let tol = opts.tolerance();
-    opts.set_tolerance(tol.with_rtol(tol.rtol.max(PROBE_RTOL)).with_atol(0.0));
-    if let Some((b, _)) = report.bounds {
-        // The spectrum the solve used serves the probe as well.
-        opts.reuse_bounds(b);
-    }
-    let Ok(mut prober) = M::new(be, opts) else {
-        return Ok(None);
-    };
     let r = be.upload(&crate::leja::spectrum::start_vector::<S>(n))?;
     let mut outs = (0..times.len())
         .map(|_| be.alloc(n))
         .collect::<Result<Vec<_>>>()?;
     let rays = split_rays(times)?;
     let mut spent = 0;
-    let run = rays.run(&mut outs, |scale, rs, o| {
-        let rep = prober.combination(op, scale, rs, &[Some(&r)], o)?;
+    let result = rays.run(&mut outs, |scale, rs, o| {
+        let rep = run(scale, rs, &r, o)?;
         spent += rep.matvecs;
         Ok(())
     });
     report.matvecs += spent;
     report.estimate_matvecs += spent;
-    match run {
+    match result {
         Ok(()) => Ok(Some(
             outs.iter()
                 .map(|x| Ok(be.nrm2(x)?.as_f64()))
