@@ -1,0 +1,9 @@
+//! The integration tests of `stencil`, one test binary (a module per former test file), so
+//! that the crate's generic code is compiled and linked once for all of them.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod analytic;
+mod assembled;
+mod partition;
