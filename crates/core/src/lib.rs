@@ -28,6 +28,7 @@ mod error;
 pub mod fused;
 pub mod memory;
 pub mod norms;
+pub mod rng;
 mod operator;
 mod scalar;
 mod time_dependent;
