@@ -47,40 +47,8 @@ pub fn rng(tag: &str) -> ChaCha8Rng {
     ChaCha8Rng::seed_from_u64(t)
 }
 
-/// SplitMix64 (Steele, Lea and Flood, 2014): a bijective 64-bit mixer and the sequential
-/// generator built on it. Statistically good enough for test inputs, and a pure function of
-/// its counter, so inputs can be drawn per index in any order or thread.
-#[derive(Debug, Clone)]
-pub struct SplitMix64 {
-    state: u64,
-}
-
-impl SplitMix64 {
-    /// A generator starting from `seed`.
-    pub fn new(seed: u64) -> Self {
-        SplitMix64 { state: seed }
-    }
-
-    /// The mixing function: the output for counter value `z`.
-    pub fn mix(mut z: u64) -> u64 {
-        z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        let out = Self::mix(self.state);
-        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        out
-    }
-
-    /// A uniform number in [0, 1) (the 53 high bits).
-    pub fn next_f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-    }
-}
+/// SplitMix64, re-exported from the core (one generator for the library and its tests).
+pub use matexp_core::rng::SplitMix64;
 
 #[cfg(test)]
 mod tests {

@@ -65,15 +65,8 @@ impl HermitianPropagator {
 
 /// A reproducible vector with entries in [−1, 1) (SplitMix64).
 pub fn random_vector<S: Scalar>(n: usize, seed: u64) -> Vec<S> {
-    let mut state = seed;
-    let mut next = move || {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        (z >> 11) as f64 * (2.0 / (1u64 << 53) as f64) - 1.0
-    };
+    let mut g = matexp_core::rng::SplitMix64::new(seed);
+    let mut next = move || g.next_signed();
     (0..n)
         .map(|_| {
             let re = next();

@@ -1,6 +1,6 @@
 //! A planar triangulation of a grid: the mesh-like graphs of the seed (delaunay_n24).
 
-use super::splitmix64;
+use super::SplitMix64;
 use crate::parallel::for_each_row_mut;
 use crate::{CsrIndex, PatternCsr};
 use matexp_core::{Error, Result};
@@ -70,7 +70,7 @@ impl Mesh {
     /// (cx, cy)–(cx + 1, cy + 1); otherwise the anti-diagonal (cx + 1, cy)–(cx, cy + 1).
     fn main_diagonal(&self, cx: usize, cy: usize) -> bool {
         let cell = (cx + self.nx * cy) as u64;
-        splitmix64(splitmix64(self.seed ^ 0x6d65_7368) ^ cell) & 1 == 0
+        SplitMix64::mix(SplitMix64::mix(self.seed ^ 0x6d65_7368) ^ cell) & 1 == 0
     }
 
     /// Neighbours of node i in ascending order; returns the count (≤ 8).

@@ -53,18 +53,6 @@ pub(crate) fn row_ptr_from_lengths<I: CsrIndex>(
     Ok(ptr)
 }
 
-/// SplitMix64: a bijective 64-bit mixer (Steele, Lea, Flood 2014), used as a counter-based
-/// generator where each row must draw its own reproducible random numbers.
-#[inline]
-pub(crate) fn splitmix64(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// A uniform number in [0, 1) from the 53 high bits of a hash.
-#[inline]
-pub(crate) fn unit_interval(h: u64) -> f64 {
-    (h >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-}
+// The rows draw their random numbers from SplitMix64's counter-based mixer
+// (`matexp_core::rng`), a pure function of (seed, row), so rows build in any order.
+pub(crate) use matexp_core::rng::{SplitMix64, unit_interval};

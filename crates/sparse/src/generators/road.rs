@@ -1,6 +1,6 @@
 //! A low-degree, connected, planar-like graph with the shape of road networks.
 
-use super::{splitmix64, unit_interval};
+use super::{SplitMix64, unit_interval};
 use crate::parallel::for_each_row_mut;
 use crate::{CsrIndex, PatternCsr};
 use matexp_core::{Error, Result};
@@ -73,7 +73,9 @@ impl RoadNetwork {
     }
 
     fn hash(&self, kind: u64, node: usize) -> u64 {
-        splitmix64(splitmix64(self.seed ^ kind.wrapping_mul(0x9E37_79B9_7F4A_7C15)) ^ node as u64)
+        SplitMix64::mix(
+            SplitMix64::mix(self.seed ^ kind.wrapping_mul(0x9E37_79B9_7F4A_7C15)) ^ node as u64,
+        )
     }
 
     /// Whether node (x, y)'s tree edge goes left (else up); meaningless at (0, 0).

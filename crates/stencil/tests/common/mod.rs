@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 use matexp_core::RealScalar;
+use matexp_core::rng::SplitMix64;
 use matexp_stencil::{Boundary, Coefficient, Dim};
 
 pub const KINDS: [Boundary; 4] = [
@@ -13,17 +14,8 @@ pub const KINDS: [Boundary; 4] = [
 
 /// A deterministic pseudo-random vector in [−1, 1] (SplitMix64).
 pub fn random_vec<S: RealScalar>(len: usize, seed: u64) -> Vec<S> {
-    let mut s = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    (0..len)
-        .map(|_| {
-            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^= z >> 31;
-            S::from_f64((z >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0)
-        })
-        .collect()
+    let mut g = SplitMix64::new(seed.wrapping_add(0x9E37_79B9_7F4A_7C15));
+    (0..len).map(|_| S::from_f64(g.next_signed())).collect()
 }
 
 /// The three coefficient kinds: unit, the seed's `D`, and a random positive field.
