@@ -1,4 +1,5 @@
-//! Benchmark records of matexp and the glue between criterion and them.
+//! Benchmark suites of matexp: the glue between criterion and the benchmark records
+//! ([`Record`], defined in `matexp-records` and re-exported here).
 //!
 //! Every benchmark run appends machine-readable [`Record`]s that `cargo xtask bench` gathers
 //! into `bench-results/<device>/<suite>.json` and renders as a markdown report. Criterion
@@ -19,108 +20,12 @@
 //! rec.finish().unwrap();
 //! ```
 
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+pub use matexp_records::{Record, device_name, today};
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 pub use criterion;
-
-/// One measured case, as stored in `bench-results/<device>/<suite>.json`.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Record {
-    /// Suite (one JSON file per suite and device).
-    pub suite: String,
-    /// Case within the suite.
-    pub case: String,
-    /// `cpu`, `gpu`, `gpu×2`, `cusparse`, `scipy`, ...
-    pub backend: String,
-    /// Device description (`cpu-2core`, `h100`, ...).
-    pub device: String,
-    /// `f32`, `f64`, `c32`, `c64`, ...
-    pub precision: String,
-    /// Problem size: `n`, `nnz`, points, ...
-    pub size: Map<String, Value>,
-    /// Median time in seconds.
-    pub time_s: f64,
-    /// Number of timed repetitions behind the median.
-    pub reps: u64,
-    /// Operator applications per run, where that applies.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub matvecs: Option<u64>,
-    /// Requested tolerance.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub tol: Option<f64>,
-    /// Achieved error against a reference.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub error: Option<f64>,
-    /// time / (bytes-moved or flops floor) with the floor rate measured in the same run.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub floor_ratio: Option<f64>,
-    /// vendor library time / ours, same run.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub vendor_ratio: Option<f64>,
-    /// peer (e.g. SciPy) time / ours, same run.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub peer_ratio: Option<f64>,
-    /// Further figures (GB/s, substeps, ...).
-    #[serde(skip_serializing_if = "Map::is_empty", default)]
-    pub extra: Map<String, Value>,
-    /// Git commit of the measured code.
-    pub commit: String,
-    /// UTC date of the run (YYYY-MM-DD).
-    pub date: String,
-}
-
-impl Record {
-    /// A record with the identifying fields set; time and provenance are filled in later.
-    pub fn new(suite: &str, case: &str, backend: &str, precision: &str) -> Self {
-        Record {
-            suite: suite.into(),
-            case: case.into(),
-            backend: backend.into(),
-            device: device_name(),
-            precision: precision.into(),
-            size: Map::new(),
-            time_s: 0.0,
-            reps: 0,
-            matvecs: None,
-            tol: None,
-            error: None,
-            floor_ratio: None,
-            vendor_ratio: None,
-            peer_ratio: None,
-            extra: Map::new(),
-            commit: commit(),
-            date: today(),
-        }
-    }
-    /// Adds a size field.
-    pub fn size(mut self, key: &str, value: impl Into<Value>) -> Self {
-        self.size.insert(key.into(), value.into());
-        self
-    }
-    /// Adds an extra figure.
-    pub fn extra(mut self, key: &str, value: impl Into<Value>) -> Self {
-        self.extra.insert(key.into(), value.into());
-        self
-    }
-    /// Sets the matvec count.
-    pub fn matvecs(mut self, m: u64) -> Self {
-        self.matvecs = Some(m);
-        self
-    }
-    /// Sets the requested tolerance.
-    pub fn tol(mut self, t: f64) -> Self {
-        self.tol = Some(t);
-        self
-    }
-    /// Sets the error against a reference.
-    pub fn error(mut self, e: f64) -> Self {
-        self.error = Some(e);
-        self
-    }
-}
 
 /// What a floor ratio is computed from: bytes that must cross memory per run, divided by a
 /// bandwidth measured in the same run.
@@ -259,51 +164,6 @@ fn read_estimate(home: &Path, group: &str, id: &str) -> Option<(f64, u64)> {
     Some((median_ns * 1e-9, reps))
 }
 
-/// Device name for records: `$MATEXP_BENCH_DEVICE`, else `cpu-<cores>core`.
-pub fn device_name() -> String {
-    std::env::var("MATEXP_BENCH_DEVICE").unwrap_or_else(|_| {
-        format!(
-            "cpu-{}core",
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-        )
-    })
-}
-
-fn commit() -> String {
-    std::env::var("MATEXP_COMMIT")
-        .ok()
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| {
-            std::process::Command::new("git")
-                .args(["rev-parse", "--short=12", "HEAD"])
-                .output()
-                .ok()
-                .filter(|o| o.status.success())
-                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-                .unwrap_or_else(|| "unknown".into())
-        })
-}
-
-/// Today's UTC date as YYYY-MM-DD (civil-from-days, no date crate needed).
-pub fn today() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let z = (secs / 86_400) as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
 /// Host memory bandwidth (bytes read + written per second) of a parallel copy of `bytes`
 /// bytes, median of `reps` runs: the floor that memory-bound kernels are compared against.
 pub fn copy_bandwidth(bytes: usize, reps: usize) -> f64 {
@@ -323,30 +183,4 @@ pub fn copy_bandwidth(bytes: usize, reps: usize) -> f64 {
     times.remove(0); // warm-up: first touch of dst pages
     times.sort_by(|a, b| a.total_cmp(b));
     (2 * n * 8) as f64 / times[times.len() / 2]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn today_is_a_plausible_date() {
-        let d = today();
-        assert_eq!(d.len(), 10);
-        let year: i32 = d[..4].parse().unwrap();
-        assert!((2024..2200).contains(&year), "{d}");
-    }
-
-    #[test]
-    fn records_roundtrip_through_json() {
-        let r = Record::new("s", "c", "cpu", "f64")
-            .size("n", 10)
-            .matvecs(3)
-            .error(1e-12);
-        let j = serde_json::to_string(&r).unwrap();
-        let back: Record = serde_json::from_str(&j).unwrap();
-        assert_eq!(back.case, "c");
-        assert_eq!(back.matvecs, Some(3));
-        assert_eq!(back, r);
-    }
 }

@@ -1,181 +1,41 @@
 //! Benchmark records on disk: reading the JSON-lines files that benchmark runs write, and
 //! merging them into the committed `bench-results/<device>/<suite>.json` arrays.
 //!
-//! A record is kept as the JSON object it was written as (the format is
-//! `matexp_benches::Record`: `suite`, `case`, `backend`, `device`, `precision`, `size`,
-//! `time_s`, `reps`, optional `matvecs`, `tol`, `error`, `floor_ratio`, `vendor_ratio`,
-//! `peer_ratio`, `extra`, and `commit`, `date`). Keeping the object rather than a typed mirror
-//! means fields added later (for example by the GPU bundle) survive a merge unchanged, and
+//! A record is `matexp_records::Record`, the type the benchmark suites write (`suite`,
+//! `case`, `backend`, `device`, `precision`, `size`, `time_s`, `reps`, optional `matvecs`,
+//! `tol`, `error`, `floor_ratio`, `vendor_ratio`, `peer_ratio`, `extra`, and `commit`,
+//! `date`). Fields it does not know (added later, for example by the GPU bundle) are kept in
+//! `Record::other` and survive a merge unchanged; the type's crate depends on serde only, so
 //! xtask need not compile the benchmark crate.
 
 use crate::util::path_component;
-use serde_json::{Map, Value};
+pub use matexp_records::{KEY_FIELDS, MeasurementKey, PEER_RATIOS, Record};
+use serde_json::Value;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// The fields every record must carry as non-empty strings; they also lead the sort order.
-pub const KEY_FIELDS: [&str; 5] = ["suite", "case", "backend", "precision", "device"];
-
-/// The fields that hold what a run measured (or when), as opposed to what it measured: every
-/// other field (the [`KEY_FIELDS`], `size`, `tol`, and any field added later) defines the
-/// measurement and is part of its [`MeasurementKey`]. An unknown field counts as defining, so
-/// that a record format grown by a new dimension can never make two measurements collide.
-pub const RESULT_FIELDS: [&str; 10] = [
-    "time_s",
-    "reps",
-    "matvecs",
-    "error",
-    "floor_ratio",
-    "vendor_ratio",
-    "peer_ratio",
-    "extra",
-    "commit",
-    "date",
-];
-
-/// Ratios to another implementation timed in the same run. A run that could not time the
-/// other implementation (SciPy missing, no GPU vendor library) writes its own record without
-/// the ratio; the merge then keeps the stored ratio and notes in `extra.<ratio>_from` the
-/// commit and date of the run that measured it.
-pub const PEER_RATIOS: [&str; 2] = ["peer_ratio", "vendor_ratio"];
-
-/// What identifies a measurement: every defining field (see [`RESULT_FIELDS`]) with its
-/// value as canonical JSON (object keys sorted), in a fixed order. Two records with equal
-/// keys measured the same thing, and the newer replaces the older.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct MeasurementKey(Vec<(String, String)>);
-
-/// One benchmark record: a JSON object whose identifying fields are strings.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Record(Map<String, Value>);
-
-impl Record {
-    /// Checks that `value` is an object with string `suite`, `case`, `backend`, `precision`
-    /// and `device`, and a numeric `time_s`.
-    pub fn from_value(value: Value) -> Result<Self, String> {
-        let Value::Object(map) = value else {
-            return Err(format!("expected a JSON object, found {}", kind(&value)));
+/// Keeps the [`PEER_RATIOS`] that `new` lacks and `older` (the stored record of the same
+/// measurement) has, with where they came from in `extra.<ratio>_from`.
+fn carry_peer_ratios(new: &mut Record, older: &Record) {
+    for ratio in PEER_RATIOS {
+        let Some(value) = older.number(ratio) else {
+            continue;
         };
-        for field in KEY_FIELDS {
-            match map.get(field) {
-                Some(Value::String(s)) if !s.is_empty() => {}
-                Some(other) => {
-                    return Err(format!(
-                        "field `{field}` must be a non-empty string, found {}",
-                        kind(other)
-                    ));
-                }
-                None => return Err(format!("missing field `{field}`")),
-            }
+        if new.number(ratio).is_some() {
+            continue;
         }
-        match map.get("time_s") {
-            Some(Value::Number(_)) => {}
-            Some(other) => {
-                return Err(format!(
-                    "field `time_s` must be a number, found {}",
-                    kind(other)
-                ));
-            }
-            None => return Err("missing field `time_s`".into()),
+        let from_field = format!("{ratio}_from");
+        let from = older
+            .extra
+            .get(&from_field)
+            .filter(|v| !v.is_null())
+            .cloned()
+            .unwrap_or_else(|| Value::String(format!("{} {}", older.commit, older.date)));
+        if let Some(slot) = new.ratio_mut(ratio) {
+            *slot = Some(value);
         }
-        Ok(Record(map))
-    }
-
-    /// A string field (empty when absent or not a string).
-    pub fn text(&self, field: &str) -> &str {
-        self.0.get(field).and_then(Value::as_str).unwrap_or("")
-    }
-
-    /// A field, if present and not `null`.
-    pub fn get(&self, field: &str) -> Option<&Value> {
-        self.0.get(field).filter(|v| !v.is_null())
-    }
-
-    /// A numeric field.
-    pub fn number(&self, field: &str) -> Option<f64> {
-        self.get(field).and_then(Value::as_f64)
-    }
-
-    /// The `extra` object (empty when absent).
-    pub fn extra(&self) -> Option<&Map<String, Value>> {
-        self.get("extra").and_then(Value::as_object)
-    }
-
-    /// The leading identifying fields, in [`KEY_FIELDS`] order.
-    pub fn key(&self) -> [&str; 5] {
-        KEY_FIELDS.map(|f| self.text(f))
-    }
-
-    /// Everything that defines the measurement: the [`KEY_FIELDS`] first, then the other
-    /// defining fields (`size`, `tol`, …) by name. `null` counts as absent.
-    pub fn measurement_key(&self) -> MeasurementKey {
-        let mut fields: Vec<(String, String)> = KEY_FIELDS
-            .iter()
-            .map(|f| (f.to_string(), self.text(f).to_string()))
-            .collect();
-        // serde_json's map is ordered by key (no `preserve_order`), so `to_string` is
-        // canonical: equal values give equal text whatever order a writer used.
-        fields.extend(
-            self.0
-                .iter()
-                .filter(|(k, v)| {
-                    !v.is_null()
-                        && !KEY_FIELDS.contains(&k.as_str())
-                        && !RESULT_FIELDS.contains(&k.as_str())
-                })
-                .map(|(k, v)| (k.clone(), v.to_string())),
-        );
-        MeasurementKey(fields)
-    }
-
-    /// Keeps the [`PEER_RATIOS`] that `self` lacks and `older` (the stored record of the same
-    /// measurement) has, with where they came from in `extra.<ratio>_from`.
-    fn carry_peer_ratios(&mut self, older: &Record) {
-        for ratio in PEER_RATIOS {
-            let Some(value) = older.get(ratio) else {
-                continue;
-            };
-            if self.get(ratio).is_some() {
-                continue;
-            }
-            let from_field = format!("{ratio}_from");
-            let from = older
-                .extra()
-                .and_then(|e| e.get(&from_field))
-                .filter(|v| !v.is_null())
-                .cloned()
-                .unwrap_or_else(|| {
-                    Value::String(format!("{} {}", older.text("commit"), older.text("date")))
-                });
-            self.0.insert(ratio.to_string(), value.clone());
-            let extra = self
-                .0
-                .entry("extra")
-                .or_insert_with(|| Value::Object(Map::new()));
-            if !extra.is_object() {
-                *extra = Value::Object(Map::new());
-            }
-            if let Value::Object(extra) = extra {
-                extra.insert(from_field, from);
-            }
-        }
-    }
-
-    /// The record as JSON.
-    pub fn to_value(&self) -> Value {
-        Value::Object(self.0.clone())
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+        new.extra.insert(from_field, from);
     }
 }
 
@@ -260,7 +120,7 @@ pub fn merge(existing: Vec<Record>, incoming: Vec<Record>) -> Vec<Record> {
     for mut r in incoming {
         let key = r.measurement_key();
         if let Some(older) = stored.get(&key) {
-            r.carry_peer_ratios(older);
+            carry_peer_ratios(&mut r, older);
         }
         by_key.insert(key, r);
     }
@@ -301,7 +161,7 @@ pub fn parse_json(text: &str, source: &str) -> Result<Vec<Record>, String> {
         other => {
             return Err(format!(
                 "{source}: expected an array of records, found {}",
-                kind(&other)
+                matexp_records::kind(&other)
             ));
         }
     };
@@ -452,6 +312,13 @@ pub(crate) mod tests {
         .unwrap()
     }
 
+    /// Sets (or with `null` clears) one field of `r`, as a writer would have written it.
+    pub(crate) fn set(r: &mut Record, field: &str, value: Value) {
+        let mut v = r.to_value();
+        v[field] = value;
+        *r = Record::from_value(v).unwrap();
+    }
+
     /// A fresh empty directory under the system temp dir.
     pub(crate) fn temp_dir(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!(
@@ -526,7 +393,7 @@ pub(crate) mod tests {
     #[test]
     fn precision_distinguishes_records() {
         let mut single = rec("spmv", "n=200", "cpu", "d", 1.0);
-        single.0.insert("precision".into(), json!("f32"));
+        set(&mut single, "precision", json!("f32"));
         let merged = merge(vec![single], vec![rec("spmv", "n=200", "cpu", "d", 2.0)]);
         assert_eq!(merged.len(), 2);
     }
@@ -534,9 +401,9 @@ pub(crate) mod tests {
     /// `rec` with another `size` object (and `tol` when given).
     fn sized(case: &str, backend: &str, size: Value, tol: Option<f64>, time: f64) -> Record {
         let mut r = rec("divdiff", case, backend, "cpu-x-2core", time);
-        r.0.insert("size".into(), size);
+        set(&mut r, "size", size);
         if let Some(tol) = tol {
-            r.0.insert("tol".into(), json!(tol));
+            set(&mut r, "tol", json!(tol));
         }
         r
     }
@@ -579,33 +446,33 @@ pub(crate) mod tests {
             ("extra", json!({"substeps": 3})),
             ("commit", json!("ffffffffffff")),
         ] {
-            a.0.insert(field.into(), value);
+            set(&mut a, field, value);
         }
         assert_eq!(a.measurement_key(), b.measurement_key());
         // A field the format does not know yet defines the measurement.
-        a.0.insert("threads".into(), json!(2));
+        set(&mut a, "threads", json!(2));
         assert_ne!(a.measurement_key(), b.measurement_key());
     }
 
     #[test]
     fn a_run_without_the_peer_keeps_its_rows_and_ratios() {
         let mut ours = sized("laplace", "cpu", json!({"n": 1024}), Some(1e-8), 0.010);
-        ours.0.insert("peer_ratio".into(), json!(4.0));
-        ours.0.insert("commit".into(), json!("aaaaaaaaaaaa"));
-        ours.0.insert("date".into(), json!("2026-11-01"));
+        set(&mut ours, "peer_ratio", json!(4.0));
+        set(&mut ours, "commit", json!("aaaaaaaaaaaa"));
+        set(&mut ours, "date", json!("2026-11-01"));
         let peer = sized("laplace", "scipy", json!({"n": 1024}), Some(1e-8), 0.040);
         let stored = merge(vec![], vec![ours, peer.clone()]);
 
         // SciPy missing: only our own record comes in, without a ratio (serialized as null).
         let mut rerun = sized("laplace", "cpu", json!({"n": 1024}), Some(1e-8), 0.008);
-        rerun.0.insert("peer_ratio".into(), Value::Null);
+        set(&mut rerun, "peer_ratio", Value::Null);
         let merged = merge(stored, vec![rerun]);
         assert_eq!(merged.len(), 2);
         assert!(merged.contains(&peer), "the committed peer row stays");
         let ours = merged.iter().find(|r| r.text("backend") == "cpu").unwrap();
         assert_eq!(ours.number("time_s"), Some(0.008));
         assert_eq!(ours.number("peer_ratio"), Some(4.0));
-        let from = ours.extra().unwrap()["peer_ratio_from"].clone();
+        let from = ours.extra["peer_ratio_from"].clone();
         assert_eq!(from, json!("aaaaaaaaaaaa 2026-11-01"));
 
         // Carried twice, the ratio keeps naming the run that measured it.
@@ -620,11 +487,11 @@ pub(crate) mod tests {
             )],
         );
         let ours = again.iter().find(|r| r.text("backend") == "cpu").unwrap();
-        assert_eq!(ours.extra().unwrap()["peer_ratio_from"], from);
+        assert_eq!(ours.extra["peer_ratio_from"], from);
 
         // A run that did time the peer replaces the ratio and carries nothing.
         let mut fresh = sized("laplace", "cpu", json!({"n": 1024}), Some(1e-8), 0.009);
-        fresh.0.insert("peer_ratio".into(), json!(5.0));
+        set(&mut fresh, "peer_ratio", json!(5.0));
         let last = merge(again, vec![fresh.clone()]);
         assert!(last.contains(&fresh));
     }

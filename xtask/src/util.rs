@@ -2,10 +2,11 @@
 //! timed steps with a closing summary, and provisioning of the system libraries and tools the
 //! workspace needs on a fresh Debian/Ubuntu machine.
 
+use matexp_records::{now_secs, utc_parts};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 /// The workspace root (the directory holding the workspace `Cargo.toml`).
 ///
@@ -112,28 +113,6 @@ pub fn git_commit() -> String {
     ]))
     .is_some_and(|s| !s.trim().is_empty());
     format!("{}{}", hash.trim(), if dirty { "-dirty" } else { "" })
-}
-
-/// Seconds since the Unix epoch split into a UTC civil date and time of day.
-fn utc_parts(secs: u64) -> (i64, u32, u32, u64) {
-    // Civil-from-days (H. Hinnant): exact for the proleptic Gregorian calendar.
-    let z = (secs / 86_400) as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d, secs % 86_400)
-}
-
-fn now_secs() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
 }
 
 /// The current UTC time as `YYYYMMDDTHHMMSSZ` (sorts chronologically; safe in file names).

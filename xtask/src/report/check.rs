@@ -183,8 +183,8 @@ pub fn backing(table: &SeedTable, lines: &[Line<'_>]) -> Backing {
                     }
                 }
             }
-            if let Some(extra) = r.extra() {
-                for (k, v) in extra {
+            {
+                for (k, v) in &r.extra {
                     let Some(x) = v.as_f64() else { continue };
                     if RATE_FIELDS.contains(&k.as_str()) {
                         b.rates.push(x);

@@ -12,7 +12,7 @@ pub fn misses_tolerance(r: &Record) -> bool {
 /// Whether a record is a run that failed or that the method refused (`extra.failed`): its
 /// time is not a result, so no ratio is taken from it.
 pub fn failed(r: &Record) -> bool {
-    r.extra().is_some_and(|e| e.contains_key("failed"))
+    r.extra.contains_key("failed")
 }
 
 /// One line of a rendered seed table: the records of one case, precision, size and tolerance.

@@ -134,7 +134,7 @@ impl Selector {
         if !self.backends.is_empty() && !self.backends.iter().any(|b| glob(b, r.text("backend"))) {
             return false;
         }
-        let size = r.get("size").and_then(Value::as_object);
+        let size = Some(&r.size);
         self.size.iter().all(|(k, want)| {
             let Some(have) = size.and_then(|s| s.get(k)) else {
                 return false;

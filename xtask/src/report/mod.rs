@@ -107,7 +107,7 @@ fn number_cell(r: &Record, field: &str, fmt: fn(f64) -> String) -> Option<String
 
 /// Extra figures other than GB/s (which has its own column).
 fn other_extra(r: &Record) -> Option<String> {
-    let extra = r.extra()?;
+    let extra = &r.extra;
     let parts: Vec<String> = extra
         .iter()
         .filter(|(k, v)| k.as_str() != "gbps" && !v.is_null())
@@ -141,7 +141,7 @@ fn report_columns() -> Vec<Column> {
         Column {
             title: "size",
             numeric: false,
-            cell: |r| r.get("size").and_then(fmt_map),
+            cell: |r| r.get("size").as_ref().and_then(fmt_map),
         },
         Column {
             title: "median",
@@ -151,7 +151,7 @@ fn report_columns() -> Vec<Column> {
         Column {
             title: "matvecs",
             numeric: true,
-            cell: |r| r.get("matvecs").map(fmt_value),
+            cell: |r| r.get("matvecs").as_ref().map(fmt_value),
         },
         Column {
             title: "tol",
@@ -181,7 +181,7 @@ fn report_columns() -> Vec<Column> {
         Column {
             title: "GB/s",
             numeric: true,
-            cell: |r| r.extra()?.get("gbps")?.as_f64().map(sig3),
+            cell: |r| r.extra.get("gbps")?.as_f64().map(sig3),
         },
         Column {
             title: "extra",
@@ -228,7 +228,7 @@ fn summary_columns() -> Vec<Column> {
         Column {
             title: "size",
             numeric: false,
-            cell: |r| r.get("size").and_then(fmt_map),
+            cell: |r| r.get("size").as_ref().and_then(fmt_map),
         },
         Column {
             title: "median",

@@ -280,7 +280,7 @@ fn size(r: &Record, key: &str) -> Option<f64> {
 }
 
 fn extra(r: &Record, key: &str) -> Option<f64> {
-    r.extra()?.get(key)?.as_f64()
+    r.extra.get(key)?.as_f64()
 }
 
 /// SpMV on one GPU: our floor ratio, cuSPARSE's, and cuSPARSE's time over ours.

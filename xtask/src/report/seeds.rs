@@ -42,8 +42,8 @@ fn size_key(r: &Record) -> String {
 /// record may add `nnz` to what ours states).
 fn same_size(a: &Record, b: &Record) -> bool {
     let (Some(x), Some(y)) = (
-        a.get("size").and_then(|v| v.as_object()),
-        b.get("size").and_then(|v| v.as_object()),
+        (!a.size.is_empty()).then_some(&a.size),
+        (!b.size.is_empty()).then_some(&b.size),
     ) else {
         return size_key(a) == size_key(b);
     };
@@ -113,7 +113,7 @@ pub fn expand<'a>(row: &'a RowSpec, records: &'a [Record]) -> Vec<Line<'a>> {
             case: g[0].text("case").to_string(),
             precision: g[0].text("precision").to_string(),
             size: (sizes.len() > 1)
-                .then(|| g[0].get("size").and_then(fmt_map))
+                .then(|| g[0].get("size").as_ref().and_then(fmt_map))
                 .flatten(),
             cpu: Vec::new(),
             gpu: Vec::new(),
@@ -280,8 +280,9 @@ pub(crate) fn fmt_bytes(b: f64) -> String {
 /// A figure of `extra` (or a top-level field) named by the row's `figures`.
 fn figure(r: &Record, key: &str) -> Option<String> {
     let v = r
-        .extra()
-        .and_then(|e| e.get(key))
+        .extra
+        .get(key)
+        .cloned()
         .or_else(|| r.get(key))
         .filter(|v| !v.is_null())?;
     Some(match v.as_f64() {
@@ -343,7 +344,7 @@ fn products_cell(line: &Line<'_>) -> Option<String> {
     for r in line.ours() {
         let v = r
             .get("matvecs")
-            .or_else(|| r.extra().and_then(|e| e.get("products")))
+            .or_else(|| r.extra.get("products").cloned())
             .map(|v| v.to_string());
         if let Some(v) = v {
             if !seen.contains(&v) {
