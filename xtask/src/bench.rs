@@ -9,55 +9,32 @@ use crate::util::{
 };
 use std::path::{Path, PathBuf};
 
-pub const USAGE: &str = "\
-cargo xtask bench [--full] [--suite NAME]... [--device NAME] [--list] [-- CRITERION_ARGS...]
-
+/// What `cargo xtask bench --help` says beyond the options.
+pub const ABOUT: &str = "\
 Prepares the peers' venv (target/peer-venv: numpy, SciPy from PyPI, through
 benches/peers/peer_env.py), runs the criterion suites of matexp-benches (all of them unless
 --suite is given) with SciPy beside ours where a suite has a peer, then merges the records into
-bench-results/<device>/<suite>.json and regenerates bench-results/REPORT.md.
+bench-results/<device>/<suite>.json and regenerates bench-results/REPORT.md.";
 
-  --full          paper-size cases (MATEXP_BENCH_FULL=1); the default is a quick laptop run
-  --suite NAME    run only this suite (repeatable); see --list
-  --device NAME   device name in the records and the results folder (default
-                  cpu-<model>-<cores>core, the model from /proc/cpuinfo)
-  --list          list the suites and exit
-  -- ARGS         passed to every suite's criterion binary (e.g. a benchmark name filter)";
-
-#[derive(Debug, Default, PartialEq)]
-struct BenchArgs {
+/// The options of `cargo xtask bench`.
+#[derive(Debug, Default, PartialEq, clap::Args)]
+pub struct BenchArgs {
+    /// paper-size cases (MATEXP_BENCH_FULL=1); the default is a quick laptop run
+    #[arg(long)]
     full: bool,
+    /// run only this suite (repeatable); see --list
+    #[arg(long = "suite", value_name = "NAME")]
     suites: Vec<String>,
+    /// device name in the records and the results folder (default
+    /// cpu-<model>-<cores>core, the model from /proc/cpuinfo)
+    #[arg(long, value_name = "NAME")]
     device: Option<String>,
+    /// list the suites and exit
+    #[arg(long)]
     list: bool,
+    /// passed to every suite's criterion binary (e.g. a benchmark name filter)
+    #[arg(last = true, value_name = "CRITERION_ARGS")]
     criterion: Vec<String>,
-}
-
-fn parse_args(args: &[String]) -> Result<BenchArgs, String> {
-    let mut out = BenchArgs::default();
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--full" => out.full = true,
-            "--list" => out.list = true,
-            "--suite" | "--device" => {
-                let value = it
-                    .next()
-                    .filter(|v| !v.starts_with("--"))
-                    .ok_or_else(|| format!("{arg} needs a value\n\n{USAGE}"))?;
-                if arg == "--suite" {
-                    out.suites.push(value.clone());
-                } else {
-                    out.device = Some(value.clone());
-                }
-            }
-            "--" => {
-                out.criterion = it.by_ref().cloned().collect();
-            }
-            other => return Err(format!("unknown option `{other}`\n\n{USAGE}")),
-        }
-    }
-    Ok(out)
 }
 
 /// The `[[bench]]` names declared in a Cargo manifest, in declaration order.
@@ -181,8 +158,7 @@ fn fresh_dir(base: &Path, stamp: &str) -> Result<PathBuf, String> {
     }
 }
 
-pub fn run(args: &[String]) -> Result<(), String> {
-    let args = parse_args(args)?;
+pub fn run(args: BenchArgs) -> Result<(), String> {
     let all = suites()?;
     if args.list {
         for s in &all {
@@ -403,32 +379,29 @@ name = 'spmv'
 
     #[test]
     fn arguments_parse_and_reject_mistakes() {
-        let a = parse_args(&strings(&[
-            "--full", "--suite", "leja", "--suite", "spmv", "--device", "h200", "--", "--bench",
-            "x",
-        ]))
+        use crate::cli::parse;
+        let a = parse(&[
+            "bench", "--full", "--suite", "leja", "--suite", "spmv", "--device", "h200", "--",
+            "--bench", "x",
+        ])
         .unwrap();
         assert_eq!(
-            a,
-            BenchArgs {
+            a.bench(),
+            Some(&BenchArgs {
                 full: true,
                 suites: strings(&["leja", "spmv"]),
                 device: Some("h200".into()),
                 list: false,
                 criterion: strings(&["--bench", "x"]),
-            }
+            })
         );
         assert!(
-            parse_args(&strings(&["--suite"]))
+            parse(&["bench", "--suite"])
                 .unwrap_err()
-                .contains("needs a value")
+                .contains("--suite")
         );
-        assert!(parse_args(&strings(&["--suite", "--full"])).is_err());
-        assert!(
-            parse_args(&strings(&["--fast"]))
-                .unwrap_err()
-                .contains("`--fast`")
-        );
+        assert!(parse(&["bench", "--suite", "--full"]).is_err());
+        assert!(parse(&["bench", "--fast"]).unwrap_err().contains("--fast"));
     }
 
     #[test]

@@ -34,9 +34,8 @@ use crate::util::{cargo, ensure_system_packages, git_commit, workspace_root};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-const USAGE: &str = "\
-usage: cargo xtask bundle [--out DIR]
-
+/// What `cargo xtask bundle --help` says beyond the options.
+pub const ABOUT: &str = "\
 Builds every GPU test binary (tests/gpu*.rs of any crate) and GPU benchmark
 (benches/benches/gpu_*.rs) in release mode, strips them, and gathers them with run.sh into
 DIR (default: bundle/ in the workspace root; replaced if present). Copy DIR to a GPU host
@@ -68,23 +67,18 @@ const ALLOWED_LIBS: [&str; 10] = [
     "ld-linux-aarch64.so.1",
 ];
 
+/// The options of `cargo xtask bundle`.
+#[derive(Debug, Default, PartialEq, clap::Args)]
+pub struct BundleArgs {
+    /// the bundle folder (default: bundle/ in the workspace root; replaced if present)
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+}
+
 /// Entry point of `cargo xtask bundle`.
-pub fn run(args: &[String]) -> Result<(), String> {
+pub fn run(args: BundleArgs) -> Result<(), String> {
     let root = workspace_root();
-    let mut out = root.join("bundle");
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--out" => {
-                out = it.next().map(PathBuf::from).ok_or("--out needs a folder")?;
-            }
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return Ok(());
-            }
-            other => return Err(format!("bundle: unknown argument `{other}`\n\n{USAGE}")),
-        }
-    }
+    let out = args.out.unwrap_or_else(|| root.join("bundle"));
     ensure_system_packages()?;
 
     let tests = gpu_test_files(&root);

@@ -60,31 +60,35 @@ pub(crate) fn ptx_toolchain() -> Vec<&'static str> {
         .collect()
 }
 
+/// The options of `cargo xtask cuda`; none: compile `<crate>/kernels/*.cu` to
+/// `<crate>/ptx/*.ptx` (every crate folder at the root or under crates/) and print the sm_90
+/// resource report.
+#[derive(Debug, Default, PartialEq, clap::Args)]
+pub struct CudaArgs {
+    /// recompile into a temporary folder; fail if any committed PTX differs or
+    /// cuda-sys/src/bindings.rs is stale against its header
+    #[arg(long)]
+    pub check: bool,
+    /// regenerate cuda-sys/src/bindings.rs from cuda-sys/include (needs libclang-dev)
+    #[arg(long)]
+    pub bindgen: bool,
+    /// print the sm_90 register / spill report only
+    #[arg(long)]
+    pub report_only: bool,
+}
+
+/// What `cargo xtask cuda --help` says beyond the options.
+pub const ABOUT: &str = "\
+Without options: compile <crate>/kernels/*.cu to <crate>/ptx/*.ptx (every crate folder at the
+root or under crates/) with the pinned nvcc, and print the sm_90 resource report.";
+
 /// Entry point of `cargo xtask cuda`.
-pub fn run(args: &[String]) -> Result<(), String> {
-    let mut check = false;
-    let mut bindgen = false;
-    let mut report_only = false;
-    for a in args {
-        match a.as_str() {
-            "--check" => check = true,
-            "--bindgen" => bindgen = true,
-            "--report-only" => report_only = true,
-            "-h" | "--help" => {
-                println!(
-                    "usage: cargo xtask cuda [--check | --bindgen | --report-only]\n\
-                     \n  (none)         compile <crate>/kernels/*.cu to <crate>/ptx/*.ptx (every crate folder at the root or\
-                     \n                 under crates/) and print the sm_90 resource report\
-                     \n  --check        recompile into a temporary folder; fail if any committed PTX differs or\
-                     \n                 cuda-sys/src/bindings.rs is stale against its header\
-                     \n  --bindgen      regenerate cuda-sys/src/bindings.rs from cuda-sys/include (needs libclang-dev)\
-                     \n  --report-only  print the sm_90 register / spill report only"
-                );
-                return Ok(());
-            }
-            other => return Err(format!("cuda: unknown argument `{other}` (try --help)")),
-        }
-    }
+pub fn run(args: CudaArgs) -> Result<(), String> {
+    let CudaArgs {
+        check,
+        bindgen,
+        report_only,
+    } = args;
     let root = workspace_root();
     if bindgen {
         return regenerate_bindings();

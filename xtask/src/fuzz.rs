@@ -4,9 +4,8 @@
 use crate::util::{display_cmd, workspace_root};
 use std::process::{Command, Stdio};
 
-pub const USAGE: &str = "\
-cargo xtask fuzz [--seconds N] [TARGET]...
-
+/// What `cargo xtask fuzz --help` says beyond the options.
+pub const ABOUT: &str = "\
 Runs each cargo-fuzz target of fuzz/ (all of them by default) for N seconds (default 60),
 starting from its committed seed corpus fuzz/corpus/<TARGET>/, and prints the number of
 executions and the verdict of each. Needs cargo-fuzz (`cargo install cargo-fuzz`); the stable
@@ -17,11 +16,7 @@ Targets:
   matrix_market  the MatrixMarket reader: every scalar and index type, CSR, pattern, dense
   csr_raw        CsrMatrix / PatternCsr construction from raw parts
   fock_rank      FockBasis rank / unrank / successor
-  time_grid      the command-line time and time-grid parser (builds the CLI: slow)
-
-Options:
-  --seconds N    time per target (default 60)
-  --rss-mb M     libFuzzer's memory limit per input, in MiB (default 2048)";
+  time_grid      the command-line time and time-grid parser (builds the CLI: slow)";
 
 /// The targets, with the cargo features each needs.
 const TARGETS: &[(&str, &[&str])] = &[
@@ -32,47 +27,32 @@ const TARGETS: &[(&str, &[&str])] = &[
     ("sizes", &[]),
 ];
 
-#[derive(Debug, PartialEq)]
-struct FuzzArgs {
+/// The options of `cargo xtask fuzz`.
+#[derive(Debug, PartialEq, clap::Args)]
+pub struct FuzzArgs {
+    /// time per target
+    #[arg(long, value_name = "N", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(1..))]
     seconds: u64,
+    /// libFuzzer's memory limit per input, in MiB
+    #[arg(long = "rss-mb", value_name = "M", default_value_t = 2048,
+          value_parser = clap::value_parser!(u64).range(1..))]
     rss_mb: u64,
+    /// the targets to run (default: all)
+    #[arg(value_name = "TARGET",
+          value_parser = clap::builder::PossibleValuesParser::new(TARGETS.iter().map(|(t, _)| *t)))]
     targets: Vec<String>,
 }
 
-fn parse_args(args: &[String]) -> Result<FuzzArgs, String> {
-    let mut out = FuzzArgs {
-        seconds: 60,
-        rss_mb: 2048,
-        targets: Vec::new(),
-    };
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--seconds" | "--rss-mb" => {
-                let value = it
-                    .next()
-                    .ok_or_else(|| format!("`{arg}` needs a value\n\n{USAGE}"))?;
-                let n: u64 = value
-                    .parse()
-                    .ok()
-                    .filter(|&n| n >= 1)
-                    .ok_or_else(|| format!("`{arg} {value}`: expected a whole number ≥ 1"))?;
-                if arg == "--seconds" {
-                    out.seconds = n;
-                } else {
-                    out.rss_mb = n;
-                }
-            }
-            t if TARGETS.iter().any(|(name, _)| *name == t) => out.targets.push(t.to_string()),
-            other => {
-                return Err(format!("unknown option or target `{other}`\n\n{USAGE}"));
-            }
+impl FuzzArgs {
+    /// The targets asked for, or every target.
+    fn targets(&self) -> Vec<String> {
+        if self.targets.is_empty() {
+            TARGETS.iter().map(|(t, _)| t.to_string()).collect()
+        } else {
+            self.targets.clone()
         }
     }
-    if out.targets.is_empty() {
-        out.targets = TARGETS.iter().map(|(t, _)| t.to_string()).collect();
-    }
-    Ok(out)
 }
 
 /// One target's outcome, read from libFuzzer's final statistics.
@@ -98,12 +78,7 @@ fn parse_outcome(log: &str) -> Outcome {
     out
 }
 
-pub fn run(args: &[String]) -> Result<(), String> {
-    if args.iter().any(|a| a == "--help" || a == "-h") {
-        println!("{USAGE}");
-        return Ok(());
-    }
-    let args = parse_args(args)?;
+pub fn run(args: FuzzArgs) -> Result<(), String> {
     let fuzz_dir = workspace_root().join("fuzz");
     let probe = Command::new("cargo")
         .args(["fuzz", "--version"])
@@ -115,7 +90,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     let mut rows = Vec::new();
     let mut failed = Vec::new();
-    for target in &args.targets {
+    for target in &args.targets() {
         let features = TARGETS
             .iter()
             .find(|(t, _)| t == target)
@@ -184,20 +159,19 @@ pub fn run(args: &[String]) -> Result<(), String> {
 mod tests {
     use super::*;
 
-    fn s(v: &[&str]) -> Vec<String> {
-        v.iter().map(|x| x.to_string()).collect()
-    }
-
     #[test]
     fn arguments() {
-        let a = parse_args(&s(&["--seconds", "30", "csr_raw"])).unwrap();
-        assert_eq!(a.seconds, 30);
-        assert_eq!(a.targets, ["csr_raw"]);
-        let a = parse_args(&[]).unwrap();
-        assert_eq!(a.targets.len(), TARGETS.len());
-        assert!(parse_args(&s(&["--seconds", "0"])).is_err());
-        assert!(parse_args(&s(&["--seconds"])).is_err());
-        assert!(parse_args(&s(&["nope"])).is_err());
+        use crate::cli::parse;
+        let cli = parse(&["fuzz", "--seconds", "30", "csr_raw"]).unwrap();
+        let a = cli.fuzz().unwrap();
+        assert_eq!((a.seconds, a.rss_mb), (30, 2048));
+        assert_eq!(a.targets(), ["csr_raw"]);
+        let cli = parse(&["fuzz"]).unwrap();
+        assert_eq!(cli.fuzz().unwrap().targets().len(), TARGETS.len());
+        assert_eq!(cli.fuzz().unwrap().seconds, 60);
+        assert!(parse(&["fuzz", "--seconds", "0"]).is_err());
+        assert!(parse(&["fuzz", "--seconds"]).is_err());
+        assert!(parse(&["fuzz", "nope"]).is_err());
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 mod bench;
 mod bundle;
+mod cli;
 mod cuda;
 mod fuzz;
 mod package;
@@ -18,35 +19,9 @@ mod util;
 
 use std::process::ExitCode;
 
-const USAGE: &str = "\
-usage: cargo xtask <command> [options]
-
-commands:
-  test     provision system libraries, then fmt, clippy, tests and the kernel check
-           [--no-cuda] [--quick]
-  bench    run the criterion suites and record the results in bench-results/
-           [--full] [--suite NAME]... [--device NAME] [--list] [-- CRITERION_ARGS...]
-  report   regenerate bench-results/REPORT.md from bench-results/<device>/<suite>.json
-  ingest   merge the benchmark records found under a folder (a GPU run's output) into
-           bench-results/ and regenerate the report: ingest <folder>
-  cuda     compile the CUDA kernels with the pinned nvcc (see `cargo xtask cuda --help`)
-  bundle   build the self-contained GPU test and benchmark bundle (see `cargo xtask bundle --help`)
-  fuzz     run the cargo-fuzz targets of fuzz/ for a given time each
-           [--seconds N] [TARGET]...
-  package  `cargo package` every publishable crate and build each package on its own
-           [--no-verify] [--list]
-  help     this message (also `<command> --help`)";
-
-fn wants_help(args: &[String]) -> bool {
-    args.iter().any(|a| a == "--help" || a == "-h")
-}
-
-fn report(args: &[String]) -> Result<(), String> {
-    if let Some(extra) = args.first() {
-        return Err(format!(
-            "`report` takes no arguments (got `{extra}`)\n\nusage: cargo xtask report"
-        ));
-    }
+use clap::Parser;
+use cli::{Cli, Command};
+fn report() -> Result<(), String> {
     let root = util::workspace_root();
     let (path, n) = report::write_report(&root.join("bench-results"))?;
     println!("wrote {} ({n} records)", bench::rel(&root, &path));
@@ -61,21 +36,7 @@ fn write_headlines(root: &std::path::Path) -> Result<(), String> {
     Ok(())
 }
 
-const INGEST_USAGE: &str = "\
-usage: cargo xtask ingest <folder>
-
-Reads every *.jsonl and *.json record file under <folder> (recursively), merges the records
-into bench-results/<device>/<suite>.json (a record replaces an earlier one of the same
-measurement: suite, case, backend, precision, device, size, tol and any other defining field;
-see bench-results/README.md) and regenerates bench-results/REPORT.md.";
-
-fn ingest(args: &[String]) -> Result<(), String> {
-    let [folder] = args else {
-        return Err(format!(
-            "`ingest` needs exactly one folder\n\n{INGEST_USAGE}"
-        ));
-    };
-    let folder = std::path::Path::new(folder);
+fn ingest(folder: &std::path::Path) -> Result<(), String> {
     if !folder.is_dir() {
         return Err(format!("{} is not a folder", folder.display()));
     }
@@ -117,48 +78,22 @@ fn ingest(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-fn dispatch(command: &str, rest: &[String]) -> Result<(), String> {
-    let local_help = match command {
-        "test" => Some(test::USAGE),
-        "bench" => Some(bench::USAGE),
-        "report" => Some(
-            "usage: cargo xtask report\n\nRegenerates bench-results/REPORT.md and the README's \
-             headline table (rows chosen in bench-results/headline.toml).",
-        ),
-        "ingest" => Some(INGEST_USAGE),
-        "package" => Some(package::USAGE),
-        _ => None,
-    };
-    if let Some(help) = local_help {
-        if wants_help(rest) {
-            println!("{help}");
-            return Ok(());
-        }
-    }
+fn dispatch(command: Command) -> Result<(), String> {
     match command {
-        "test" => test::run(rest),
-        "bench" => bench::run(rest),
-        "report" => report(rest),
-        "ingest" => ingest(rest),
-        "cuda" => cuda::run(rest),
-        "bundle" => bundle::run(rest),
-        "fuzz" => fuzz::run(rest),
-        "package" => package::run(rest),
-        "help" | "--help" | "-h" => {
-            println!("{USAGE}");
-            Ok(())
-        }
-        other => Err(format!("unknown command `{other}`\n\n{USAGE}")),
+        Command::Test(args) => test::run(args),
+        Command::Bench(args) => bench::run(args),
+        Command::Report => report(),
+        Command::Ingest { folder } => ingest(&folder),
+        Command::Cuda(args) => cuda::run(args),
+        Command::Bundle(args) => bundle::run(args),
+        Command::Fuzz(args) => fuzz::run(args),
+        Command::Package(args) => package::run(args),
     }
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some((command, rest)) = args.split_first() else {
-        eprintln!("{USAGE}");
-        return ExitCode::FAILURE;
-    };
-    match dispatch(command, rest) {
+    let cli = Cli::parse();
+    match dispatch(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");

@@ -10,35 +10,24 @@
 use crate::util::{Steps, cargo, cmd_stdout, run_cmd};
 use serde_json::Value;
 
-pub const USAGE: &str = "\
-cargo xtask package [--no-verify] [--list]
-
+/// What `cargo xtask package --help` says beyond the options.
+pub const ABOUT: &str = "\
 Runs `cargo package --workspace --allow-dirty`: every workspace member that is not
 `publish = false` is packaged and, unless --no-verify, its package is compiled on its own,
 which catches files outside the crate (`include_str!(\"../../x\")`), a missing README or
 license file, and dependencies that do not resolve without the workspace (a dev-dependency
 on a `publish = false` crate must be a path without `version`, so that packaging drops it).
-The working tree is packaged as it is (`--allow-dirty`): this is a check, not a release.
+The working tree is packaged as it is (`--allow-dirty`): this is a check, not a release.";
 
-  --no-verify   package without compiling the packages (seconds instead of a minute)
-  --list        print the crates that would be packaged and exit";
-
-#[derive(Debug, Default, PartialEq)]
-struct PackageArgs {
+/// The options of `cargo xtask package`.
+#[derive(Debug, Default, PartialEq, clap::Args)]
+pub struct PackageArgs {
+    /// package without compiling the packages (seconds instead of a minute)
+    #[arg(long)]
     no_verify: bool,
+    /// print the crates that would be packaged and exit
+    #[arg(long)]
     list: bool,
-}
-
-fn parse_args(args: &[String]) -> Result<PackageArgs, String> {
-    let mut out = PackageArgs::default();
-    for arg in args {
-        match arg.as_str() {
-            "--no-verify" => out.no_verify = true,
-            "--list" => out.list = true,
-            other => return Err(format!("unknown option `{other}`\n\n{USAGE}")),
-        }
-    }
-    Ok(out)
 }
 
 /// The publishable workspace members in `cargo metadata --no-deps` output, sorted: those
@@ -73,8 +62,7 @@ fn workspace_publishable() -> Result<Vec<String>, String> {
     Ok(publishable(&metadata))
 }
 
-pub fn run(args: &[String]) -> Result<(), String> {
-    let args = parse_args(args)?;
+pub fn run(args: PackageArgs) -> Result<(), String> {
     let crates = workspace_publishable()?;
     if args.list {
         for c in &crates {
@@ -200,16 +188,18 @@ mod tests {
 
     #[test]
     fn options_parse() {
-        assert_eq!(parse_args(&[]).unwrap(), PackageArgs::default());
-        let a = parse_args(&["--no-verify".into(), "--list".into()]).unwrap();
+        use crate::cli::parse;
+        let none = parse(&["package"]).unwrap();
+        assert_eq!(none.package(), Some(&PackageArgs::default()));
+        let a = parse(&["package", "--no-verify", "--list"]).unwrap();
         assert_eq!(
-            a,
-            PackageArgs {
+            a.package(),
+            Some(&PackageArgs {
                 no_verify: true,
                 list: true
-            }
+            })
         );
-        assert!(parse_args(&["-p".into()]).unwrap_err().contains("`-p`"));
+        assert!(parse(&["package", "-p"]).unwrap_err().contains("-p"));
     }
 
     #[test]

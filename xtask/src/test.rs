@@ -6,40 +6,28 @@ use crate::util::{
     workspace_root,
 };
 
-pub const USAGE: &str = "\
-cargo xtask test [--no-cuda] [--quick]
-
+/// What `cargo xtask test --help` says beyond the options.
+pub const ABOUT: &str = "\
 Provisions the system libraries (LAPACKE, OpenBLAS; apt-get as root), then runs
   cargo fmt --all --check
   cargo clippy --workspace --all-targets -- -D warnings
   cargo test --workspace --no-fail-fast          (unit, integration and doc tests)
   cargo xtask package                            (every publishable crate packages and builds)
   cargo xtask cuda --check                       (every kernel with the pinned nvcc)
-and ends with a summary of every step.
+and ends with a summary of every step.";
 
-  --no-cuda   skip the kernel check (no Python/pip needed)
-  --quick     skip clippy";
-
-#[derive(Debug, Default, PartialEq)]
-struct TestArgs {
+/// The options of `cargo xtask test`.
+#[derive(Debug, Default, PartialEq, clap::Args)]
+pub struct TestArgs {
+    /// skip the kernel check (no Python/pip needed)
+    #[arg(long)]
     no_cuda: bool,
+    /// skip clippy
+    #[arg(long)]
     quick: bool,
 }
 
-fn parse_args(args: &[String]) -> Result<TestArgs, String> {
-    let mut out = TestArgs::default();
-    for arg in args {
-        match arg.as_str() {
-            "--no-cuda" => out.no_cuda = true,
-            "--quick" => out.quick = true,
-            other => return Err(format!("unknown option `{other}`\n\n{USAGE}")),
-        }
-    }
-    Ok(out)
-}
-
-pub fn run(args: &[String]) -> Result<(), String> {
-    let args = parse_args(args)?;
+pub fn run(args: TestArgs) -> Result<(), String> {
     let mut steps = Steps::new("test", 6);
 
     let provisioned = steps.run(
@@ -96,7 +84,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
             if !workspace_root().join(".tools").join("nvcc").exists() {
                 ensure_python_venv()?;
             }
-            cuda::run(&["--check".to_string()])
+            cuda::run(cuda::CudaArgs {
+                check: true,
+                ..Default::default()
+            })
         });
     }
 
@@ -106,22 +97,19 @@ pub fn run(args: &[String]) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::parse;
 
     #[test]
     fn options_parse() {
-        let a = parse_args(&["--quick".into(), "--no-cuda".into()]).unwrap();
+        let a = parse(&["test", "--quick", "--no-cuda"]).unwrap();
         assert_eq!(
-            a,
-            TestArgs {
+            a.test(),
+            Some(&TestArgs {
                 no_cuda: true,
                 quick: true
-            }
+            })
         );
-        assert_eq!(parse_args(&[]).unwrap(), TestArgs::default());
-        assert!(
-            parse_args(&["--cuda".into()])
-                .unwrap_err()
-                .contains("`--cuda`")
-        );
+        assert_eq!(parse(&["test"]).unwrap().test(), Some(&TestArgs::default()));
+        assert!(parse(&["test", "--cuda"]).unwrap_err().contains("--cuda"));
     }
 }
