@@ -5,7 +5,7 @@ use crate::records::{read_folder, store};
 use crate::report::{render_summary, write_report};
 use crate::util::{
     Steps, cargo, ensure_python_venv, ensure_system_packages, git_commit, run_cmd, utc_stamp,
-    workspace_root,
+    workspace_packages, workspace_root,
 };
 use std::path::{Path, PathBuf};
 
@@ -37,42 +37,18 @@ pub struct BenchArgs {
     criterion: Vec<String>,
 }
 
-/// The `[[bench]]` names declared in a Cargo manifest, in declaration order.
-///
-/// A line-based reading of the `[[bench]]` tables (`name = "..."`), which is all the benches
-/// manifest uses; it keeps xtask free of a TOML parser.
-pub fn bench_names(manifest: &str) -> Vec<String> {
-    let mut names = Vec::new();
-    let mut in_bench = false;
-    for line in manifest.lines() {
-        let line = line.split('#').next().unwrap_or("").trim();
-        if line.starts_with('[') {
-            in_bench = line == "[[bench]]";
-            continue;
-        }
-        if !in_bench {
-            continue;
-        }
-        if let Some((key, value)) = line.split_once('=') {
-            if key.trim() == "name" {
-                let value = value.trim().trim_matches('"').trim_matches('\'');
-                if !value.is_empty() {
-                    names.push(value.to_string());
-                }
-            }
-        }
-    }
-    names
-}
-
-/// The suites of `matexp-benches`, read from `benches/Cargo.toml`.
+/// The suites of `matexp-benches`: its bench targets as `cargo metadata` lists them, in
+/// the order of `benches/Cargo.toml`.
 pub fn suites() -> Result<Vec<String>, String> {
-    let path = workspace_root().join("benches").join("Cargo.toml");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let names = bench_names(&text);
+    let names: Vec<String> = workspace_packages()?
+        .iter()
+        .filter(|p| p.name.as_str() == "matexp-benches")
+        .flat_map(|p| &p.targets)
+        .filter(|t| t.is_kind(cargo_metadata::TargetKind::Bench))
+        .map(|t| t.name.clone())
+        .collect();
     if names.is_empty() {
-        return Err(format!("no [[bench]] entries in {}", path.display()));
+        return Err("matexp-benches declares no bench target (benches/Cargo.toml)".into());
     }
     Ok(names)
 }
@@ -343,26 +319,6 @@ mod tests {
 
     fn strings(s: &[&str]) -> Vec<String> {
         s.iter().map(|s| s.to_string()).collect()
-    }
-
-    #[test]
-    fn bench_names_come_from_bench_tables_only() {
-        let manifest = r#"
-[package]
-name = "matexp-benches"
-
-[[bench]]
-name = "leja"   # Leja points
-harness = false
-
-[dependencies]
-name = "not-a-bench"
-
-[[bench]]
-harness = false
-name = 'spmv'
-"#;
-        assert_eq!(bench_names(manifest), ["leja", "spmv"]);
     }
 
     #[test]

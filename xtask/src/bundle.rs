@@ -3,8 +3,8 @@
 //! Builds on this (CPU) machine, in release mode, every GPU test binary and GPU benchmark of
 //! the workspace, found by convention (no list to edit when a crate adds one):
 //!
-//! * every integration test file `tests/gpu*.rs` of any crate (folders at the root or under
-//!   `crates/` with a `Cargo.toml`): its tests are `#[ignore]`d elsewhere and run here with
+//! * every integration test target named `gpu*` (a file `tests/gpu*.rs`) of any workspace
+//!   member, as `cargo metadata` lists them: its tests are `#[ignore]`d elsewhere and run here with
 //!   `--include-ignored`;
 //! * every benchmark suite `benches/benches/gpu_*.rs` of `matexp-benches`.
 //!
@@ -30,7 +30,9 @@
 //! the `.entry` directives of every crate's `ptx/*.ptx`): it finds shared-memory hazards,
 //! and cuBLAS / cuSPARSE kernels are neither ours nor tracked reliably by it.
 
-use crate::util::{cargo, ensure_system_packages, git_commit, workspace_root};
+use crate::util::{
+    cargo, crate_dirs, ensure_system_packages, git_commit, workspace_packages, workspace_root,
+};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -81,8 +83,9 @@ pub fn run(args: BundleArgs) -> Result<(), String> {
     let out = args.out.unwrap_or_else(|| root.join("bundle"));
     ensure_system_packages()?;
 
-    let tests = gpu_test_files(&root);
-    let suites = gpu_bench_suites(&root);
+    let packages = workspace_packages()?;
+    let tests = gpu_test_files(&packages);
+    let suites = gpu_bench_suites(&packages);
     if tests.is_empty() && suites.is_empty() {
         return Err("no GPU tests (tests/gpu*.rs) or benchmarks (benches/benches/gpu_*.rs)".into());
     }
@@ -153,7 +156,7 @@ pub fn run(args: BundleArgs) -> Result<(), String> {
         strip(&dst)?;
         check_libraries(&dst)?;
     }
-    let kernels = project_kernels(&root)?;
+    let kernels = project_kernels()?;
     println!(
         "bundle: {} project kernels for the sanitizer's kernel filter",
         kernels.len()
@@ -259,81 +262,21 @@ struct GpuTest {
     gpu_feature: bool,
 }
 
-/// Whether a manifest's `[features]` section declares a `gpu` feature.
-fn has_gpu_feature(manifest: &str) -> bool {
-    let mut in_features = false;
-    for line in manifest.lines() {
-        let l = line.trim();
-        if l.starts_with('[') {
-            in_features = l == "[features]";
-            continue;
-        }
-        if in_features && l.split('=').next().is_some_and(|k| k.trim() == "gpu") {
-            return true;
-        }
-    }
-    false
-}
-
-/// Crate folders of the workspace: the root's subfolders and `crates/*` with a `Cargo.toml`.
-fn crate_dirs(root: &Path) -> Vec<PathBuf> {
-    let mut dirs = Vec::new();
-    for parent in [root.to_path_buf(), root.join("crates")] {
-        if let Ok(rd) = std::fs::read_dir(&parent) {
-            dirs.extend(
-                rd.flatten()
-                    .map(|e| e.path())
-                    .filter(|p| p.join("Cargo.toml").is_file()),
-            );
-        }
-    }
-    dirs.sort();
-    dirs
-}
-
-/// The `name` of a manifest's `[package]` section.
-fn package_name(manifest: &str) -> Option<String> {
-    let mut in_package = false;
-    for line in manifest.lines() {
-        let l = line.trim();
-        if l.starts_with('[') {
-            in_package = l == "[package]";
-            continue;
-        }
-        if in_package {
-            if let Some(v) = l.strip_prefix("name") {
-                let v = v.trim_start().strip_prefix('=')?.trim();
-                return Some(v.trim_matches('"').to_string());
-            }
-        }
-    }
-    None
-}
-
-/// Every `tests/gpu*.rs` of every crate, by package then file.
-fn gpu_test_files(root: &Path) -> Vec<GpuTest> {
+/// Every GPU integration test of the workspace: the test targets named `gpu*` (from
+/// `tests/gpu*.rs`) of every member, by package folder then name.
+fn gpu_test_files(packages: &[cargo_metadata::Package]) -> Vec<GpuTest> {
     let mut v = Vec::new();
-    for dir in crate_dirs(root) {
-        let Ok(manifest) = std::fs::read_to_string(dir.join("Cargo.toml")) else {
-            continue;
-        };
-        let Some(package) = package_name(&manifest) else {
-            continue;
-        };
-        let gpu_feature = has_gpu_feature(&manifest);
-        let Ok(rd) = std::fs::read_dir(dir.join("tests")) else {
-            continue;
-        };
-        let mut files: Vec<String> = rd
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "rs"))
-            .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
-            .filter(|s| s.starts_with("gpu"))
+    for p in packages {
+        let gpu_feature = p.features.contains_key("gpu");
+        let mut files: Vec<String> = p
+            .targets
+            .iter()
+            .filter(|t| t.is_kind(cargo_metadata::TargetKind::Test) && t.name.starts_with("gpu"))
+            .map(|t| t.name.clone())
             .collect();
         files.sort();
         v.extend(files.into_iter().map(|file| GpuTest {
-            package: package.clone(),
+            package: p.name.to_string(),
             file,
             gpu_feature,
         }));
@@ -341,18 +284,15 @@ fn gpu_test_files(root: &Path) -> Vec<GpuTest> {
     v
 }
 
-/// Every benchmark suite `benches/benches/gpu_*.rs`, sorted.
-fn gpu_bench_suites(root: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(root.join("benches").join("benches"))
-        .map(|rd| {
-            rd.flatten()
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "rs"))
-                .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
-                .filter(|s| s.starts_with("gpu_"))
-                .collect()
-        })
-        .unwrap_or_default();
+/// Every benchmark suite `gpu_*` of `matexp-benches` (`benches/benches/gpu_*.rs`), sorted.
+fn gpu_bench_suites(packages: &[cargo_metadata::Package]) -> Vec<String> {
+    let mut v: Vec<String> = packages
+        .iter()
+        .filter(|p| p.name.as_str() == "matexp-benches")
+        .flat_map(|p| &p.targets)
+        .filter(|t| t.is_kind(cargo_metadata::TargetKind::Bench) && t.name.starts_with("gpu_"))
+        .map(|t| t.name.clone())
+        .collect();
     v.sort();
     v
 }
@@ -387,9 +327,9 @@ fn ptx_entries(ptx: &str) -> Vec<String> {
 /// binaries embed and JIT-compile, so the names the sanitizer sees), sorted and unique.
 /// Names must be plain identifiers, so that the alternation `run.sh` builds of them matches
 /// exactly these kernels and no vendor kernel.
-fn project_kernels(root: &Path) -> Result<Vec<String>, String> {
+fn project_kernels() -> Result<Vec<String>, String> {
     let mut names = Vec::new();
-    for dir in crate_dirs(root) {
+    for dir in crate_dirs()? {
         let Ok(rd) = std::fs::read_dir(dir.join("ptx")) else {
             continue;
         };
@@ -603,32 +543,27 @@ mod tests {
 
     #[test]
     fn gpu_tests_and_benches_are_found_by_convention() {
-        let root = workspace_root();
-        let tests = gpu_test_files(&root);
+        let packages = workspace_packages().unwrap();
+        let tests = gpu_test_files(&packages);
         assert!(tests.contains(&GpuTest {
             package: "matexp-gpu".into(),
             file: "gpu".into(),
             gpu_feature: false,
         }));
         assert!(tests.iter().all(|t| t.file.starts_with("gpu")));
-        assert!(gpu_bench_suites(&root).contains(&"gpu_spmv".to_string()));
-    }
-
-    #[test]
-    fn a_gpu_feature_is_found_only_in_the_features_section() {
-        assert!(has_gpu_feature(
-            "[package]\nname = \"x\"\n[features]\ndefault = []\ngpu = [\"dep:y\"]\n"
-        ));
-        assert!(!has_gpu_feature(
-            "[features]\ngpu_extra = []\n[dependencies]\ngpu = \"1\"\n"
-        ));
-    }
-
-    #[test]
-    fn package_names_are_read_from_the_package_section() {
-        let m = "[workspace]\nname = \"no\"\n[package]\nname = \"matexp-x\"\n[dependencies]\n";
-        assert_eq!(package_name(m).as_deref(), Some("matexp-x"));
-        assert_eq!(package_name("[lib]\nname = \"y\"\n"), None);
+        // A crate with optional GPU code builds its GPU tests with its `gpu` feature.
+        assert!(
+            tests
+                .iter()
+                .filter(|t| t.package == "matexp-stencil")
+                .all(|t| t.gpu_feature)
+        );
+        assert!(gpu_bench_suites(&packages).contains(&"gpu_spmv".to_string()));
+        assert!(
+            gpu_bench_suites(&packages)
+                .iter()
+                .all(|s| s.starts_with("gpu_"))
+        );
     }
 
     #[test]
@@ -928,7 +863,7 @@ mod tests {
         let ptx = ".version 9.0\n.target sm_80\n.visible .entry fill_f32(\n\t.param .u64 p\n)\n\
                    .func helper(\n.visible .entry  scale_c64 (\n// .entry in a comment is a line of its own\n";
         assert_eq!(ptx_entries(ptx), ["fill_f32", "scale_c64"]);
-        let names = project_kernels(&workspace_root()).unwrap();
+        let names = project_kernels().unwrap();
         for k in ["axpby_f64", "sin_times_x_f64", "fill_c64"] {
             assert!(names.iter().any(|n| n == k), "{k} missing from {names:?}");
         }

@@ -1,8 +1,8 @@
 //! `cargo xtask cuda [--check | --bindgen | --report-only]`: compiles the CUDA kernels of
 //! every crate with the pinned nvcc.
 //!
-//! Kernels are found by convention: every crate folder directly under the workspace root or
-//! under `crates/` that has a `kernels/` folder gets each `kernels/<name>.cu` compiled into
+//! Kernels are found by convention: every workspace member (from `cargo metadata`) that has a
+//! `kernels/` folder gets each `kernels/<name>.cu` compiled into
 //! `ptx/<name>.ptx` of the same crate (which embeds it with `include_str!`). Kernels may
 //! include `matexp_params.h` (`cuda-sys/include`), the device helpers of
 //! `cuda-sys/kernels/common.cuh`, and headers of the crate's own `include/` folder.
@@ -24,7 +24,7 @@
 //! `python3 -m venv .tools/nvcc && .tools/nvcc/bin/pip install <pins>`.
 
 use crate::ptx_stamp::{self, fnv1a64};
-use crate::util::{cargo, ensure_python_venv, workspace_root};
+use crate::util::{cargo, crate_dirs, ensure_python_venv, workspace_root};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -200,27 +200,10 @@ pub(crate) struct Source {
     pub(crate) path: PathBuf,
 }
 
-/// Crate folders that may hold kernels: the workspace root's subfolders and `crates/*`,
-/// each with a `Cargo.toml`, sorted.
-fn crate_dirs(root: &Path) -> Vec<PathBuf> {
-    let mut dirs = Vec::new();
-    for parent in [root.to_path_buf(), root.join("crates")] {
-        if let Ok(rd) = std::fs::read_dir(&parent) {
-            dirs.extend(
-                rd.flatten()
-                    .map(|e| e.path())
-                    .filter(|p| p.join("Cargo.toml").is_file()),
-            );
-        }
-    }
-    dirs.sort();
-    dirs
-}
-
-/// `<crate>/kernels/*.cu` of every crate folder, sorted (cuda-sys first).
+/// `<crate>/kernels/*.cu` of every workspace member, sorted (cuda-sys first).
 pub(crate) fn kernel_sources(root: &Path) -> Result<Vec<Source>, String> {
     let mut v = Vec::new();
-    for dir in crate_dirs(root) {
+    for dir in crate_dirs()? {
         let kernels = dir.join("kernels");
         let Ok(rd) = std::fs::read_dir(&kernels) else {
             continue;
@@ -335,7 +318,7 @@ fn check_ptx(root: &Path, nvcc: &Path, sources: &[Source]) -> Result<(), String>
             }
         }
         // A committed PTX without a source would be loaded but never rebuilt.
-        for dir in crate_dirs(root) {
+        for dir in crate_dirs()? {
             let Ok(rd) = std::fs::read_dir(dir.join("ptx")) else {
                 continue;
             };

@@ -7,8 +7,7 @@
 //! too. Members with `publish = false` (test support, end-to-end tests, benches, xtask) are
 //! skipped by cargo itself, so a new crate is covered the moment it joins the workspace.
 
-use crate::util::{Steps, cargo, cmd_stdout, run_cmd};
-use serde_json::Value;
+use crate::util::{Steps, cargo, run_cmd, workspace_packages};
 
 /// What `cargo xtask package --help` says beyond the options.
 pub const ABOUT: &str = "\
@@ -30,36 +29,21 @@ pub struct PackageArgs {
     list: bool,
 }
 
-/// The publishable workspace members in `cargo metadata --no-deps` output, sorted: those
-/// whose `publish` is `null` (no restriction) or a non-empty registry list (`publish = false`
-/// is written as an empty list).
-fn publishable(metadata: &Value) -> Vec<String> {
-    let members: Vec<&str> = metadata["workspace_members"]
-        .as_array()
-        .map(|m| m.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let mut names: Vec<String> = metadata["packages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|p| p["id"].as_str().is_some_and(|id| members.contains(&id)))
-        .filter(|p| match &p["publish"] {
-            Value::Null => true,
-            Value::Array(registries) => !registries.is_empty(),
-            _ => false,
-        })
-        .filter_map(|p| p["name"].as_str().map(str::to_string))
-        .collect();
-    names.sort();
-    names
+/// Whether a package's `publish` field allows publishing: absent (no restriction) or a
+/// non-empty registry list (`publish = false` reads as an empty list).
+fn is_publishable(publish: Option<&[String]>) -> bool {
+    publish.is_none_or(|registries| !registries.is_empty())
 }
 
+/// The publishable workspace members, sorted.
 fn workspace_publishable() -> Result<Vec<String>, String> {
-    let text = cmd_stdout(cargo().args(["metadata", "--no-deps", "--format-version", "1"]))
-        .ok_or("`cargo metadata --no-deps` failed")?;
-    let metadata: Value = serde_json::from_str(&text)
-        .map_err(|e| format!("`cargo metadata` printed no JSON: {e}"))?;
-    Ok(publishable(&metadata))
+    let mut names: Vec<String> = workspace_packages()?
+        .iter()
+        .filter(|p| is_publishable(p.publish.as_deref()))
+        .map(|p| p.name.to_string())
+        .collect();
+    names.sort();
+    Ok(names)
 }
 
 pub fn run(args: PackageArgs) -> Result<(), String> {
@@ -173,7 +157,6 @@ fn is_package_of(name: &str, crates: &[String]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn package_cache_entries_are_matched_by_crate_and_version() {
@@ -203,21 +186,10 @@ mod tests {
     }
 
     #[test]
-    fn publish_false_members_and_non_members_are_left_out() {
-        let metadata = json!({
-            "workspace_members": ["core 0.1.0", "testkit 0.1.0", "facade 0.1.0", "mirror 0.1.0"],
-            "packages": [
-                {"id": "core 0.1.0", "name": "matexp-core", "publish": null},
-                {"id": "testkit 0.1.0", "name": "matexp-testkit", "publish": []},
-                {"id": "facade 0.1.0", "name": "matexp", "publish": null},
-                {"id": "mirror 0.1.0", "name": "matexp-mirror", "publish": ["internal"]},
-                {"id": "serde 1.0.0", "name": "serde", "publish": null}
-            ]
-        });
-        assert_eq!(
-            publishable(&metadata),
-            ["matexp", "matexp-core", "matexp-mirror"]
-        );
+    fn publish_false_members_are_left_out() {
+        assert!(is_publishable(None));
+        assert!(!is_publishable(Some(&[])));
+        assert!(is_publishable(Some(&["internal".to_string()])));
     }
 
     #[test]

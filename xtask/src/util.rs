@@ -20,6 +20,31 @@ pub fn workspace_root() -> PathBuf {
         .unwrap_or_else(|| manifest_dir.to_path_buf())
 }
 
+/// The workspace's member packages (`cargo metadata --no-deps`), sorted by their folder.
+pub fn workspace_packages() -> Result<Vec<cargo_metadata::Package>, String> {
+    let meta = cargo_metadata::MetadataCommand::new()
+        .current_dir(workspace_root())
+        .no_deps()
+        .exec()
+        .map_err(|e| format!("cargo metadata: {e}"))?;
+    let mut packages: Vec<cargo_metadata::Package> =
+        meta.workspace_packages().into_iter().cloned().collect();
+    packages.sort_by(|a, b| a.manifest_path.cmp(&b.manifest_path));
+    Ok(packages)
+}
+
+/// The folder of each workspace member (where its `Cargo.toml` is), sorted.
+pub fn crate_dirs() -> Result<Vec<PathBuf>, String> {
+    Ok(workspace_packages()?
+        .iter()
+        .filter_map(|p| {
+            p.manifest_path
+                .parent()
+                .map(|d| d.as_std_path().to_path_buf())
+        })
+        .collect())
+}
+
 /// A `cargo` command run from the workspace root, with the same cargo binary (and thus the
 /// same toolchain) that runs xtask.
 pub fn cargo() -> Command {
