@@ -2,11 +2,14 @@
 //!
 //! The matrix exponential and φ-functions of large sparse or matrix-free operators applied to
 //! vectors, w = f(tA)v, on the CPU and on NVIDIA GPUs, with error control: one front door
-//! ([`expmv`], [`phimv`], [`expmv_times`], [`phi_combination`], [`expmv_columns`]) over four
-//! methods ([`Method`]: Leja interpolation, Lanczos,
-//! Arnoldi, Taylor), chosen per call by [`Method::Auto`] or by name. Every call takes a
-//! backend, an operator, the time t (real, negative or complex), the vector and [`Options`],
-//! and returns the result with a [`Report`] that prints.
+//! ([`expmv`], [`phimv_k`], [`phimv`], [`expmv_times`], [`phi_combination`],
+//! [`expmv_columns`]) over four methods ([`Method`]: Leja interpolation, Lanczos, Arnoldi,
+//! Taylor), chosen per call by [`Method::Auto`] or by name. Every call takes a backend, an
+//! operator, the time t (real, negative or complex), the vector and [`Options`], and returns
+//! the result with a [`Report`] that prints: one vector ([`expmv`], [`phimv_k`],
+//! [`phi_combination`]) or one vector per time, order or column ([`expmv_times`], [`phimv`],
+//! [`expmv_columns`]), always with one report. Errors name the call, the method and the
+//! argument.
 //!
 //! Read a MatrixMarket file and compute e^{tA}v on the CPU (paths relative to this crate;
 //! `data/heat.mtx` is a 2D heat-equation matrix, n = 144):
@@ -44,9 +47,9 @@
 //! | feature | default | brings |
 //! |---|---|---|
 //! | `sparse` | yes | [`CsrMatrix`], [`PatternCsr`], the MatrixMarket reader ([`read_matrix_market`]) and the test-problem generators ([`sparse`]) |
-//! | `gpu` | no | `GpuBackend`, `GpuCsr`, the multi-GPU backend, `Device` and `AnyBackend` (cudarc, loaded at run time: builds on machines without CUDA) |
+//! | `gpu` | no | `GpuBackend`, `GpuCsr`, the multi-GPU backend, `Target` and `AnyBackend` (cudarc, loaded at run time: builds on machines without CUDA) |
 //! | `graph` | yes | [`graph`]: total communicability ([`total_communicability`]), subgraph centrality and the Estrada index of graphs |
-//! | `lapack` | no | LAPACKE and OpenBLAS for Arnoldi's small dense exponentials (pure Rust without it) |
+//! | `lapack` | no | LAPACKE and OpenBLAS for Arnoldi's small dense exponentials and the graph module's dense reference (pure Rust without it) |
 //!
 //! A CPU user of the default features compiles no cudarc and links no LAPACK.
 //!
@@ -67,14 +70,14 @@ mod options;
 mod solve;
 
 #[cfg(feature = "gpu")]
-mod device;
+mod target;
 
 pub use method::Method;
 pub use options::Options;
-pub use solve::{expmv, expmv_columns, expmv_times, phi_combination, phimv};
+pub use solve::{expmv, expmv_columns, expmv_times, phi_combination, phimv, phimv_k};
 
 #[cfg(feature = "gpu")]
-pub use device::{AnyBackend, Device};
+pub use target::{AnyBackend, Target};
 
 pub use matexp_core::{
     AtTime, Autonomous, Backend, Complex, CpuBackend, DenseMatrixOperator, Error, KrylovBackend,
@@ -118,6 +121,24 @@ pub use matexp_graph::CommunicabilityOptions;
 /// ```
 #[cfg(feature = "graph")]
 pub use matexp_graph::total_communicability;
+
+/// The Estrada index tr e^{βA} of a graph to a requested tolerance (feature `graph`): exact
+/// quadrature or Hutch++, whichever meets it ([`Centrality::method`] says which), with its
+/// interval; [`graph::subgraph_centrality`] does the same per node.
+///
+/// ```
+/// use matexp::{CentralityOptions, CpuBackend, PatternCsr, Tolerance, estrada_index};
+/// // The path graph 1 – 2: tr e^A = 2 cosh 1.
+/// let g = PatternCsr::<u32>::try_new(2, 2, vec![0, 1, 2], vec![1, 0])?;
+/// let opts = CentralityOptions::default().with_tolerance(Tolerance::relative(1e-10));
+/// let ee = estrada_index(&CpuBackend::new(), &g, 1.0, &opts)?;
+/// assert!(ee.met && ee.contains(2.0 * 1f64.cosh()));
+/// # Ok::<(), matexp::Error>(())
+/// ```
+#[cfg(feature = "graph")]
+pub use matexp_graph::estrada_index;
+#[cfg(feature = "graph")]
+pub use matexp_graph::{Centrality, CentralityMethod, CentralityOptions};
 
 /// Sparse matrices, MatrixMarket I/O and the test-problem generators (feature `sparse`).
 #[cfg(feature = "sparse")]

@@ -89,7 +89,9 @@ pub fn expmv<B: KrylovBackend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     v: &B::Vector<S>,
     opts: &Options,
 ) -> Result<(B::Vector<S>, Report)> {
-    let mut w = outputs(backend, op, Some(v), 1)?.pop().expect("one output");
+    let mut w = outputs("expmv", opts, backend, op, Some(("v", v)), 1)?
+        .pop()
+        .expect("one output");
     let report = with_method!(backend, op, opts, |m| m.expmv(op, t, v, &mut w)?);
     Ok((w, report))
 }
@@ -137,7 +139,14 @@ pub fn expmv_times<B: KrylovBackend, S: Scalar, O: LinearOperator<B, S> + ?Sized
             "expmv_times: times must be finite",
         ));
     }
-    let mut out = outputs(backend, op, Some(v), times.len())?;
+    let mut out = outputs(
+        "expmv_times",
+        opts,
+        backend,
+        op,
+        Some(("v", v)),
+        times.len(),
+    )?;
     let report = with_method!(backend, op, opts, |m| m
         .expmv_times(op, times, v, &mut out)?);
     Ok((out, report))
@@ -184,7 +193,7 @@ pub fn phimv<B: KrylovBackend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
             ),
         ));
     }
-    let mut out = outputs(backend, op, Some(v), k + 1)?;
+    let mut out = outputs("phimv", opts, backend, op, Some(("v", v)), k + 1)?;
     let report = with_method!(backend, op, opts, |m| m.phimv(op, t, v, &mut out)?);
     Ok((out, report))
 }
@@ -230,17 +239,25 @@ pub fn phi_combination<B: KrylovBackend, S: Scalar, O: LinearOperator<B, S> + ?S
             backend.len(b),
         )?;
     }
-    let mut w = outputs(backend, op, bs.first().copied(), 1)?
-        .pop()
-        .expect("one output");
+    let mut w = outputs(
+        "phi_combination",
+        opts,
+        backend,
+        op,
+        bs.first().map(|b| ("bs[0]", *b)),
+        1,
+    )?
+    .pop()
+    .expect("one output");
     let report = with_method!(backend, op, opts, |m| m
         .phi_combination(op, t, bs, &mut w)?);
     Ok((w, report))
 }
 
-/// e^{tA} applied to each column of a column-major host array (`columns.len()` = n·k, the
-/// layout of the MatrixMarket reader's `DenseArray`), returned in the same layout.
-/// The columns go to the backend one at a time.
+/// `out[j]` = e^{tA}·(column j) for a column-major host block (`columns.len()` = n·k, the
+/// layout of the MatrixMarket reader's `DenseArray`): one backend vector per column, the shape
+/// of [`expmv_times`] and [`phimv`]. The columns go to the backend one at a time, through one
+/// workspace of the method; the report sums the work and keeps each column's estimate.
 ///
 /// ```
 /// use matexp::{CpuBackend, DenseMatrixOperator, Options, expmv_columns};
@@ -248,57 +265,51 @@ pub fn phi_combination<B: KrylovBackend, S: Scalar, O: LinearOperator<B, S> + ?S
 /// let a = DenseMatrixOperator::new(2, 2, vec![-1.0, 0.0, 0.0, -2.0])?;
 /// let block = [1.0, 0.0, /* second column */ 0.0, 1.0];
 /// let (w, _) = expmv_columns(&cpu, &a, 1.0, &block, &Options::default())?;
-/// assert!((w[0] - (-1f64).exp()).abs() < 1e-8 && (w[3] - (-2f64).exp()).abs() < 1e-8);
+/// assert!((w[0][0] - (-1f64).exp()).abs() < 1e-8 && (w[1][1] - (-2f64).exp()).abs() < 1e-8);
 /// # Ok::<(), matexp::Error>(())
 /// ```
 ///
 /// # Errors
 ///
-/// `DimensionMismatch` when `columns.len()` is not a multiple of the operator's order, and
-/// those of [`expmv`].
+/// `DimensionMismatch` when `columns.len()` is not a multiple of the operator's order,
+/// `InvalidArgument` for an empty block, and those of [`expmv`].
 pub fn expmv_columns<B: KrylovBackend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
     t: S,
     columns: &[S],
     opts: &Options,
-) -> Result<(Vec<S>, Report)> {
+) -> Result<(Vec<B::Vector<S>>, Report)> {
     let n = op.nrows();
+    let method = opts.method.resolve(op).name();
     if n == 0 {
         return Err(Error::invalid(
             "op",
             "0 × 0 operator",
-            "needs at least one row",
+            format!("expmv_columns ({method}) needs at least one row"),
         ));
     }
-    check_dim(
-        "expmv_columns: operator must be square (columns vs rows)",
-        n,
-        op.ncols(),
-    )?;
-    let k = columns.len() / n;
     if columns.is_empty() {
         // Nothing would justify the workspace of order n. (A non-empty block shorter than
         // one column is a length mismatch, below.)
         return Err(Error::invalid(
             "columns",
             format!("{} values for order n = {n}", columns.len()),
-            "expmv_columns needs at least one column (n values)",
+            format!("expmv_columns ({method}) needs at least one column (n values)"),
         ));
     }
+    let k = columns.len() / n;
     check_dim(
-        "expmv_columns: length of the column-major block (n·k)",
+        &format!("expmv_columns ({method}): length of the column-major block (n·k)"),
         k.max(1) * n,
         columns.len(),
     )?;
-    let mut result = vec![S::zero(); columns.len()];
+    let mut out = outputs("expmv_columns", opts, backend, op, None, k)?;
     let report = with_method!(backend, op, opts, |m| {
-        let mut w = backend.zeros(n)?;
         let mut total: Option<Report> = None;
-        for (col, res) in columns.chunks(n).zip(result.chunks_mut(n)) {
+        for (col, w) in columns.chunks(n).zip(out.iter_mut()) {
             let v = backend.upload(col)?;
-            let r = m.expmv(op, t, &v, &mut w)?;
-            backend.download(&w, res)?;
+            let r = m.expmv(op, t, &v, w)?;
             match total.as_mut() {
                 Some(tot) => tot.merge(&r),
                 None => total = Some(r),
@@ -306,22 +317,76 @@ pub fn expmv_columns<B: KrylovBackend, S: Scalar, O: LinearOperator<B, S> + ?Siz
         }
         total.unwrap_or_default()
     });
-    Ok((result, report))
+    Ok((out, report))
+}
+
+/// φ_k(tA)v alone (φ₀ = exp, φ_k(z) = Σᵢ zⁱ/(i + k)!), without φ₀ … φ_{k−1}: one solve on
+/// the operator augmented by k columns, `t^{−k}·(t^kφ_k(tA)v)` (Al-Mohy and Higham 2011,
+/// Theorem 2.1), so it costs about one [`expmv`] of order n + k, where [`phimv`] computes
+/// every order up to k. `t = 0` gives v/k!.
+///
+/// ```
+/// use matexp::{CpuBackend, DenseMatrixOperator, Options, phimv_k};
+/// let cpu = CpuBackend::new();
+/// let a = DenseMatrixOperator::new(1, 1, vec![-2.0])?;
+/// let (w, _) = phimv_k(&cpu, &a, 1.0, &vec![1.0], 2, &Options::default())?;
+/// let z = -2.0f64;
+/// assert!((w[0] - (z.exp() - 1.0 - z) / (z * z)).abs() < 1e-7);
+/// # Ok::<(), matexp::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`phimv`].
+pub fn phimv_k<B: KrylovBackend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+    backend: &B,
+    op: &O,
+    t: S,
+    v: &B::Vector<S>,
+    k: usize,
+    opts: &Options,
+) -> Result<(B::Vector<S>, Report)> {
+    if k > MAX_PHI_ORDER {
+        return Err(Error::invalid(
+            "k",
+            k,
+            format!(
+                "phimv_k ({}): φ_k is supported for k ≤ {MAX_PHI_ORDER}",
+                opts.method.resolve(op).name()
+            ),
+        ));
+    }
+    let mut w = outputs("phimv_k", opts, backend, op, Some(("v", v)), 1)?
+        .pop()
+        .expect("one output");
+    let report = with_method!(backend, op, opts, |m| m.phimv_k(op, k, t, v, &mut w)?);
+    Ok((w, report))
 }
 
 /// `count` zero vectors of the operator's order, allocated only after the operator is found
 /// square and `v` (when given) of its order: an operator claiming more rows than memory
 /// holds is a `DimensionMismatch` (or the backend's allocation error), never an abort.
 fn outputs<B: KrylovBackend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+    call: &str,
+    opts: &Options,
     backend: &B,
     op: &O,
-    v: Option<&B::Vector<S>>,
+    v: Option<(&str, &B::Vector<S>)>,
     count: usize,
 ) -> Result<Vec<B::Vector<S>>> {
     let n = op.nrows();
-    check_dim("operator must be square (columns vs rows)", n, op.ncols())?;
-    if let Some(v) = v {
-        check_dim("v: length vs the operator's order", n, backend.len(v))?;
+    let method = opts.method.resolve(op).name();
+    check_dim(
+        &format!("{call} ({method}): operator must be square (columns vs rows)"),
+        n,
+        op.ncols(),
+    )?;
+    if let Some((name, v)) = v {
+        check_dim(
+            &format!("{call} ({method}): {name}: length vs the operator's order"),
+            n,
+            backend.len(v),
+        )?;
     }
     (0..count).map(|_| backend.zeros(n)).collect()
 }

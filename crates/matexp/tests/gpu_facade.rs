@@ -6,7 +6,7 @@
 use matexp::sparse::generators::laplacian_3d;
 use matexp::sparse::matrix_market::{Symmetry, write_csr_file};
 use matexp::{
-    AnyBackend, Backend, CpuBackend, CsrMatrix, Device, GpuBackend, GpuCsr, Method, Options, expmv,
+    AnyBackend, Backend, CpuBackend, CsrMatrix, GpuBackend, GpuCsr, Method, Options, Target, expmv,
     read_matrix_market,
 };
 
@@ -95,10 +95,10 @@ fn any_backend_chooses_the_gpu_when_present_and_agrees_with_the_cpu() {
     let path = mtx_file();
     let a: CsrMatrix<f64> = read_matrix_market(&path).unwrap();
     let v = vec![1.0; a.nrows()];
-    assert_eq!(Device::best_available(), Device::Gpu(0));
-    let gpu = AnyBackend::new(Device::Gpu(0)).unwrap();
-    let cpu = AnyBackend::new(Device::Cpu).unwrap();
-    assert_eq!(gpu.device(), Device::Gpu(0));
+    assert_eq!(Target::best_available(), Target::Gpu(0));
+    let gpu = AnyBackend::new(Target::Gpu(0)).unwrap();
+    let cpu = AnyBackend::new(Target::Cpu).unwrap();
+    assert_eq!(gpu.target(), Target::Gpu(0));
     let opts = Options::default();
     let (wg, _) = gpu.expmv(&a, 1e-3, &v, &opts).unwrap();
     let (wc, _) = cpu.expmv(&a, 1e-3, &v, &opts).unwrap();
@@ -106,7 +106,7 @@ fn any_backend_chooses_the_gpu_when_present_and_agrees_with_the_cpu() {
     let (tg, _) = gpu.expmv_times(&a, &[0.0, 5e-4, 1e-3], &v, &opts).unwrap();
     assert!(rel_diff(&tg[2], &wc) <= 1e-7);
     // An ordinal beyond the machine's GPUs: a clear error, and the fallback works.
-    let e = AnyBackend::new(Device::Gpu(1000)).unwrap_err();
+    let e = AnyBackend::new(Target::Gpu(1000)).unwrap_err();
     assert!(e.to_string().contains("gpu:1000"), "{e}");
-    assert_eq!(AnyBackend::gpu_or_cpu(1000).device(), Device::Cpu);
+    assert_eq!(AnyBackend::gpu_or_cpu(1000).target(), Target::Cpu);
 }

@@ -4,7 +4,7 @@
 
 use matexp::sparse::generators::laplacian_1d;
 use matexp::{
-    AnyBackend, CpuBackend, CsrMatrix, Device, Error, LinearOperator, Method, Options, expmv,
+    AnyBackend, CpuBackend, CsrMatrix, Error, LinearOperator, Method, Options, Target, expmv,
     expmv_times, phimv,
 };
 
@@ -126,15 +126,15 @@ fn an_operator_producing_nan_gives_an_error_not_a_nan_result() {
 #[test]
 fn a_missing_gpu_is_a_typed_error_and_the_cpu_path_is_unaffected() {
     // No machine has GPU number 1000; on a host without a CUDA driver GPU 0 is missing too.
-    let e = AnyBackend::new(Device::Gpu(1000)).expect_err("gpu:1000 exists?");
+    let e = AnyBackend::new(Target::Gpu(1000)).expect_err("gpu:1000 exists?");
     assert!(matches!(e, Error::Device(_)), "{e:?}");
     assert!(e.to_string().contains("gpu:1000"), "{e}");
     if matexp::gpu::device_count().map_or(true, |n| n == 0) {
-        let e = AnyBackend::new(Device::Gpu(0)).expect_err("gpu:0 without a GPU");
+        let e = AnyBackend::new(Target::Gpu(0)).expect_err("gpu:0 without a GPU");
         assert!(matches!(e, Error::Device(_)), "{e:?}");
     }
     let fallback = AnyBackend::gpu_or_cpu(1000);
-    assert_eq!(fallback.device(), Device::Cpu);
+    assert_eq!(fallback.target(), Target::Cpu);
     let (a, v) = problem();
     let opts = Options::default();
     let (w, report) = fallback.expmv(&a, 0.1, &v, &opts).unwrap();

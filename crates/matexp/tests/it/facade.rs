@@ -6,7 +6,7 @@ use matexp::sparse::generators::{laplacian_1d, laplacian_2d};
 use matexp::sparse::matrix_market::{Symmetry, write_csr_file};
 use matexp::{
     CommunicabilityOptions, CpuBackend, CsrMatrix, Error, Method, Options, PatternCsr, Scalar,
-    TimeGrid, c32, c64, expmv, expmv_columns, expmv_times, phi_combination, phimv,
+    TimeGrid, c32, c64, expmv, expmv_columns, expmv_times, phi_combination, phimv, phimv_k,
     read_matrix_market, total_communicability,
 };
 use matexp_dense::{Matrix, expm, phi_vectors};
@@ -198,16 +198,49 @@ fn a_column_major_block_matches_column_by_column() {
     let (w, report) = expmv_columns(&cpu, &a, 1e-3, &block, &opts).unwrap();
     for j in 0..2 {
         let col = &block[15 * j..15 * (j + 1)];
-        let err = rel_err(
-            &w[15 * j..15 * (j + 1)],
-            &reference(&a, c64::new(1e-3, 0.0), col),
-        );
+        let err = rel_err(&w[j], &reference(&a, c64::new(1e-3, 0.0), col));
         assert!(err <= 1e-7, "column {j}: {err:.2e} ({report})");
     }
+    assert_eq!(w.len(), 2);
     assert!(matches!(
         expmv_columns(&cpu, &a, 1e-3, &block[..20], &opts),
         Err(Error::DimensionMismatch { .. })
     ));
+}
+
+/// One φ_k by `phimv_k` equals the k-th output of `phimv`, by every method, and costs at
+/// most the products of computing φ₀ … φ_k (for the augmented methods, about one of them).
+#[test]
+fn a_single_phi_k_matches_phimv_and_costs_less() {
+    let cpu = CpuBackend::new();
+    let a: CsrMatrix<f64> = laplacian_1d(40).unwrap();
+    let v = start::<f64>(40);
+    let k = 4;
+    for method in [
+        Method::Leja,
+        Method::Lanczos,
+        Method::Arnoldi,
+        Method::Taylor,
+    ] {
+        let opts = Options::default().with_method(method).with_rtol(1e-10);
+        let (all, r_all) = phimv(&cpu, &a, 1e-2, &v, k, &opts).unwrap();
+        let (one, r_one) = phimv_k(&cpu, &a, 1e-2, &v, k, &opts).unwrap();
+        let reference: Vec<c64> = all[k].iter().map(|&x| c64::new(x, 0.0)).collect();
+        let err = rel_err(&one, &reference);
+        assert!(
+            err <= 1e-8,
+            "{method:?}: φ_{k} differs by {err:.2e} ({r_one})"
+        );
+        assert!(r_one.converged, "{method:?}: {r_one}");
+        assert!(
+            r_one.matvecs <= r_all.matvecs,
+            "{method:?}: φ_{k} alone took {} products, φ₀…φ_{k} {}",
+            r_one.matvecs,
+            r_all.matvecs
+        );
+    }
+    let e = phimv_k(&cpu, &a, 1e-2, &v, 10_000, &Options::default()).unwrap_err();
+    assert!(e.to_string().contains("phimv_k"), "{e}");
 }
 
 #[test]
@@ -272,23 +305,23 @@ fn methods_parse_and_print() {
 
 #[test]
 fn the_device_is_chosen_at_run_time_with_a_cpu_fallback() {
-    use matexp::{AnyBackend, Device};
+    use matexp::{AnyBackend, Target};
     let gpus = matexp::gpu::device_count().unwrap_or(0);
     let a: CsrMatrix<f64> = laplacian_1d(30).unwrap();
     let v = start::<f64>(30);
     let any = AnyBackend::gpu_or_cpu(0);
     if gpus == 0 {
         // No GPU: asking for one is an error that says so and names the fallback.
-        let e = AnyBackend::new(Device::Gpu(0)).unwrap_err();
+        let e = AnyBackend::new(Target::Gpu(0)).unwrap_err();
         assert!(matches!(e, Error::Device(_)), "{e}");
         assert!(
             e.to_string().contains("gpu:0") && e.to_string().contains("Cpu"),
             "{e}"
         );
-        assert_eq!(any.device(), Device::Cpu);
-        assert_eq!(Device::best_available(), Device::Cpu);
+        assert_eq!(any.target(), Target::Cpu);
+        assert_eq!(Target::best_available(), Target::Cpu);
     } else {
-        assert_eq!(any.device(), Device::Gpu(0));
+        assert_eq!(any.target(), Target::Gpu(0));
     }
     // Either way the answer is e^{tA}v.
     let (w, report) = any.expmv(&a, 1e-3, &v, &Options::default()).unwrap();

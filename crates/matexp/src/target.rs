@@ -10,52 +10,52 @@ use std::fmt;
 /// Where a computation runs.
 ///
 /// ```
-/// use matexp::Device;
-/// assert_eq!("gpu:1".parse::<Device>()?, Device::Gpu(1));
-/// assert_eq!("cpu".parse::<Device>()?, Device::Cpu);
-/// assert_eq!(Device::Gpu(0).to_string(), "gpu:0");
+/// use matexp::Target;
+/// assert_eq!("gpu:1".parse::<Target>()?, Target::Gpu(1));
+/// assert_eq!("cpu".parse::<Target>()?, Target::Cpu);
+/// assert_eq!(Target::Gpu(0).to_string(), "gpu:0");
 /// # Ok::<(), matexp::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Device {
+pub enum Target {
     /// The CPU backend (rayon).
     Cpu,
     /// The NVIDIA GPU with this ordinal.
     Gpu(usize),
 }
 
-impl Device {
+impl Target {
     /// `Gpu(0)` when a CUDA driver and at least one GPU are present, `Cpu` otherwise.
-    pub fn best_available() -> Device {
+    pub fn best_available() -> Target {
         match matexp_gpu::device_count() {
-            Ok(n) if n > 0 => Device::Gpu(0),
-            _ => Device::Cpu,
+            Ok(n) if n > 0 => Target::Gpu(0),
+            _ => Target::Cpu,
         }
     }
 }
 
-impl fmt::Display for Device {
+impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Device::Cpu => f.write_str("cpu"),
-            Device::Gpu(i) => write!(f, "gpu:{i}"),
+            Target::Cpu => f.write_str("cpu"),
+            Target::Gpu(i) => write!(f, "gpu:{i}"),
         }
     }
 }
 
-impl std::str::FromStr for Device {
+impl std::str::FromStr for Target {
     type Err = Error;
 
     /// Parses `cpu`, `gpu` (ordinal 0) or `gpu:N`.
     fn from_str(s: &str) -> Result<Self> {
         let s = s.trim().to_ascii_lowercase();
         match s.as_str() {
-            "cpu" => Ok(Device::Cpu),
-            "gpu" => Ok(Device::Gpu(0)),
+            "cpu" => Ok(Target::Cpu),
+            "gpu" => Ok(Target::Gpu(0)),
             _ => s
                 .strip_prefix("gpu:")
                 .and_then(|n| n.parse().ok())
-                .map(Device::Gpu)
+                .map(Target::Gpu)
                 .ok_or_else(|| Error::invalid("device", s.clone(), "expected cpu, gpu or gpu:N")),
         }
     }
@@ -65,13 +65,13 @@ impl std::str::FromStr for Device {
 /// so the caller writes no generic function; the matrix is uploaded per call.
 ///
 /// ```no_run
-/// use matexp::{AnyBackend, CsrMatrix, Device, Options, read_matrix_market};
+/// use matexp::{AnyBackend, CsrMatrix, Target, Options, read_matrix_market};
 /// let a: CsrMatrix<f64> = read_matrix_market("matrix.mtx")?;
 /// let v = vec![1.0; a.nrows()];
 /// // The GPU if there is one, the CPU otherwise.
-/// let backend = AnyBackend::new(Device::best_available())?;
+/// let backend = AnyBackend::new(Target::best_available())?;
 /// let (w, report) = backend.expmv(&a, 0.1, &v, &Options::default())?;
-/// println!("{}: {report}", backend.device());
+/// println!("{}: {report}", backend.target());
 /// # Ok::<(), matexp::Error>(())
 /// ```
 #[derive(Debug)]
@@ -83,26 +83,26 @@ pub enum AnyBackend {
 }
 
 impl AnyBackend {
-    /// The backend of `device`.
+    /// The backend of `target`.
     ///
     /// # Errors
     ///
-    /// [`Error::Device`] when `device` is a GPU and no CUDA driver or no GPU of that ordinal
+    /// [`Error::Device`] when `target` is a GPU and no CUDA driver or no GPU of that ordinal
     /// exists (the message says so; [`AnyBackend::gpu_or_cpu`] falls back instead).
-    pub fn new(device: Device) -> Result<Self> {
-        match device {
-            Device::Cpu => Ok(AnyBackend::Cpu(CpuBackend::new())),
-            Device::Gpu(i) => {
+    pub fn new(target: Target) -> Result<Self> {
+        match target {
+            Target::Cpu => Ok(AnyBackend::Cpu(CpuBackend::new())),
+            Target::Gpu(i) => {
                 let count = matexp_gpu::device_count().map_err(|e| {
                     Error::Device(format!(
                         "gpu:{i} was asked for, but no CUDA driver could be used ({e}); \
-                         choose Device::Cpu or AnyBackend::gpu_or_cpu"
+                         choose Target::Cpu or AnyBackend::gpu_or_cpu"
                     ))
                 })?;
                 if i >= count {
                     return Err(Error::Device(format!(
                         "gpu:{i} was asked for, but this machine has {count} GPU(s); choose \
-                         Device::Cpu or AnyBackend::gpu_or_cpu"
+                         Target::Cpu or AnyBackend::gpu_or_cpu"
                     )));
                 }
                 Ok(AnyBackend::Gpu(GpuBackend::new(i)?))
@@ -112,14 +112,14 @@ impl AnyBackend {
 
     /// GPU `ordinal` if it can be used, the CPU otherwise.
     pub fn gpu_or_cpu(ordinal: usize) -> Self {
-        AnyBackend::new(Device::Gpu(ordinal)).unwrap_or(AnyBackend::Cpu(CpuBackend::new()))
+        AnyBackend::new(Target::Gpu(ordinal)).unwrap_or(AnyBackend::Cpu(CpuBackend::new()))
     }
 
     /// Where this backend computes.
-    pub fn device(&self) -> Device {
+    pub fn target(&self) -> Target {
         match self {
-            AnyBackend::Cpu(_) => Device::Cpu,
-            AnyBackend::Gpu(g) => Device::Gpu(g.device().ordinal()),
+            AnyBackend::Cpu(_) => Target::Cpu,
+            AnyBackend::Gpu(g) => Target::Gpu(g.device().ordinal()),
         }
     }
 
