@@ -38,7 +38,7 @@ pub struct BenchArgs {
 }
 
 /// The suites of `matexp-benches`: its bench targets as `cargo metadata` lists them, in
-/// the order of `benches/Cargo.toml`.
+/// the order cargo gives them (by name).
 pub fn suites() -> Result<Vec<String>, String> {
     let names: Vec<String> = workspace_packages()?
         .iter()

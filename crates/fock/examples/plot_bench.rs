@@ -4,8 +4,11 @@
 //! device memory of each.
 //!
 //! ```sh
-//! cargo run -p matexp-fock --example plot_bench -- bench-results/h100/gpu_fock.json [out_dir]
+//! cargo run -p matexp-fock --example plot_bench -- bench-results/h200/gpu_fock.json [OUT_DIR]
 //! ```
+//!
+//! OUT_DIR defaults to `target/fock-plots` (below the current folder); the files written are
+//! printed.
 //!
 //! Reads a JSON array or JSON lines of records (`suite = gpu_fock`, cases `hx_m8_n<N>`).
 

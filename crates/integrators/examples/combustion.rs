@@ -5,12 +5,15 @@
 //! 2. the run to t = 0.1 with the adaptive exponential Rosenbrock and EPIRK schemes at
 //!    tolerance 10⁻⁶, against exprb43 at 10⁻¹⁰, and the centre temperature u(½,½,½; t).
 //!
+//! Heavy: minutes in a release build at the default n = 48; `--small` (n = 12, t = 0.002)
+//! finishes in a debug build in well under a minute.
+//!
 //! ```text
-//! cargo run --release -p matexp-integrators --example combustion -- [--n 64] [--t 0.1]
+//! cargo run --release -p matexp-integrators --example combustion -- [--n 48] [--t 0.1] [--small] [--out DIR]
 //! ```
 //! (n points per axis; the seed's n = 256 runs on the GPU in the `gpu_expint` bench suite.)
-//! Writes bench-results/plots/combustion_{table4,adaptive,centre}.csv and
-//! combustion_centre.svg.
+//! Writes combustion_{table4,adaptive,centre}.csv and combustion_centre.svg to DIR (default
+//! target/plots; the committed figures are refreshed with `--out bench-results/plots`).
 
 #[path = "support/combustion.rs"]
 mod combustion;
@@ -22,17 +25,8 @@ use matexp_core::{CpuBackend, RealScalar};
 use matexp_expmv::Tolerance;
 use matexp_integrators::expint::{ExpIntOptions, ExpIntegrator, PhiMethod, Scheme, Stepping};
 use matexp_stencil::{Boundary, Dim, Stencil};
-use plot::{Plot, Scale, Series, plots_dir, write_csv};
+use plot::{Plot, Scale, Series, arg, out_dir, small, write_csv};
 use std::time::Instant;
-
-fn arg<T: std::str::FromStr>(name: &str, default: T) -> T {
-    let a: Vec<String> = std::env::args().collect();
-    a.iter()
-        .position(|x| x == name)
-        .and_then(|i| a.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 /// One exponential-Euler step of size h at φ-tolerance `tol`: (result, seconds, products).
 fn euler_step<S: RealScalar>(
@@ -61,9 +55,10 @@ fn euler_step<S: RealScalar>(
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let n: usize = arg("--n", 48);
-    let t_end: f64 = arg("--t", 0.1);
-    let dir = plots_dir();
+    let (n, t_end) = if small() { (12, 0.002) } else { (48, 0.1) };
+    let n: usize = arg("--n", n);
+    let t_end: f64 = arg("--t", t_end);
+    let dir = out_dir();
 
     // Table IV.
     let h = 1e-4;

@@ -4,32 +4,28 @@
 //! of the two curves is the error reported. Model: `examples/support/spin_bath.rs`.
 //!
 //! ```text
-//! cargo run --release -p matexp-integrators --example spin_bath_fig2 -- [--spins 15] [--t 100] [--dt 0.1] [--rtol 1e-6]
+//! cargo run --release -p matexp-integrators --example spin_bath_fig2 -- [--spins 15] [--t 100] [--dt 0.1] [--rtol 1e-6] [--small] [--out DIR]
 //! ```
 //!
-//! Writes bench-results/plots/spin_bath_fig2.{csv,svg} (t, ⟨S_z⟩, reference, |difference|).
+//! Heavy: seconds in a release build at the defaults, far longer in a debug build; `--small`
+//! (L = 7, t = 0..2) finishes in a debug build in well under a minute.
+//!
+//! Writes spin_bath_fig2.{csv,svg} (t, ⟨S_z⟩, reference, |difference|) to DIR (default
+//! target/plots; the committed figures are refreshed with `--out bench-results/plots`).
 
 #[path = "support/plot.rs"]
 mod plot;
 #[path = "support/spin_bath.rs"]
 mod spin_bath;
 
-use plot::{Plot, Scale, Series, plots_dir, write_csv};
+use plot::{Plot, Scale, Series, arg, out_dir, small, write_csv};
 use spin_bath::{curve, model};
 use std::time::Instant;
 
-fn arg<T: std::str::FromStr>(name: &str, default: T) -> T {
-    let a: Vec<String> = std::env::args().collect();
-    a.iter()
-        .position(|x| x == name)
-        .and_then(|i| a.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let spins: usize = arg("--spins", 15);
-    let t_end: f64 = arg("--t", 100.0);
+    let (spins, t_end) = if small() { (7, 2.0) } else { (15, 100.0) };
+    let spins: usize = arg("--spins", spins);
+    let t_end: f64 = arg("--t", t_end);
     let dt: f64 = arg("--dt", 0.1);
     let rtol: f64 = arg("--rtol", 1e-6);
     let steps = (t_end / dt).round() as usize;
@@ -57,7 +53,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rows: Vec<Vec<f64>> = (0..=steps)
         .map(|k| vec![k as f64 * dt, sz[k], sz_ref[k], (sz[k] - sz_ref[k]).abs()])
         .collect();
-    let dir = plots_dir();
+    let dir = out_dir();
     write_csv(
         &dir.join("spin_bath_fig2.csv"),
         "t,sz_spin1,sz_spin1_reference,abs_difference",

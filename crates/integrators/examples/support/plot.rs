@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// One curve of a plot.
 pub struct Series<'a> {
@@ -214,7 +214,33 @@ pub fn write_csv(path: &Path, header: &str, rows: &[Vec<f64>]) -> std::io::Resul
     std::fs::write(path, s)
 }
 
-/// bench-results/plots under the workspace root.
-pub fn plots_dir() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench-results/plots")
+/// The value after `name` on the command line, parsed; `default` when absent or unparsable.
+pub fn arg<T: std::str::FromStr>(name: &str, default: T) -> T {
+    let a: Vec<String> = std::env::args().collect();
+    a.iter()
+        .position(|x| x == name)
+        .and_then(|i| a.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Whether `--small` was given: a size that runs in well under a minute in a debug build.
+pub fn small() -> bool {
+    std::env::args().any(|a| a == "--small")
+}
+
+/// Where an example writes its files: `--out DIR`, else `target/plots` of the workspace, so
+/// that a plain run never rewrites a tracked file (the committed figures under
+/// `bench-results/plots` are refreshed with `--out bench-results/plots`). Prints the folder.
+pub fn out_dir() -> PathBuf {
+    let dir = arg(
+        "--out",
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .ancestors()
+            .nth(2)
+            .unwrap_or(Path::new("."))
+            .join("target/plots"),
+    );
+    println!("writing to {}", dir.display());
+    dir
 }
