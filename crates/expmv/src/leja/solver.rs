@@ -4,7 +4,7 @@
 use super::LejaReport;
 use super::focal::{Focal, check_bounds, symmetric_leja_points};
 use super::model::{max_radius, model_degree, node_products, tail_degree};
-use super::newton::{Augmented, Rule, substep, substep_conjugate};
+use super::newton::{Augmented, Outcome, Rule, substep, substep_conjugate};
 use super::options::{LejaMethod, LejaOptions, Progress};
 use super::spectrum::{BoundsSource, estimate, tighten};
 use super::workspace::{CoeffKey, Coefficients, LejaWorkspace, lru_get, lru_put};
@@ -760,6 +760,71 @@ fn substep_coefficients<B: Backend, S: Scalar>(
     })
 }
 
+/// The march of one call through its output times: the fixed context (operator, options,
+/// the ray `scale·t`, the Leja points) and the state carried from substep to substep.
+struct March<'c, B: Backend, S: Scalar, O: ?Sized> {
+    be: &'c B,
+    op: &'c O,
+    opts: &'c LejaOptions,
+    focal: Focal,
+    times: &'c [f64],
+    phi: Option<&'c PhiPart<'c, B, S>>,
+    seed_substeps: Option<usize>,
+    /// ‖b₀‖ of the start (0 without one), the scale of the thesis's single-term test.
+    start_norm: f64,
+    /// The Leja points of the call (each substep takes a prefix) and their `W_k`.
+    nodes_all: &'c [f64],
+    w_all: &'c [f64],
+    long_ok: bool,
+    rows: usize,
+    eps: f64,
+    /// √max of the vector type, above which a substep runs on a scaled start
+    /// ([`March::scale_down`]).
+    sqrt_max: f64,
+    scale_c: c64,
+    t_last: f64,
+    /// |scale·t_last|.
+    total: f64,
+    /// Nothing to do for a zero start without forcing (e^{tA}0 = 0), or t = 0 everywhere.
+    trivial: bool,
+    hermitian_segment: bool,
+    ncols: usize,
+    ws: &'c mut LejaWorkspace<B, S>,
+    report: &'c mut LejaReport,
+    u: &'c mut B::Vector<S>,
+    p: &'c mut B::Vector<S>,
+    ya: &'c mut B::Vector<S>,
+    yb: &'c mut B::Vector<S>,
+    yc: Option<&'c mut B::Vector<S>>,
+    aug: Option<Augmented<'c, B, S>>,
+    /// ‖u‖₂ of the state `u` at `t_cur`.
+    unorm: f64,
+    t_cur: f64,
+    /// What the halvings and cuts so far multiply the planned substeps of an interval by.
+    split: usize,
+    halvings: usize,
+    attempts: usize,
+    /// Σ over accepted substeps of estimate/(‖state‖ + atol/rtol): each substep's test is
+    /// relative to the state it reached, and relative errors add up (as Taylor's do); an
+    /// output's estimate is this sum times its norm.
+    rel_sum: f64,
+    /// The up-front cost estimate ([`March::plan`]).
+    planned: usize,
+    /// Products of the report before the march (the spectral estimate's).
+    report_start: usize,
+}
+
+/// One tried substep: the outcome of its Newton sum (in the scale of u/σ, except `pnorm` of
+/// an accepted result, which is in that of u), the scaling σ and the verdict.
+struct Trial {
+    outcome: Outcome,
+    sigma: f64,
+    rounding_limited: bool,
+    accept: bool,
+}
+
+/// Marches `u' = Au (+ polynomial forcing)` from the start through `times·scale` in Leja
+/// substeps, writing the state at each output time into `out`.
 #[allow(clippy::too_many_arguments)]
 fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     be: &B,
@@ -773,15 +838,13 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     seed_substeps: Option<usize>,
     ws: &mut LejaWorkspace<B, S>,
     vecs: [&mut B::Vector<S>; 4],
-    mut yc: Option<&mut B::Vector<S>>,
+    yc: Option<&mut B::Vector<S>>,
     out: &mut [B::Vector<S>],
     report: &mut LejaReport,
 ) -> Result<()> {
     let [u, p, ya, yb] = vecs;
     let focal = res.focal;
     let eps = S::Real::EPS.as_f64();
-    // √max of the vector type, above which a substep runs on a scaled start (see below).
-    let sqrt_max = <S::Real as num_traits::Float>::max_value().as_f64().sqrt();
     let conjugate_nodes;
     // Long substeps (see `plan_segment`) interpolate at more of the same real Leja points:
     // the default nodes are a prefix, and so are their `W_k`.
@@ -794,7 +857,6 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
         && phi.is_none()
         && seed_substeps.is_none()
         && opts.diffusion_max_degree > opts.max_degree;
-    let rows = op.nrows();
     let nodes_all: &[f64] = if focal.conjugate {
         conjugate_nodes = symmetric_leja_points(opts.max_degree + 1)?;
         &conjugate_nodes
@@ -806,7 +868,7 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     let scale_c = scale.to_c64();
     let t_last = *times.last().expect("validated non-empty");
     let total = (scale_c * t_last).norm();
-    let mut unorm = match start {
+    let unorm = match start {
         Some((v, vn)) => {
             be.copy(v, u)?;
             vn
@@ -817,7 +879,7 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
         }
     };
     let ncols = phi.map_or(0, |f| f.cols.len());
-    let mut aug = phi.map(|f| Augmented::<B, S> {
+    let aug = phi.map(|f| Augmented::<B, S> {
         cols: f.cols,
         inv_eta: S::one(),
         tail0: vec![S::zero(); ncols],
@@ -825,348 +887,521 @@ fn march<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
         tail_b: vec![S::zero(); ncols],
     });
     let phi_norm = phi.map_or(0.0, |f| f.max_norm);
-    // Nothing to do for a zero start without forcing (e^{tA}0 = 0), or t = 0 everywhere.
-    let trivial = (unorm == 0.0 && phi_norm == 0.0) || total == 0.0;
     // `W_k` of the nodes, once per call (the coefficient sets and the plan share it).
     let w_all = node_products(nodes_all);
-    // Up-front cost: the planned substeps of every output interval times the model degree
-    // of one substep (halvings and rounding cuts can add to it; the thesis's fixed substeps
-    // count `max_degree` each).
-    let mut planned = 0usize;
-    if !trivial {
-        let mut prev = 0.0f64;
-        for &t_j in times {
-            if t_j != prev {
-                let (s, m) = match seed_substeps {
-                    Some(n) => (
-                        ((n as f64) * (t_j - prev) / t_last).ceil().max(1.0) as usize,
-                        opts.max_degree,
-                    ),
-                    None => {
-                        let delta = scale_c * (t_j - prev);
-                        let (s, len) = match plan_segment(
-                            &focal, delta, total, opts, eps, nodes_all, long_ok, rows,
-                        ) {
-                            Ok(plan) => plan,
-                            // A refused plan may be that of a result beyond the range.
-                            Err(e) if phi.is_none() => {
-                                let tau = [scale_c * t_j];
-                                return Err(super::proven_overflow(
-                                    "leja", be, op, u, unorm, &tau, ya,
-                                )?
-                                .unwrap_or(e));
-                            }
-                            Err(e) => return Err(e),
-                        };
-                        let (nodes, w) = (&nodes_all[..len], &w_all[..len]);
-                        // The first substep's τ exactly as the march forms it, so that its
-                        // coefficient set, made here through the workspace cache, is the one
-                        // the march uses: the plan costs no divided differences of its own.
-                        let tau = scale_c * ((t_j - prev) / s as f64);
-                        let sm = SubstepModel::new(&focal, tau, opts, total, eps);
-                        let m =
-                            match substep_coefficients(ws, &focal, tau, &sm, nodes, w, false, opts)
-                            {
-                                Ok(c) => c.degree,
-                                // Reported by the march at this substep, after the cost check;
-                                // the plan falls back on the a-priori model.
-                                Err(_) => model_degree(sm.model_beta(), sm.tol, nodes, w)?
-                                    .unwrap_or(len - 1),
-                            };
-                        (s, m.max(1))
-                    }
-                };
-                planned = planned.saturating_add(s.saturating_mul(m));
-            }
-            prev = t_j;
-        }
-    }
-    report.cost_estimate = report.cost_estimate.saturating_add(planned);
-    if planned / 2 > opts.max_products {
-        return Err(Error::NoConvergence {
-            method: "leja",
-            detail: format!(
-                "cost cap max_products = {} refused before the first product: about {planned} \
-                 products are needed (|t|·capacity = {:.3e})",
-                opts.max_products,
-                total * focal.capacity
-            ),
-        });
-    }
-    let report_start = report.matvecs;
-    let hermitian_segment = op.is_hermitian() && focal.across == 0.0;
-    let mut t_cur = 0.0f64;
-    let mut split = 1usize;
-    let mut halvings = 0usize;
-    let mut attempts = 0usize;
-    // Σ over accepted substeps of estimate/(‖state‖ + atol/rtol): each substep's test is
-    // relative to the state it reached, and relative errors add up (as Taylor's do); an
-    // output's estimate is this sum times its norm.
-    let mut rel_sum = 0.0f64;
-    let shift = opts.tol.atol / opts.tol.rtol;
+    let mut m = March {
+        be,
+        op,
+        opts,
+        focal,
+        times,
+        phi,
+        seed_substeps,
+        start_norm: start.map_or(0.0, |(_, vn)| vn),
+        nodes_all,
+        w_all: &w_all,
+        long_ok,
+        rows: op.nrows(),
+        eps,
+        sqrt_max: <S::Real as num_traits::Float>::max_value().as_f64().sqrt(),
+        scale_c,
+        t_last,
+        total,
+        trivial: (unorm == 0.0 && phi_norm == 0.0) || total == 0.0,
+        hermitian_segment: op.is_hermitian() && focal.across == 0.0,
+        ncols,
+        ws,
+        report,
+        u,
+        p,
+        ya,
+        yb,
+        yc,
+        aug,
+        unorm,
+        t_cur: 0.0,
+        split: 1,
+        halvings: 0,
+        attempts: 0,
+        rel_sum: 0.0,
+        planned: 0,
+        report_start: 0,
+    };
+    m.plan()?;
+    m.report_start = m.report.matvecs;
     for (j, &t_j) in times.iter().enumerate() {
-        if trivial || t_j == t_cur {
-            be.copy(u, &mut out[j])?;
-            report.output_estimates.push(rel_sum * unorm);
-            continue;
+        m.advance(t_j, j + 1 == times.len(), &mut out[j])?;
+    }
+    Ok(())
+}
+
+impl<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized> March<'_, B, S, O> {
+    /// The up-front cost: the planned substeps of every output interval times the model
+    /// degree of one substep, added to the report's estimate. A call whose estimate exceeds
+    /// twice the product cap is refused here, before the first product.
+    fn plan(&mut self) -> Result<()> {
+        // Halvings and rounding cuts can add to it; the thesis's fixed substeps count
+        // `max_degree` each.
+        let mut planned = 0usize;
+        if !self.trivial {
+            let mut prev = 0.0f64;
+            for &t_j in self.times {
+                if t_j != prev {
+                    let (s, m) = self.interval_cost(prev, t_j)?;
+                    planned = planned.saturating_add(s.saturating_mul(m));
+                }
+                prev = t_j;
+            }
         }
-        let mut seg_start = t_cur;
-        let (mut s, len) = match seed_substeps {
-            Some(n) => (
-                ((n as f64) * (t_j - t_cur) / t_last).ceil().max(1.0) as usize,
-                nodes_all.len(),
-            ),
+        self.planned = planned;
+        self.report.cost_estimate = self.report.cost_estimate.saturating_add(planned);
+        if planned / 2 > self.opts.max_products {
+            return Err(Error::NoConvergence {
+                method: "leja",
+                detail: format!(
+                    "cost cap max_products = {} refused before the first product: about {planned} \
+                     products are needed (|t|·capacity = {:.3e})",
+                    self.opts.max_products,
+                    self.total * self.focal.capacity
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// The planned substeps of the output interval `[prev, t_j]` and the model degree of its
+    /// first substep.
+    fn interval_cost(&mut self, prev: f64, t_j: f64) -> Result<(usize, usize)> {
+        if let Some(n) = self.seed_substeps {
+            return Ok((self.seed_count(n, t_j - prev), self.opts.max_degree));
+        }
+        let (s, len) = match self.segment_plan(self.scale_c * (t_j - prev)) {
+            Ok(plan) => plan,
+            // A refused plan may be that of a result beyond the range.
+            Err(e) if self.phi.is_none() => {
+                let tau = [self.scale_c * t_j];
+                return Err(super::proven_overflow(
+                    "leja",
+                    self.be,
+                    self.op,
+                    &*self.u,
+                    self.unorm,
+                    &tau,
+                    &mut *self.ya,
+                )?
+                .unwrap_or(e));
+            }
+            Err(e) => return Err(e),
+        };
+        let (nodes, w) = (&self.nodes_all[..len], &self.w_all[..len]);
+        // The first substep's τ exactly as the march forms it, so that its coefficient set,
+        // made here through the workspace cache, is the one the march uses: the plan costs
+        // no divided differences of its own.
+        let tau = self.scale_c * ((t_j - prev) / s as f64);
+        let sm = SubstepModel::new(&self.focal, tau, self.opts, self.total, self.eps);
+        let m = match substep_coefficients(
+            self.ws,
+            &self.focal,
+            tau,
+            &sm,
+            nodes,
+            w,
+            false,
+            self.opts,
+        ) {
+            Ok(c) => c.degree,
+            // Reported by the march at this substep, after the cost check; the plan falls
+            // back on the a-priori model.
+            Err(_) => model_degree(sm.model_beta(), sm.tol, nodes, w)?.unwrap_or(len - 1),
+        };
+        Ok((s, m.max(1)))
+    }
+
+    /// [`plan_segment`] of the interval `delta` = scale·(its length) in this call.
+    fn segment_plan(&self, delta: c64) -> Result<(usize, usize)> {
+        plan_segment(
+            &self.focal,
+            delta,
+            self.total,
+            self.opts,
+            self.eps,
+            self.nodes_all,
+            self.long_ok,
+            self.rows,
+        )
+    }
+
+    /// The thesis's fixed substeps in a span of time: `n` over the whole ray, pro rata.
+    fn seed_count(&self, n: usize, span: f64) -> usize {
+        ((n as f64) * span / self.t_last).ceil().max(1.0) as usize
+    }
+
+    /// Advances the state from `t_cur` to the output time `t_j` (the last output if `last`)
+    /// in substeps, the planned ones halved or cut where one fails, and writes it to `out`.
+    fn advance(&mut self, t_j: f64, last: bool, out: &mut B::Vector<S>) -> Result<()> {
+        if self.trivial || t_j == self.t_cur {
+            return self.write_output(out);
+        }
+        let mut seg_start = self.t_cur;
+        let (mut s, len) = match self.seed_substeps {
+            Some(n) => (self.seed_count(n, t_j - self.t_cur), self.nodes_all.len()),
             None => {
-                let delta = scale_c * (t_j - t_cur);
-                let (s, len) =
-                    plan_segment(&focal, delta, total, opts, eps, nodes_all, long_ok, rows)?;
-                (s * split, len)
+                let (s, len) = self.segment_plan(self.scale_c * (t_j - self.t_cur))?;
+                (s * self.split, len)
             }
         };
-        let (nodes, w) = (&nodes_all[..len], &w_all[..len]);
         let mut k = 0usize;
         while k < s {
-            attempts += 1;
-            if attempts > opts.max_substeps {
-                return Err(Error::NoConvergence {
-                    method: "leja",
-                    detail: format!(
-                        "max_substeps = {} reached at t = {t_cur} of {t_last} ({} products)",
-                        opts.max_substeps, report.matvecs
-                    ),
-                });
-            }
+            self.count_attempt()?;
             let dt = (t_j - seg_start) / s as f64;
-            let tau = scale_c * dt;
-            let sm = SubstepModel::new(&focal, tau, opts, total, eps);
-            let tol_loc = sm.tol;
-            let frac = if total > 0.0 {
-                (tau.norm() / total).min(1.0)
-            } else {
-                1.0
-            };
-            let seed = seed_substeps.is_some();
-            let coeffs = substep_coefficients(ws, &focal, tau, &sm, nodes, w, seed, opts)?;
-            // Near the top of the range the terms |d_j|·‖y_j‖ (their sum is the hump
-            // Σ|terms|/‖p‖ times ‖u‖) overflow before the result does, and the result of a
-            // substep is lost where e^{τA}u alone would fit: e^{tA}v of the 3-point path graph
-            // at t = 500 (‖w‖ ≈ 2·10³⁰⁷) came out as 1.8·10³⁰⁵. Above √max of the vector type
-            // the substep runs on u/σ with σ = 2^⌊log₂‖u‖⌋ (exact, the power of two) and its
-            // result is multiplied by σ, which overflows only where the result does
-            // (`NonFinite` below). Not with φ-columns, whose forcing does not scale with u.
-            let sigma = if aug.is_none() && unorm > sqrt_max {
-                2f64.powi(unorm.log2().floor() as i32)
-            } else {
-                1.0
-            };
-            if sigma != 1.0 {
-                be.scale(S::from_f64(1.0 / sigma), u)?;
-            }
-            let (unorm_s, atol_s) = (unorm / sigma, opts.tol.atol * frac / sigma);
-            let rule = if seed {
-                Rule::Single {
-                    abs: (opts.tol.atol + opts.tol.rtol * start.map_or(0.0, |(_, vn)| vn)) / sigma,
-                }
-            } else {
-                // With φ-columns, the top block of the first `ncols` terms can vanish by
-                // structure (b₁ = … = b_{p−1} = 0 and a zero start: y_j's top block is
-                // W·J^{j−1}z, which meets b_p only at j = p), so the rule may not stop
-                // before two terms past that (measured: φ₃ of A = 0 stopped at degree 1
-                // with the result 0).
-                Rule::TwoTerm {
-                    // The a-priori tail bound holds for normal operators with the spectrum on
-                    // the focal segment: Hermitian ones with a real box (not the augmented
-                    // φ operator, which is not normal).
-                    tail: if hermitian_segment && aug.is_none() {
-                        &coeffs.tail
-                    } else {
-                        &[]
-                    },
-                    unorm: unorm_s,
-                    floor: coeffs.floor.max(if aug.is_some() { ncols + 2 } else { 0 }),
-                    rel: tol_loc,
-                    abs: atol_s,
-                }
-            };
-            if let (Some(a), Some(f)) = (aug.as_mut(), phi) {
-                tail_at(scale_c * t_cur, ncols, &mut a.tail0);
-                let znorm = matexp_core::norms::nrm2(&a.tail0).as_f64();
-                let target = if unorm > 0.0 { unorm } else { f.max_norm };
-                let eta = if znorm > 0.0 && target > 0.0 {
-                    target / znorm
-                } else {
-                    1.0
-                };
-                a.tail0.iter_mut().for_each(|z| *z *= S::from_f64(eta));
-                a.inv_eta = S::from_f64(1.0 / eta);
-            }
-            let mut outcome = match yc.as_deref_mut() {
-                Some(yc) if focal.conjugate && aug.is_none() && !seed => substep_conjugate(
-                    be,
-                    op,
-                    &focal,
-                    &coeffs.exact,
-                    nodes,
-                    rule,
-                    u,
-                    unorm_s,
-                    p,
-                    [&mut *ya, &mut *yb, yc],
-                )?,
-                _ => substep(
-                    be,
-                    op,
-                    &focal,
-                    &coeffs.values,
-                    nodes,
-                    rule,
-                    u,
-                    unorm_s,
-                    p,
-                    ya,
-                    yb,
-                    aug.as_mut(),
-                )?,
-            };
-            // The outcome stays in the scale of u/σ (what decides below are ratios, and
-            // Σ|terms| itself may be beyond the range in the scale of u).
-            report.matvecs += outcome.matvecs;
-            let spent = report.matvecs - report_start;
-            if spent >= opts.max_products && !(k + 1 == s && j + 1 == times.len()) {
-                return Err(Error::NoConvergence {
-                    method: "leja",
-                    detail: format!(
-                        "cost cap max_products = {} reached at t = {t_cur} of {t_last} after \
-                         {spent} products (estimated up front: {planned})",
-                        opts.max_products
-                    ),
-                });
-            }
-            // Rounding in the Newton sum is about ε·Σ|d_j|·‖y_j‖: when that exceeds the
-            // tolerance (the focal interval reaches far above the part of the spectrum that
-            // survives, so early terms cancel), a shorter substep is needed.
-            let rounding_limited = !seed && eps * outcome.term_sum > outcome.threshold;
-            let accept = (outcome.converged && !rounding_limited)
-                || (opts.allow_unconverged
-                    && !outcome.overflow
-                    && (seed || halvings >= opts.max_halvings));
-            if sigma != 1.0 {
-                if accept {
-                    be.scale(S::from_f64(sigma), p)?;
-                    outcome.pnorm = be.nrm2(p)?.as_f64();
-                } else {
-                    be.scale(S::from_f64(sigma), u)?;
-                }
-            }
-            if accept {
-                std::mem::swap(u, p);
-                unorm = outcome.pnorm;
-                if !unorm.is_finite() {
-                    let host = be.to_host(u)?;
-                    let (index, value) = matexp_core::norms::first_non_finite(&host)
-                        .map(|(i, v)| (i, format!("{v}")))
-                        .unwrap_or((0, format!("norm {unorm}")));
-                    return Err(Error::NonFinite {
-                        context: format!("Leja result at t = {t_cur} (overflow)"),
-                        index,
-                        value,
-                    });
-                }
-                report.substeps += 1;
-                report.degrees.push(outcome.degree);
-                report.max_degree = report.max_degree.max(outcome.degree);
-                // The truncation estimate (two terms) plus the rounding of the Newton sum,
-                // ε·Σ_j |d_j|·‖y_j‖: once the terms have fallen below rounding, the error
-                // is rounding, which the two last terms do not see.
-                let local = outcome.estimate * sigma + eps * outcome.term_sum * sigma;
-                report.error_estimate += local;
-                if local > 0.0 {
-                    rel_sum += local / (unorm + shift);
-                }
-                report.converged &= outcome.converged && !rounding_limited;
+            let tau = self.scale_c * dt;
+            let trial = self.try_substep(tau, len, last && k + 1 == s)?;
+            if trial.accept {
+                self.accept(&trial)?;
                 k += 1;
-                t_cur = if k == s {
+                self.t_cur = if k == s {
                     t_j
                 } else {
                     seg_start + dt * k as f64
                 };
-                if let Some(cb) = opts.progress {
-                    (cb.0)(&Progress {
-                        products: report.matvecs,
-                        estimated_products: report.cost_estimate,
-                        fraction: if t_last > 0.0 { t_cur / t_last } else { 1.0 },
-                    });
-                }
+                self.notify_progress();
                 continue;
             }
             // Not converged within max_degree points (or the basis overflowed).
-            report.rejected += 1;
-            if seed {
-                return Err(Error::NoConvergence {
-                    method: "leja-seed",
-                    detail: format!(
-                        "substep {k} of {s} (t = {t_cur}) reached {} points with |d_m|·‖y_m‖ = {:.3e} \
-                         ≥ tol = {:.3e}{}",
-                        outcome.degree + 1,
-                        outcome.estimate,
-                        outcome.threshold,
-                        if outcome.overflow {
-                            " (basis overflow)"
-                        } else {
-                            ""
-                        }
-                    ),
-                });
-            }
-            halvings += 1;
-            if halvings > opts.max_halvings {
-                return Err(Error::NoConvergence {
-                    method: "leja",
-                    detail: format!(
-                        "substep τ = {tau} at t = {t_cur} of {t_last} reached degree {} with \
-                         estimate {:.3e} and rounding {:.3e} vs threshold {:.3e}{} after {} \
-                         halvings ({} products); the spectral bounds may not enclose the \
-                         spectrum, or the tolerance is below what rounding allows",
-                        outcome.degree,
-                        outcome.estimate,
-                        eps * outcome.term_sum,
-                        outcome.threshold,
-                        if outcome.overflow {
-                            " (basis overflow)"
-                        } else {
-                            ""
-                        },
-                        opts.max_halvings,
-                        report.matvecs
-                    ),
-                });
-            }
-            // Halve, or, when rounding limited the substep, cut it so that the cancellation
-            // factor H = Σ|terms|/‖p‖, which behaves like e^{c·τ}, becomes H^{1/f} with
-            // ε·H^{1/f} below the (proportionally smaller) tolerance.
-            let mut factor = 2usize;
-            if rounding_limited && outcome.converged && outcome.pnorm > 0.0 {
-                let hump = (outcome.term_sum / outcome.pnorm).max(1.0);
-                let tol_ratio = outcome.threshold / outcome.pnorm.max(f64::MIN_POSITIVE);
-                // ε·f·H^{1/f} decreases up to f = ln H; beyond, shorter substeps only add up
-                // more rounding.
-                // (A hump beyond the range, ∞, would double `factor` without end.)
-                let f_best = hump.ln().clamp(2.0, 1e6);
-                while (factor as f64) < f_best
-                    && eps * hump.powf(1.0 / factor as f64) > 0.5 * tol_ratio / factor as f64
-                {
-                    factor *= 2;
-                }
-            }
-            split = split.saturating_mul(factor);
-            seg_start = t_cur;
+            let factor = self.reject(&trial, tau, k, s)?;
+            self.split = self.split.saturating_mul(factor);
+            seg_start = self.t_cur;
             s = factor * (s - k);
             k = 0;
         }
-        be.copy(u, &mut out[j])?;
-        report.output_estimates.push(rel_sum * unorm);
+        self.write_output(out)
     }
-    Ok(())
+
+    /// The state as an output, with its estimate: the summed relative estimate times its norm.
+    fn write_output(&mut self, out: &mut B::Vector<S>) -> Result<()> {
+        self.be.copy(self.u, out)?;
+        self.report.output_estimates.push(self.rel_sum * self.unorm);
+        Ok(())
+    }
+
+    /// Counts one more substep tried against `max_substeps`.
+    fn count_attempt(&mut self) -> Result<()> {
+        self.attempts += 1;
+        if self.attempts > self.opts.max_substeps {
+            let (t_cur, t_last) = (self.t_cur, self.t_last);
+            return Err(Error::NoConvergence {
+                method: "leja",
+                detail: format!(
+                    "max_substeps = {} reached at t = {t_cur} of {t_last} ({} products)",
+                    self.opts.max_substeps, self.report.matvecs
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// One substep `u ↦ e^{τA}u` (plus the forcing) into `p` at `len` Leja points: the
+    /// coefficient set, the stopping rule, the Newton sum, the cost cap and the verdict,
+    /// which weighs the rounding of the sum as well as its truncation.
+    fn try_substep(&mut self, tau: c64, len: usize, final_substep: bool) -> Result<Trial> {
+        let (nodes_all, w_all) = (self.nodes_all, self.w_all);
+        let (nodes, w) = (&nodes_all[..len], &w_all[..len]);
+        let sm = SubstepModel::new(&self.focal, tau, self.opts, self.total, self.eps);
+        let frac = if self.total > 0.0 {
+            (tau.norm() / self.total).min(1.0)
+        } else {
+            1.0
+        };
+        let seed = self.seed_substeps.is_some();
+        let coeffs =
+            substep_coefficients(self.ws, &self.focal, tau, &sm, nodes, w, seed, self.opts)?;
+        let sigma = self.scale_down()?;
+        let (unorm_s, atol_s) = (self.unorm / sigma, self.opts.tol.atol * frac / sigma);
+        let rule = self.stopping_rule(&coeffs, sm.tol, unorm_s, atol_s, sigma);
+        self.set_forcing_tail();
+        let mut outcome = self.newton_sum(&coeffs, nodes, rule, unorm_s)?;
+        // The outcome stays in the scale of u/σ (what decides below are ratios, and
+        // Σ|terms| itself may be beyond the range in the scale of u).
+        self.report.matvecs += outcome.matvecs;
+        self.check_cost_cap(final_substep)?;
+        // Rounding in the Newton sum is about ε·Σ|d_j|·‖y_j‖: when that exceeds the
+        // tolerance (the focal interval reaches far above the part of the spectrum that
+        // survives, so early terms cancel), a shorter substep is needed.
+        let rounding_limited = !seed && self.eps * outcome.term_sum > outcome.threshold;
+        let accept = (outcome.converged && !rounding_limited)
+            || (self.opts.allow_unconverged
+                && !outcome.overflow
+                && (seed || self.halvings >= self.opts.max_halvings));
+        if sigma != 1.0 {
+            if accept {
+                self.be.scale(S::from_f64(sigma), self.p)?;
+                outcome.pnorm = self.be.nrm2(self.p)?.as_f64();
+            } else {
+                self.be.scale(S::from_f64(sigma), self.u)?;
+            }
+        }
+        Ok(Trial {
+            outcome,
+            sigma,
+            rounding_limited,
+            accept,
+        })
+    }
+
+    /// The scaling σ of the substep's start (a power of two, 1 below √max), with `u`
+    /// divided by it.
+    fn scale_down(&mut self) -> Result<f64> {
+        // Near the top of the range the terms |d_j|·‖y_j‖ (their sum is the hump
+        // Σ|terms|/‖p‖ times ‖u‖) overflow before the result does, and the result of a
+        // substep is lost where e^{τA}u alone would fit: e^{tA}v of the 3-point path graph
+        // at t = 500 (‖w‖ ≈ 2·10³⁰⁷) came out as 1.8·10³⁰⁵. Above √max of the vector type
+        // the substep runs on u/σ with σ = 2^⌊log₂‖u‖⌋ (exact, the power of two) and its
+        // result is multiplied by σ, which overflows only where the result does
+        // (`NonFinite` below). Not with φ-columns, whose forcing does not scale with u.
+        let sigma = if self.aug.is_none() && self.unorm > self.sqrt_max {
+            2f64.powi(self.unorm.log2().floor() as i32)
+        } else {
+            1.0
+        };
+        if sigma != 1.0 {
+            self.be.scale(S::from_f64(1.0 / sigma), self.u)?;
+        }
+        Ok(sigma)
+    }
+
+    /// The stopping rule of a substep in the scale of u/σ: the thesis's single-term test, or
+    /// the two-term rule with its degree floor and, where it holds, the a-priori tail bound.
+    fn stopping_rule<'r>(
+        &self,
+        coeffs: &'r Coefficients<S>,
+        tol_loc: f64,
+        unorm_s: f64,
+        atol_s: f64,
+        sigma: f64,
+    ) -> Rule<'r> {
+        if self.seed_substeps.is_some() {
+            return Rule::Single {
+                abs: (self.opts.tol.atol + self.opts.tol.rtol * self.start_norm) / sigma,
+            };
+        }
+        let augmented = self.aug.is_some();
+        // With φ-columns, the top block of the first `ncols` terms can vanish by
+        // structure (b₁ = … = b_{p−1} = 0 and a zero start: y_j's top block is
+        // W·J^{j−1}z, which meets b_p only at j = p), so the rule may not stop
+        // before two terms past that (measured: φ₃ of A = 0 stopped at degree 1
+        // with the result 0).
+        Rule::TwoTerm {
+            // The a-priori tail bound holds for normal operators with the spectrum on
+            // the focal segment: Hermitian ones with a real box (not the augmented
+            // φ operator, which is not normal).
+            tail: if self.hermitian_segment && !augmented {
+                &coeffs.tail
+            } else {
+                &[]
+            },
+            unorm: unorm_s,
+            floor: coeffs.floor.max(if augmented { self.ncols + 2 } else { 0 }),
+            rel: tol_loc,
+            abs: atol_s,
+        }
+    }
+
+    /// The forcing's part of the augmented start: the tail `e^{t_cur·J}e_p` of the φ
+    /// operator, scaled by η to the norm of the state (of the forcing, from a zero start).
+    fn set_forcing_tail(&mut self) {
+        if let (Some(a), Some(f)) = (self.aug.as_mut(), self.phi) {
+            tail_at(self.scale_c * self.t_cur, self.ncols, &mut a.tail0);
+            let znorm = matexp_core::norms::nrm2(&a.tail0).as_f64();
+            let target = if self.unorm > 0.0 {
+                self.unorm
+            } else {
+                f.max_norm
+            };
+            let eta = if znorm > 0.0 && target > 0.0 {
+                target / znorm
+            } else {
+                1.0
+            };
+            a.tail0.iter_mut().for_each(|z| *z *= S::from_f64(eta));
+            a.inv_eta = S::from_f64(1.0 / eta);
+        }
+    }
+
+    /// The Newton sum of the substep from `u` (norm `unorm_s`) into `p`: in conjugate pairs
+    /// of nodes (real arithmetic on an imaginary segment) or node by node.
+    fn newton_sum(
+        &mut self,
+        coeffs: &Coefficients<S>,
+        nodes: &[f64],
+        rule: Rule<'_>,
+        unorm_s: f64,
+    ) -> Result<Outcome> {
+        let seed = self.seed_substeps.is_some();
+        match self.yc.as_deref_mut() {
+            Some(yc) if self.focal.conjugate && self.aug.is_none() && !seed => substep_conjugate(
+                self.be,
+                self.op,
+                &self.focal,
+                &coeffs.exact,
+                nodes,
+                rule,
+                self.u,
+                unorm_s,
+                self.p,
+                [&mut *self.ya, &mut *self.yb, yc],
+            ),
+            _ => substep(
+                self.be,
+                self.op,
+                &self.focal,
+                &coeffs.values,
+                nodes,
+                rule,
+                self.u,
+                unorm_s,
+                self.p,
+                self.ya,
+                self.yb,
+                self.aug.as_mut(),
+            ),
+        }
+    }
+
+    /// Stops the march once the products since its start reach `max_products`, except after
+    /// the final substep of the call.
+    fn check_cost_cap(&self, final_substep: bool) -> Result<()> {
+        let spent = self.report.matvecs - self.report_start;
+        if spent >= self.opts.max_products && !final_substep {
+            let (t_cur, t_last, planned) = (self.t_cur, self.t_last, self.planned);
+            return Err(Error::NoConvergence {
+                method: "leja",
+                detail: format!(
+                    "cost cap max_products = {} reached at t = {t_cur} of {t_last} after \
+                     {spent} products (estimated up front: {planned})",
+                    self.opts.max_products
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Takes an accepted substep: its result becomes the state, its estimate (truncation
+    /// plus rounding) joins the report's.
+    fn accept(&mut self, trial: &Trial) -> Result<()> {
+        let outcome = &trial.outcome;
+        std::mem::swap(&mut *self.u, &mut *self.p);
+        self.unorm = outcome.pnorm;
+        if !self.unorm.is_finite() {
+            let (t_cur, unorm) = (self.t_cur, self.unorm);
+            let host = self.be.to_host(self.u)?;
+            let (index, value) = matexp_core::norms::first_non_finite(&host)
+                .map(|(i, v)| (i, format!("{v}")))
+                .unwrap_or((0, format!("norm {unorm}")));
+            return Err(Error::NonFinite {
+                context: format!("Leja result at t = {t_cur} (overflow)"),
+                index,
+                value,
+            });
+        }
+        let report = &mut *self.report;
+        report.substeps += 1;
+        report.degrees.push(outcome.degree);
+        report.max_degree = report.max_degree.max(outcome.degree);
+        // The truncation estimate (two terms) plus the rounding of the Newton sum,
+        // ε·Σ_j |d_j|·‖y_j‖: once the terms have fallen below rounding, the error
+        // is rounding, which the two last terms do not see.
+        let local = outcome.estimate * trial.sigma + self.eps * outcome.term_sum * trial.sigma;
+        report.error_estimate += local;
+        if local > 0.0 {
+            let shift = self.opts.tol.atol / self.opts.tol.rtol;
+            self.rel_sum += local / (self.unorm + shift);
+        }
+        report.converged &= outcome.converged && !trial.rounding_limited;
+        Ok(())
+    }
+
+    /// Tells the progress callback, if any, the work done and the time reached.
+    fn notify_progress(&self) {
+        if let Some(cb) = self.opts.progress {
+            (cb.0)(&Progress {
+                products: self.report.matvecs,
+                estimated_products: self.report.cost_estimate,
+                fraction: if self.t_last > 0.0 {
+                    self.t_cur / self.t_last
+                } else {
+                    1.0
+                },
+            });
+        }
+    }
+
+    /// Counts a failed substep (the `k`-th of `s`, of step τ) and returns the factor the
+    /// rest of the interval's substeps are cut by; fails for the thesis's method, which has
+    /// no recovery, and once the halvings run out.
+    fn reject(&mut self, trial: &Trial, tau: c64, k: usize, s: usize) -> Result<usize> {
+        let outcome = &trial.outcome;
+        let (t_cur, t_last) = (self.t_cur, self.t_last);
+        let overflow = if outcome.overflow {
+            " (basis overflow)"
+        } else {
+            ""
+        };
+        self.report.rejected += 1;
+        if self.seed_substeps.is_some() {
+            return Err(Error::NoConvergence {
+                method: "leja-seed",
+                detail: format!(
+                    "substep {k} of {s} (t = {t_cur}) reached {} points with |d_m|·‖y_m‖ = {:.3e} \
+                     ≥ tol = {:.3e}{overflow}",
+                    outcome.degree + 1,
+                    outcome.estimate,
+                    outcome.threshold,
+                ),
+            });
+        }
+        self.halvings += 1;
+        if self.halvings > self.opts.max_halvings {
+            return Err(Error::NoConvergence {
+                method: "leja",
+                detail: format!(
+                    "substep τ = {tau} at t = {t_cur} of {t_last} reached degree {} with \
+                     estimate {:.3e} and rounding {:.3e} vs threshold {:.3e}{overflow} after {} \
+                     halvings ({} products); the spectral bounds may not enclose the \
+                     spectrum, or the tolerance is below what rounding allows",
+                    outcome.degree,
+                    outcome.estimate,
+                    self.eps * outcome.term_sum,
+                    outcome.threshold,
+                    self.opts.max_halvings,
+                    self.report.matvecs
+                ),
+            });
+        }
+        Ok(cut_factor(outcome, trial.rounding_limited, self.eps))
+    }
+}
+
+/// The factor a failed substep is cut by: 2, or, where rounding limited it, the power of two
+/// `f` that brings the rounding of its cancellation factor below the tolerance.
+fn cut_factor(outcome: &Outcome, rounding_limited: bool, eps: f64) -> usize {
+    // Halve, or, when rounding limited the substep, cut it so that the cancellation
+    // factor H = Σ|terms|/‖p‖, which behaves like e^{c·τ}, becomes H^{1/f} with
+    // ε·H^{1/f} below the (proportionally smaller) tolerance.
+    let mut factor = 2usize;
+    if rounding_limited && outcome.converged && outcome.pnorm > 0.0 {
+        let hump = (outcome.term_sum / outcome.pnorm).max(1.0);
+        let tol_ratio = outcome.threshold / outcome.pnorm.max(f64::MIN_POSITIVE);
+        // ε·f·H^{1/f} decreases up to f = ln H; beyond, shorter substeps only add up
+        // more rounding.
+        // (A hump beyond the range, ∞, would double `factor` without end.)
+        let f_best = hump.ln().clamp(2.0, 1e6);
+        while (factor as f64) < f_best
+            && eps * hump.powf(1.0 / factor as f64) > 0.5 * tol_ratio / factor as f64
+        {
+            factor *= 2;
+        }
+    }
+    factor
 }
 
 #[cfg(test)]
