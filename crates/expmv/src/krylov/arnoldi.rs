@@ -218,7 +218,6 @@ impl<'a, B: Backend, S: Scalar> Arnoldi<'a, B, S> {
         out: &mut [B::Vector<S>],
     ) -> Result<Report> {
         let be = self.backend;
-        let opts = self.opts;
         let n = self.n;
         let p = wcols.len();
         if p > MAX_AUGMENTED_COLUMNS {
@@ -228,7 +227,7 @@ impl<'a, B: Backend, S: Scalar> Arnoldi<'a, B, S> {
                  {MAX_AUGMENTED_COLUMNS}; use Leja, Lanczos (Hermitian operators) or Taylor"
             )));
         }
-        let m = opts.krylov_dim.min(n + p).max(1);
+        let m = self.opts.krylov_dim.min(n + p).max(1);
         // The rounding probe (`sensitivity`) is for the amplification that non-normality adds
         // to the process's rounding. A Hermitian operator is normal: its rounding grows at
         // most with the state, which the local estimates already follow. With φ-columns
@@ -236,383 +235,592 @@ impl<'a, B: Backend, S: Scalar> Arnoldi<'a, B, S> {
         // a tolerance on the top block alone; those calls keep the local estimates only.
         let probe_rounding = p == 0 && !op.is_hermitian();
         self.ensure(m, p)?;
-        let mut report = Report::new("arnoldi");
         let mut x = self.x.take().expect("allocated by ensure");
         let mut cand = self.cand.take().expect("allocated by ensure");
         let mut av = self.av.take().expect("allocated by ensure");
-        let result = (|| -> Result<()> {
-            match b0 {
-                Some(b) => be.copy(b, &mut x.big)?,
-                None => be.fill(&mut x.big, S::zero())?,
-            }
-            let mut wmax = 0.0f64;
-            for w in wcols.iter().flatten() {
-                wmax = wmax.max(be.nrm2(w)?.as_f64());
-            }
-            let eta = checks::pow2_near(wmax);
-            if p > 0 {
-                x.tail[p - 1] = S::from_f64(eta);
-            }
-            let mut aop = AugOp {
-                op,
-                w: wcols,
-                inv_eta: S::from_f64(1.0 / eta),
+        let result = (|| -> Result<Report> {
+            let aop = augmented_start(be, op, b0, wcols, &mut x)?;
+            let mut state = ArnoldiState {
+                be,
+                opts: self.opts,
+                aop,
+                scale,
+                times,
+                n,
+                p,
+                m,
+                probe_rounding,
+                t_end: *times.last().expect("checked non-empty"),
+                abs_scale: scale.modulus().as_f64(),
+                eps: S::Real::EPS.as_f64(),
+                basis: &mut self.basis,
+                prev_top: be.nrm2(&x.big)?.as_f64(),
+                x: &mut x,
+                cand: &mut cand,
+                av: &mut av,
+                report: Report::new("arnoldi"),
+                h: Matrix::<S>::zeros(m + 2, m + 2),
+                s: 0.0,
+                oi: 0,
+                dt_next: None,
             };
-            let t_end = *times.last().expect("checked non-empty");
-            let abs_scale = scale.modulus().as_f64();
-            let eps = S::Real::EPS.as_f64();
-            let mut h = Matrix::<S>::zeros(m + 2, m + 2);
-            let mut s = 0.0f64;
-            let mut oi = 0;
-            let mut dt_next: Option<f64> = None;
-            let mut prev_top = be.nrm2(&x.big)?.as_f64();
-            loop {
-                while oi < times.len() && times[oi] <= s {
-                    be.copy(&x.big, &mut out[oi])?;
-                    // The local estimates up to this time are this output's.
-                    report.output_estimates.push(report.error_estimate);
-                    oi += 1;
-                }
-                if oi == times.len() {
-                    return Ok(());
-                }
-                let stop = |what: &str, report: &Report| Error::NoConvergence {
-                    method: "arnoldi",
-                    detail: format!(
-                        "{what}: reached t = {s:.6e} of {t_end:.6e} after {} substeps, {} \
-                         rejections and {} products (estimated error so far {:.3e})",
-                        report.substeps, report.rejected, report.matvecs, report.error_estimate
-                    ),
-                };
-                if report.substeps >= opts.max_substeps {
-                    return Err(stop("max_substeps reached", &report));
-                }
-                if report.matvecs + m + 1 > opts.max_matvecs {
-                    return Err(stop("max_matvecs reached", &report));
-                }
-                if report.matvecs + m + 1 > opts.max_products {
-                    return Err(stop(
-                        &format!(
-                            "cost cap max_products = {} reached (estimated up front: {})",
-                            opts.max_products, report.cost_estimate
-                        ),
-                        &report,
-                    ));
-                }
-                if p > 0 {
-                    // Rebalance: ‖tail‖ ≈ ‖top‖ keeps the tolerance meaningful for the top.
-                    let nb = be.nrm2(&x.big)?.as_f64();
-                    let nt = aug::tail_norm(&x.tail);
-                    if nb > 0.0 && nt > 0.0 {
-                        let rho = checks::pow2_near(nb / nt);
-                        x.tail.iter_mut().for_each(|v| *v *= S::from_f64(rho));
-                        aop.inv_eta /= S::from_f64(rho);
-                    }
-                }
-                let beta = aug::nrm2(be, &x)?;
-                if !beta.is_finite() {
-                    return Err(Error::NonFinite {
-                        context: format!("arnoldi: the state overflows at t = {s:.6e}"),
-                        index: 0,
-                        value: format!("{beta}"),
-                    });
-                }
-                if beta == 0.0 {
-                    for o in out[oi..].iter_mut() {
-                        be.fill(o, S::zero())?;
-                        report.output_estimates.push(report.error_estimate);
-                    }
-                    return Ok(());
-                }
-                // Arnoldi with modified Gram–Schmidt.
-                aug::copy(be, &x, &mut self.basis[0])?;
-                aug::scale(be, S::from_f64(1.0 / beta), &mut self.basis[0])?;
-                h.as_mut_slice().iter_mut().for_each(|v| *v = S::zero());
-                let mut mb = m;
-                let mut breakdown = false;
-                // ‖Av₁‖ (the first product, before orthogonalization): the rounding of ρ.
-                let mut av1 = 0.0;
-                for j in 0..m {
-                    let (done, rest) = self.basis.split_at_mut(j + 1);
-                    let next = &mut rest[0];
-                    aop.apply(be, &done[j], next)?;
-                    report.matvecs += 1;
-                    let mut sq = 0.0;
-                    for (i, vi) in done.iter().enumerate() {
-                        let hij = aug::dot(be, vi, next)?;
-                        aug::axpby(be, -hij, vi, S::one(), next)?;
-                        h[(i, j)] = hij;
-                        sq += hij.modulus_sqr().as_f64();
-                    }
-                    let hn = aug::nrm2(be, next)?;
-                    if j == 0 {
-                        av1 = sq.sqrt().hypot(hn);
-                    }
-                    if !(hn.is_finite() && sq.is_finite()) {
-                        return Err(Error::NonFinite {
-                            context: format!(
-                                "arnoldi: Krylov step {j} at t = {s:.6e} (the operator returned NaN/∞)"
-                            ),
-                            index: j,
-                            value: format!("{hn}"),
-                        });
-                    }
-                    // A basis of the whole space (j + 1 = n + p) spans an invariant space
-                    // whatever rounding leaves in `next`: there, hn of a few ε·‖Av_j‖
-                    // above the test would make a noise vector the next basis vector,
-                    // and its substeps would be truncation steps on rounding.
-                    if hn <= 10.0 * eps * (sq + hn * hn).sqrt() || j + 1 == n + p {
-                        breakdown = true;
-                        mb = j + 1;
-                        break;
-                    }
-                    h[(j + 1, j)] = S::from_f64(hn);
-                    aug::scale(be, S::from_f64(1.0 / hn), next)?;
-                }
-                report.max_degree = report.max_degree.max(mb);
-                report.bounds = ritz_box(&h, mb, report.bounds);
-                if p == 0 && op.is_hermitian() {
-                    // ρ = h₁₁ = x̂ᴴAx̂ of the current state: a result beyond the range is
-                    // proven from it (no product of its own), before any substep towards it.
-                    let rho = h[(0, 0)].to_c64().re;
-                    let rounding = n.max(1) as f64 * eps * av1;
-                    let sc = scale.to_c64();
-                    for (j, &t) in times.iter().enumerate().skip(oi) {
-                        let tau = sc * (t - s);
-                        let slack = tau.re.abs() * rounding;
-                        let e = crate::leja::overflow_bound::<S>(
-                            "arnoldi",
-                            beta.ln(),
-                            tau,
-                            rho,
-                            slack,
-                            j,
-                        );
-                        if let Some(e) = e {
-                            return Err(e);
-                        }
-                    }
-                }
-                let avnorm = if breakdown {
-                    0.0
-                } else {
-                    aop.apply(be, &self.basis[m], &mut av)?;
-                    report.matvecs += 1;
-                    aug::nrm2(be, &av)?
-                };
-                let remaining = times[oi] - s;
-                // |scale|·‖H‖₁: ‖τH‖₁ = dt·hnorm.
-                let hnorm = abs_scale * h.norm_one().as_f64();
-                if report.substeps == 0 && report.cost_estimate == 0 {
-                    let first = initial_step(m, hnorm, opts.tol.atol / beta + opts.tol.rtol);
-                    report.cost_estimate = if breakdown {
-                        let sub = (t_end * hnorm / BREAKDOWN_STEP_NORM).ceil().max(1.0);
-                        (sub * mb as f64).min(usize::MAX as f64) as usize
-                    } else {
-                        let plan = Plan {
-                            h: &h,
-                            m,
-                            beta,
-                            avnorm,
-                            scale,
-                            t_end,
-                            tol: opts.tol,
-                        };
-                        plan.products(times, first)
-                    };
-                    // Dissipative Hermitian problems: pessimistic estimate, no refusal.
-                    let smoothing = op.is_hermitian() && scale.to_c64().im == 0.0;
-                    if !smoothing && report.cost_estimate / 2 > opts.max_products {
-                        return Err(Error::NoConvergence {
-                            method: "arnoldi",
-                            detail: format!(
-                                "cost cap max_products = {} refused after the first Krylov \
-                                 basis ({} products): about {} products are needed \
-                                 (|t|·‖H_m‖₁ = {:.3e})",
-                                opts.max_products,
-                                report.matvecs,
-                                report.cost_estimate,
-                                t_end * hnorm
-                            ),
-                        });
-                    }
-                }
-                let mut dt = match dt_next {
-                    _ if breakdown => remaining.min(BREAKDOWN_STEP_NORM / hnorm),
-                    Some(d) => d.min(remaining),
-                    None => {
-                        let anorm = abs_scale * h.norm_one().as_f64();
-                        initial_step(m, anorm, opts.tol.atol / beta + opts.tol.rtol).min(remaining)
-                    }
-                };
-                let mut rejections = 0;
-                // `sens` enters the estimate, not the step-size rule: shorter substeps do not
-                // reduce it in proportion to their share of the tolerance.
-                let (err, xm, tol_loc, sens) = loop {
-                    let tau = scale * S::from_f64(dt);
-                    let size = if breakdown { mb } else { m + 2 };
-                    let mut hbar = Matrix::<S>::zeros(size, size);
-                    for j in 0..mb.min(size) {
-                        for i in 0..=(j + 1).min(size - 1) {
-                            hbar[(i, j)] = tau * h[(i, j)];
-                        }
-                    }
-                    if !breakdown {
-                        hbar[(m + 1, m)] = tau;
-                    }
-                    let f = match expm(&hbar) {
-                        Ok(f) => Some(f),
-                        Err(Error::NonFinite { .. }) => None,
-                        Err(e) => return Err(e),
-                    };
-                    let (mut err, xm, mc) = match &f {
-                        None => (f64::INFINITY, 1.0, 0),
-                        Some(_) if breakdown => (0.0, 1.0, mb),
-                        Some(f) => {
-                            let p1 = beta * f[(m, 0)].modulus().as_f64();
-                            let p2 = beta * f[(m + 1, 0)].modulus().as_f64() * avnorm;
-                            let (e, xm) = if p1 > 10.0 * p2 {
-                                (p2, 1.0 / m as f64)
-                            } else if p1 > p2 {
-                                (p1 * p2 / (p1 - p2), 1.0 / m as f64)
-                            } else {
-                                (p1, 1.0 / (m.max(2) - 1) as f64)
-                            };
-                            (e, xm, m + 1)
-                        }
-                    };
-                    let mut cand_top = 0.0;
-                    let tol_loc = if let Some(f) = &f {
-                        // Candidate x_new = β·V·F[:, 0]; its top norm sets the tolerance.
-                        be.fill(&mut cand.big, S::zero())?;
-                        cand.tail.iter_mut().for_each(|v| *v = S::zero());
-                        for i in 0..mc {
-                            let c = f[(i, 0)] * S::from_f64(beta);
-                            aug::axpby(be, c, &self.basis[i], S::one(), &mut cand)?;
-                        }
-                        let top = be.nrm2(&cand.big)?.as_f64();
-                        cand_top = top;
-                        if !top.is_finite() {
-                            return Err(Error::NonFinite {
-                                context: format!(
-                                    "arnoldi: the solution overflows the {} range between \
-                                     t = {s:.6e} and {:.6e}",
-                                    S::NAME,
-                                    s + dt
-                                ),
-                                index: 0,
-                                value: format!("‖x‖ = {top}"),
-                            });
-                        }
-                        if breakdown {
-                            // No truncation: the rounding of e^{τH} is the whole error, at
-                            // least ε·‖τH‖₁·‖x‖ and more where e^{τH} amplifies it.
-                            err = eps * dt * hnorm * top;
-                            if probe_rounding {
-                                err = err.max(sensitivity(&hbar, f, mb, beta));
-                            }
-                        }
-                        (dt / t_end) * opts.tol.bound(top)
-                    } else {
-                        0.0
-                    };
-                    if breakdown && f.is_some() && err > DELTA * tol_loc {
-                        // err/tol_loc ≈ u·|scale|·‖H‖₁·t_end/rtol whatever τ is: a shorter
-                        // substep cannot help.
-                        return Err(stop(
-                            &format!(
-                                "the Krylov space is invariant, but the rounding error of its \
-                                 small exponential, ≈ ε·‖τH‖₁·‖x‖ = {err:.3e}, exceeds the \
-                                 allowed {tol_loc:.3e} (|t|·‖H‖₁ ≈ {:.3e} is beyond what {} \
-                                 resolves at rtol = {:.1e})",
-                                hnorm * t_end,
-                                S::NAME,
-                                opts.tol.rtol
-                            ),
-                            &report,
-                        ));
-                    }
-                    if let (Some(f), true) = (&f, err <= DELTA * tol_loc) {
-                        let sens = if breakdown || !probe_rounding {
-                            0.0 // already in err, or not needed (see `probe_rounding`)
-                        } else {
-                            sensitivity(&hbar, f, mb, beta)
-                        };
-                        if sens > opts.tol.bound(cand_top) {
-                            // The rounding of the Krylov process alone, as amplified by this
-                            // substep's exponential, exceeds the whole tolerance; shorter
-                            // substeps do not shrink an amplification of non-normal growth.
-                            return Err(stop(
-                                &format!(
-                                    "the result is sensitive to rounding beyond the tolerance: \
-                                     perturbing the Hessenberg matrix by ε·‖τH‖₁ changes this \
-                                     substep's result by {sens:.3e}, against the allowed \
-                                     {:.3e} (a strongly non-normal operator: use Taylor, whose \
-                                     products keep the structure of A)",
-                                    opts.tol.bound(cand_top)
-                                ),
-                                &report,
-                            ));
-                        }
-                        break (err, xm, tol_loc, sens);
-                    }
-                    report.rejected += 1;
-                    rejections += 1;
-                    if rejections > opts.max_rejections {
-                        return Err(stop(
-                            &format!(
-                                "{} step-size rejections in a row (last τ = {dt:.3e}, \
-                                 estimated local error {err:.3e} vs allowed {tol_loc:.3e})",
-                                rejections
-                            ),
-                            &report,
-                        ));
-                    }
-                    dt = if err.is_finite() && err > 0.0 && tol_loc > 0.0 {
-                        (GAMMA * dt * (tol_loc / err).powf(xm)).min(0.5 * dt)
-                    } else {
-                        0.1 * dt
-                    };
-                    if dt.is_nan() || dt <= 0.0 || s + dt == s {
-                        return Err(stop("the step size underflowed", &report));
-                    }
-                };
-                std::mem::swap(&mut x, &mut cand);
-                report.substeps += 1;
-                // Errors so far grow with the state where it grows (relative errors kept)
-                // and stay where it decays: summing them unscaled (Expokit) is exact for
-                // dissipative problems and under-reads growing ones by their growth.
-                let x_top = be.nrm2(&x.big)?.as_f64();
-                if prev_top > 0.0 && x_top > prev_top {
-                    report.error_estimate *= x_top / prev_top;
-                }
-                prev_top = x_top;
-                report.error_estimate += err + sens;
-                s = if dt >= remaining { times[oi] } else { s + dt };
-                if let Some(cb) = opts.progress {
-                    (cb.0)(&Progress {
-                        products: report.matvecs,
-                        estimated_products: report.cost_estimate,
-                        fraction: if t_end > 0.0 { s / t_end } else { 1.0 },
-                    });
-                }
-                let grow = if err > 0.0 {
-                    (GAMMA * (tol_loc / err).powf(xm)).min(MAX_GROWTH)
-                } else {
-                    MAX_GROWTH
-                };
-                dt_next = Some(dt * grow);
-            }
+            state.run(out)?;
+            Ok(state.report)
         })();
         self.x = Some(x);
         self.cand = Some(cand);
         self.av = Some(av);
-        result.map(|()| {
+        result.map(|mut report| {
             report.bounds = report
                 .bounds
                 .map(|(b, src)| (clip_box(b, op.spectral_bounds(), op.is_hermitian()), src));
             report
         })
+    }
+}
+
+/// The augmented start x = [b₀; η·e_p] (b₀ = 0 where absent) and the operator Ã with that η,
+/// a power of two near the largest ‖b_k‖, k ≥ 1.
+fn augmented_start<'o, B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+    be: &B,
+    op: &'o O,
+    b0: Option<&B::Vector<S>>,
+    wcols: Vec<Option<&'o B::Vector<S>>>,
+    x: &mut AugVec<B, S>,
+) -> Result<AugOp<'o, B, S, O>> {
+    match b0 {
+        Some(b) => be.copy(b, &mut x.big)?,
+        None => be.fill(&mut x.big, S::zero())?,
+    }
+    let mut wmax = 0.0f64;
+    for w in wcols.iter().flatten() {
+        wmax = wmax.max(be.nrm2(w)?.as_f64());
+    }
+    let eta = checks::pow2_near(wmax);
+    let p = wcols.len();
+    if p > 0 {
+        x.tail[p - 1] = S::from_f64(eta);
+    }
+    Ok(AugOp {
+        op,
+        w: wcols,
+        inv_eta: S::from_f64(1.0 / eta),
+    })
+}
+
+/// One call's substepping: the augmented operator and the call's constants, the Krylov
+/// basis and vectors of the workspace, and what carries from substep to substep.
+struct ArnoldiState<'c, B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized> {
+    be: &'c B,
+    opts: ArnoldiOptions,
+    aop: AugOp<'c, B, S, O>,
+    scale: S,
+    times: &'c [f64],
+    n: usize,
+    /// φ-columns (the tail length of the augmented vectors).
+    p: usize,
+    /// Krylov dimension.
+    m: usize,
+    probe_rounding: bool,
+    t_end: f64,
+    abs_scale: f64,
+    eps: f64,
+    basis: &'c mut [AugVec<B, S>],
+    /// The state at time `s`.
+    x: &'c mut AugVec<B, S>,
+    /// A substep's candidate result.
+    cand: &'c mut AugVec<B, S>,
+    /// Ã·v_{m+1}, for Expokit's error estimate.
+    av: &'c mut AugVec<B, S>,
+    report: Report,
+    /// The Hessenberg matrix of the current basis (leading (m + 1) × m block).
+    h: Matrix<S>,
+    /// The time reached.
+    s: f64,
+    /// The next output not written.
+    oi: usize,
+    /// The step the rule proposed after the last accepted substep.
+    dt_next: Option<f64>,
+    /// ‖top block‖ of the state after the last accepted substep.
+    prev_top: f64,
+}
+
+/// What the Krylov basis of one state gives a substep.
+struct Krylov {
+    /// ‖x‖₂ of the state the basis starts from.
+    beta: f64,
+    /// Dimension reached: `m`, or less at a breakdown.
+    mb: usize,
+    /// The Krylov space is invariant (no truncation error).
+    breakdown: bool,
+    /// ‖Ã·v_{m+1}‖₂ (0 at a breakdown).
+    avnorm: f64,
+    /// |scale|·‖H‖₁: ‖τH‖₁ = dt·hnorm.
+    hnorm: f64,
+}
+
+/// One step size tried on a basis: the small matrix τH̄ and its exponential (`None` where it
+/// overflowed), Expokit's estimate, its exponent 1/m for the step-size rule, the substep's
+/// share of the tolerance and the top norm of the candidate.
+struct Trial<S: Scalar> {
+    hbar: Matrix<S>,
+    f: Option<Matrix<S>>,
+    err: f64,
+    xm: f64,
+    tol_loc: f64,
+    cand_top: f64,
+}
+
+/// An accepted substep: its length, estimate, rounding probe and what the rule needs.
+struct Accepted {
+    dt: f64,
+    err: f64,
+    xm: f64,
+    tol_loc: f64,
+    sens: f64,
+}
+
+impl<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized> ArnoldiState<'_, B, S, O> {
+    /// Substeps until every output is written: per substep a Krylov basis of the state, the
+    /// cost estimate after the first one, the step-size trials and the accepted step.
+    fn run(&mut self, out: &mut [B::Vector<S>]) -> Result<()> {
+        loop {
+            while self.oi < self.times.len() && self.times[self.oi] <= self.s {
+                self.be.copy(&self.x.big, &mut out[self.oi])?;
+                // The local estimates up to this time are this output's.
+                self.report
+                    .output_estimates
+                    .push(self.report.error_estimate);
+                self.oi += 1;
+            }
+            if self.oi == self.times.len() {
+                return Ok(());
+            }
+            self.check_caps()?;
+            if self.p > 0 {
+                self.rebalance()?;
+            }
+            let beta = aug::nrm2(self.be, self.x)?;
+            if !beta.is_finite() {
+                return Err(Error::NonFinite {
+                    context: format!("arnoldi: the state overflows at t = {:.6e}", self.s),
+                    index: 0,
+                    value: format!("{beta}"),
+                });
+            }
+            if beta == 0.0 {
+                for o in out[self.oi..].iter_mut() {
+                    self.be.fill(o, S::zero())?;
+                    self.report
+                        .output_estimates
+                        .push(self.report.error_estimate);
+                }
+                return Ok(());
+            }
+            let k = self.krylov_basis(beta)?;
+            let remaining = self.times[self.oi] - self.s;
+            if self.report.substeps == 0 && self.report.cost_estimate == 0 {
+                self.estimate_cost(&k)?;
+            }
+            let dt = match self.dt_next {
+                _ if k.breakdown => remaining.min(BREAKDOWN_STEP_NORM / k.hnorm),
+                Some(d) => d.min(remaining),
+                None => {
+                    let anorm = self.abs_scale * self.h.norm_one().as_f64();
+                    initial_step(
+                        self.m,
+                        anorm,
+                        self.opts.tol.atol / beta + self.opts.tol.rtol,
+                    )
+                    .min(remaining)
+                }
+            };
+            let step = self.substep(&k, dt)?;
+            self.accept(&step, remaining)?;
+        }
+    }
+
+    /// The error ending the call at a cap or limit: what stopped it, and how far it got.
+    fn stop(&self, what: &str) -> Error {
+        let (s, t_end, report) = (self.s, self.t_end, &self.report);
+        Error::NoConvergence {
+            method: "arnoldi",
+            detail: format!(
+                "{what}: reached t = {s:.6e} of {t_end:.6e} after {} substeps, {} \
+                 rejections and {} products (estimated error so far {:.3e})",
+                report.substeps, report.rejected, report.matvecs, report.error_estimate
+            ),
+        }
+    }
+
+    /// Refuses a substep that would pass `max_substeps`, `max_matvecs` or `max_products`.
+    fn check_caps(&self) -> Result<()> {
+        let (opts, m) = (&self.opts, self.m);
+        if self.report.substeps >= opts.max_substeps {
+            return Err(self.stop("max_substeps reached"));
+        }
+        if self.report.matvecs + m + 1 > opts.max_matvecs {
+            return Err(self.stop("max_matvecs reached"));
+        }
+        if self.report.matvecs + m + 1 > opts.max_products {
+            return Err(self.stop(&format!(
+                "cost cap max_products = {} reached (estimated up front: {})",
+                opts.max_products, self.report.cost_estimate
+            )));
+        }
+        Ok(())
+    }
+
+    /// Rebalances η: ‖tail‖ ≈ ‖top‖ keeps the tolerance meaningful for the top.
+    fn rebalance(&mut self) -> Result<()> {
+        let nb = self.be.nrm2(&self.x.big)?.as_f64();
+        let nt = aug::tail_norm(&self.x.tail);
+        if nb > 0.0 && nt > 0.0 {
+            let rho = checks::pow2_near(nb / nt);
+            self.x.tail.iter_mut().for_each(|v| *v *= S::from_f64(rho));
+            self.aop.inv_eta /= S::from_f64(rho);
+        }
+        Ok(())
+    }
+
+    /// The Krylov basis V and Hessenberg matrix H of the state (norm `beta`) by Arnoldi with
+    /// modified Gram–Schmidt, stopping early where the space is invariant; the Ritz box, the
+    /// overflow proof of a Hermitian operator and ‖Ã·v_{m+1}‖ follow from it.
+    fn krylov_basis(&mut self, beta: f64) -> Result<Krylov> {
+        let (be, m, eps, s) = (self.be, self.m, self.eps, self.s);
+        aug::copy(be, self.x, &mut self.basis[0])?;
+        aug::scale(be, S::from_f64(1.0 / beta), &mut self.basis[0])?;
+        self.h
+            .as_mut_slice()
+            .iter_mut()
+            .for_each(|v| *v = S::zero());
+        let mut mb = m;
+        let mut breakdown = false;
+        // ‖Av₁‖ (the first product, before orthogonalization): the rounding of ρ.
+        let mut av1 = 0.0;
+        for j in 0..m {
+            let (done, rest) = self.basis.split_at_mut(j + 1);
+            let next = &mut rest[0];
+            self.aop.apply(be, &done[j], next)?;
+            self.report.matvecs += 1;
+            let mut sq = 0.0;
+            for (i, vi) in done.iter().enumerate() {
+                let hij = aug::dot(be, vi, next)?;
+                aug::axpby(be, -hij, vi, S::one(), next)?;
+                self.h[(i, j)] = hij;
+                sq += hij.modulus_sqr().as_f64();
+            }
+            let hn = aug::nrm2(be, next)?;
+            if j == 0 {
+                av1 = sq.sqrt().hypot(hn);
+            }
+            if !(hn.is_finite() && sq.is_finite()) {
+                return Err(Error::NonFinite {
+                    context: format!(
+                        "arnoldi: Krylov step {j} at t = {s:.6e} (the operator returned NaN/∞)"
+                    ),
+                    index: j,
+                    value: format!("{hn}"),
+                });
+            }
+            // A basis of the whole space (j + 1 = n + p) spans an invariant space
+            // whatever rounding leaves in `next`: there, hn of a few ε·‖Av_j‖
+            // above the test would make a noise vector the next basis vector,
+            // and its substeps would be truncation steps on rounding.
+            if hn <= 10.0 * eps * (sq + hn * hn).sqrt() || j + 1 == self.n + self.p {
+                breakdown = true;
+                mb = j + 1;
+                break;
+            }
+            self.h[(j + 1, j)] = S::from_f64(hn);
+            aug::scale(be, S::from_f64(1.0 / hn), next)?;
+        }
+        self.report.max_degree = self.report.max_degree.max(mb);
+        self.report.bounds = ritz_box(&self.h, mb, self.report.bounds);
+        if self.p == 0 && self.aop.op.is_hermitian() {
+            self.prove_in_range(beta, av1)?;
+        }
+        let avnorm = if breakdown {
+            0.0
+        } else {
+            self.aop.apply(be, &self.basis[m], self.av)?;
+            self.report.matvecs += 1;
+            aug::nrm2(be, self.av)?
+        };
+        Ok(Krylov {
+            beta,
+            mb,
+            breakdown,
+            avnorm,
+            hnorm: self.abs_scale * self.h.norm_one().as_f64(),
+        })
+    }
+
+    /// For a Hermitian operator, fails with the overflow that the Rayleigh quotient of the
+    /// state proves for a remaining output time; `av1` = ‖Av₁‖ sets the rounding of ρ.
+    fn prove_in_range(&self, beta: f64, av1: f64) -> Result<()> {
+        // ρ = h₁₁ = x̂ᴴAx̂ of the current state: a result beyond the range is
+        // proven from it (no product of its own), before any substep towards it.
+        let rho = self.h[(0, 0)].to_c64().re;
+        let rounding = self.n.max(1) as f64 * self.eps * av1;
+        let sc = self.scale.to_c64();
+        for (j, &t) in self.times.iter().enumerate().skip(self.oi) {
+            let tau = sc * (t - self.s);
+            let slack = tau.re.abs() * rounding;
+            let e = crate::leja::overflow_bound::<S>("arnoldi", beta.ln(), tau, rho, slack, j);
+            if let Some(e) = e {
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// The up-front cost estimate from the first basis ([`Plan`]), and the refusal of a call
+    /// whose estimate exceeds twice the product cap.
+    fn estimate_cost(&mut self, k: &Krylov) -> Result<()> {
+        let (m, opts) = (self.m, self.opts);
+        let first = initial_step(m, k.hnorm, opts.tol.atol / k.beta + opts.tol.rtol);
+        self.report.cost_estimate = if k.breakdown {
+            let sub = (self.t_end * k.hnorm / BREAKDOWN_STEP_NORM).ceil().max(1.0);
+            (sub * k.mb as f64).min(usize::MAX as f64) as usize
+        } else {
+            let plan = Plan {
+                h: &self.h,
+                m,
+                beta: k.beta,
+                avnorm: k.avnorm,
+                scale: self.scale,
+                t_end: self.t_end,
+                tol: opts.tol,
+            };
+            plan.products(self.times, first)
+        };
+        // Dissipative Hermitian problems: pessimistic estimate, no refusal.
+        let smoothing = self.aop.op.is_hermitian() && self.scale.to_c64().im == 0.0;
+        if !smoothing && self.report.cost_estimate / 2 > opts.max_products {
+            return Err(Error::NoConvergence {
+                method: "arnoldi",
+                detail: format!(
+                    "cost cap max_products = {} refused after the first Krylov \
+                     basis ({} products): about {} products are needed \
+                     (|t|·‖H_m‖₁ = {:.3e})",
+                    opts.max_products,
+                    self.report.matvecs,
+                    self.report.cost_estimate,
+                    self.t_end * k.hnorm
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// The step-size trials on one basis from `dt` on: shrink τ to 0.9·τ·(tol/err)^{1/m}
+    /// until Expokit's estimate meets the substep's share of the tolerance (only the small
+    /// exponential is recomputed), then probe the rounding of a non-normal substep.
+    fn substep(&mut self, k: &Krylov, mut dt: f64) -> Result<Accepted> {
+        let opts = self.opts;
+        let mut rejections = 0;
+        loop {
+            let t = self.trial(k, dt)?;
+            let (err, tol_loc) = (t.err, t.tol_loc);
+            if k.breakdown && t.f.is_some() && err > DELTA * tol_loc {
+                // err/tol_loc ≈ u·|scale|·‖H‖₁·t_end/rtol whatever τ is: a shorter
+                // substep cannot help.
+                return Err(self.stop(&format!(
+                    "the Krylov space is invariant, but the rounding error of its \
+                     small exponential, ≈ ε·‖τH‖₁·‖x‖ = {err:.3e}, exceeds the \
+                     allowed {tol_loc:.3e} (|t|·‖H‖₁ ≈ {:.3e} is beyond what {} \
+                     resolves at rtol = {:.1e})",
+                    k.hnorm * self.t_end,
+                    S::NAME,
+                    opts.tol.rtol
+                )));
+            }
+            if let (Some(f), true) = (&t.f, err <= DELTA * tol_loc) {
+                // `sens` enters the estimate, not the step-size rule: shorter substeps do not
+                // reduce it in proportion to their share of the tolerance.
+                let sens = if k.breakdown || !self.probe_rounding {
+                    0.0 // already in err, or not needed (see `probe_rounding`)
+                } else {
+                    sensitivity(&t.hbar, f, k.mb, k.beta)
+                };
+                if sens > opts.tol.bound(t.cand_top) {
+                    // The rounding of the Krylov process alone, as amplified by this
+                    // substep's exponential, exceeds the whole tolerance; shorter
+                    // substeps do not shrink an amplification of non-normal growth.
+                    return Err(self.stop(&format!(
+                        "the result is sensitive to rounding beyond the tolerance: \
+                         perturbing the Hessenberg matrix by ε·‖τH‖₁ changes this \
+                         substep's result by {sens:.3e}, against the allowed \
+                         {:.3e} (a strongly non-normal operator: use Taylor, whose \
+                         products keep the structure of A)",
+                        opts.tol.bound(t.cand_top)
+                    )));
+                }
+                return Ok(Accepted {
+                    dt,
+                    err,
+                    xm: t.xm,
+                    tol_loc,
+                    sens,
+                });
+            }
+            self.report.rejected += 1;
+            rejections += 1;
+            if rejections > opts.max_rejections {
+                return Err(self.stop(&format!(
+                    "{} step-size rejections in a row (last τ = {dt:.3e}, \
+                     estimated local error {err:.3e} vs allowed {tol_loc:.3e})",
+                    rejections
+                )));
+            }
+            dt = if err.is_finite() && err > 0.0 && tol_loc > 0.0 {
+                (GAMMA * dt * (tol_loc / err).powf(t.xm)).min(0.5 * dt)
+            } else {
+                0.1 * dt
+            };
+            if dt.is_nan() || dt <= 0.0 || self.s + dt == self.s {
+                return Err(self.stop("the step size underflowed"));
+            }
+        }
+    }
+
+    /// One step size `dt` on the basis: the exponential of τH̄ (Expokit's corrected matrix,
+    /// or H alone at a breakdown), the estimate, and the candidate x_new = β·V·e^{τH̄}e₁ whose
+    /// top norm sets the substep's tolerance. At a breakdown the estimate is the rounding
+    /// of the small exponential.
+    fn trial(&mut self, k: &Krylov, dt: f64) -> Result<Trial<S>> {
+        let (m, mb, breakdown, beta) = (self.m, k.mb, k.breakdown, k.beta);
+        let tau = self.scale * S::from_f64(dt);
+        let size = if breakdown { mb } else { m + 2 };
+        let mut hbar = Matrix::<S>::zeros(size, size);
+        for j in 0..mb.min(size) {
+            for i in 0..=(j + 1).min(size - 1) {
+                hbar[(i, j)] = tau * self.h[(i, j)];
+            }
+        }
+        if !breakdown {
+            hbar[(m + 1, m)] = tau;
+        }
+        let f = match expm(&hbar) {
+            Ok(f) => Some(f),
+            Err(Error::NonFinite { .. }) => None,
+            Err(e) => return Err(e),
+        };
+        let (mut err, xm, mc) = match &f {
+            None => (f64::INFINITY, 1.0, 0),
+            Some(_) if breakdown => (0.0, 1.0, mb),
+            Some(f) => {
+                let p1 = beta * f[(m, 0)].modulus().as_f64();
+                let p2 = beta * f[(m + 1, 0)].modulus().as_f64() * k.avnorm;
+                let (e, xm) = expokit_estimate(p1, p2, m);
+                (e, xm, m + 1)
+            }
+        };
+        let mut cand_top = 0.0;
+        let tol_loc = if let Some(f) = &f {
+            let top = self.candidate(f, mc, beta, dt)?;
+            cand_top = top;
+            if breakdown {
+                // No truncation: the rounding of e^{τH} is the whole error, at
+                // least ε·‖τH‖₁·‖x‖ and more where e^{τH} amplifies it.
+                err = self.eps * dt * k.hnorm * top;
+                if self.probe_rounding {
+                    err = err.max(sensitivity(&hbar, f, mb, beta));
+                }
+            }
+            (dt / self.t_end) * self.opts.tol.bound(top)
+        } else {
+            0.0
+        };
+        Ok(Trial {
+            hbar,
+            f,
+            err,
+            xm,
+            tol_loc,
+            cand_top,
+        })
+    }
+
+    /// The candidate x_new = β·V·F[:, 0] over the first `mc` basis vectors, and its top
+    /// norm; an overflow of it ends the call.
+    fn candidate(&mut self, f: &Matrix<S>, mc: usize, beta: f64, dt: f64) -> Result<f64> {
+        let be = self.be;
+        be.fill(&mut self.cand.big, S::zero())?;
+        self.cand.tail.iter_mut().for_each(|v| *v = S::zero());
+        for i in 0..mc {
+            let c = f[(i, 0)] * S::from_f64(beta);
+            aug::axpby(be, c, &self.basis[i], S::one(), self.cand)?;
+        }
+        let top = be.nrm2(&self.cand.big)?.as_f64();
+        if !top.is_finite() {
+            let s = self.s;
+            return Err(Error::NonFinite {
+                context: format!(
+                    "arnoldi: the solution overflows the {} range between \
+                     t = {s:.6e} and {:.6e}",
+                    S::NAME,
+                    s + dt
+                ),
+                index: 0,
+                value: format!("‖x‖ = {top}"),
+            });
+        }
+        Ok(top)
+    }
+
+    /// Takes the accepted substep: the candidate becomes the state, its estimate joins the
+    /// summed ones, the time advances (onto the output time where the substep reaches it)
+    /// and the rule proposes the next step.
+    fn accept(&mut self, a: &Accepted, remaining: f64) -> Result<()> {
+        std::mem::swap(&mut *self.x, &mut *self.cand);
+        self.report.substeps += 1;
+        // Errors so far grow with the state where it grows (relative errors kept)
+        // and stay where it decays: summing them unscaled (Expokit) is exact for
+        // dissipative problems and under-reads growing ones by their growth.
+        let x_top = self.be.nrm2(&self.x.big)?.as_f64();
+        if self.prev_top > 0.0 && x_top > self.prev_top {
+            self.report.error_estimate *= x_top / self.prev_top;
+        }
+        self.prev_top = x_top;
+        self.report.error_estimate += a.err + a.sens;
+        self.s = if a.dt >= remaining {
+            self.times[self.oi]
+        } else {
+            self.s + a.dt
+        };
+        if let Some(cb) = self.opts.progress {
+            (cb.0)(&Progress {
+                products: self.report.matvecs,
+                estimated_products: self.report.cost_estimate,
+                fraction: if self.t_end > 0.0 {
+                    self.s / self.t_end
+                } else {
+                    1.0
+                },
+            });
+        }
+        let grow = if a.err > 0.0 {
+            (GAMMA * (a.tol_loc / a.err).powf(a.xm)).min(MAX_GROWTH)
+        } else {
+            MAX_GROWTH
+        };
+        self.dt_next = Some(a.dt * grow);
+        Ok(())
+    }
+}
+
+/// Expokit's local error estimate from φ₁ = β|e^{τH̄}_{m+1,1}| and φ₂ =
+/// β|e^{τH̄}_{m+2,1}|·‖Av_{m+1}‖, with the exponent 1/m (1/(m − 1) in the last case) of its
+/// step-size rule.
+fn expokit_estimate(p1: f64, p2: f64, m: usize) -> (f64, f64) {
+    if p1 > 10.0 * p2 {
+        (p2, 1.0 / m as f64)
+    } else if p1 > p2 {
+        (p1 * p2 / (p1 - p2), 1.0 / m as f64)
+    } else {
+        (p1, 1.0 / (m.max(2) - 1) as f64)
     }
 }
 
@@ -767,13 +975,7 @@ impl<S: Scalar> Plan<'_, S> {
         };
         let p1 = self.beta * f[(m, 0)].modulus().as_f64();
         let p2 = self.beta * f[(m + 1, 0)].modulus().as_f64() * self.avnorm;
-        let err = if p1 > 10.0 * p2 {
-            p2
-        } else if p1 > p2 {
-            p1 * p2 / (p1 - p2)
-        } else {
-            p1
-        };
+        let (err, _) = expokit_estimate(p1, p2, m);
         let top = self.beta * column_norm((0..=m).map(|i| f[(i, 0)].to_c64()));
         let tol = (dt / self.t_end) * self.tol.bound(top) * GAMMA.powi(m as i32);
         if !(err.is_finite() && top.is_finite()) {
