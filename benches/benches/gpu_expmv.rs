@@ -29,6 +29,10 @@ mod cusparse_route;
 
 use cusparse_route::CusparseRoute;
 use matexp_benches::Record;
+use matexp_benches::gpu_harness::{
+    CommonArgs, Res, device_tag, err, exit_on_failure, gpu_or_exit, time_wall, upper_median,
+    vendor_ratio, write_records,
+};
 use matexp_core::{Backend, CpuBackend, KrylovBackend, LinearOperator, Scalar, c64};
 use matexp_expmv::{
     Arnoldi, ArnoldiOptions, ExpmvMethod, Lanczos, LanczosOptions, Leja, LejaOptions, Report,
@@ -38,23 +42,13 @@ use matexp_gpu::{GpuBackend, GpuCsr};
 use matexp_sparse::CsrMatrix;
 use matexp_sparse::generators::{SpinBath, StoredZeros, laplacian_3d};
 use matexp_testkit::reference::{laplace_initial, laplace_reference};
-use std::io::Write as _;
-use std::path::PathBuf;
 use std::time::Instant;
-
-type Res<T> = Result<T, String>;
 
 const SUITE: &str = "expmv_gpu";
 const TOL: f64 = 1e-8;
 
-fn err<E: std::fmt::Display>(e: E) -> String {
-    e.to_string()
-}
-
 struct Args {
-    out: PathBuf,
-    small: bool,
-    reps: usize,
+    common: CommonArgs,
     cpu: bool,
     tables: bool,
     others: bool,
@@ -63,34 +57,25 @@ struct Args {
 }
 
 fn parse_args() -> Args {
-    let mut a = Args {
-        out: std::env::var("MATEXP_BENCH_RECORDS")
-            .map(PathBuf::from)
-            .unwrap_or_else(|_| PathBuf::from("target/bench-records")),
-        small: false,
-        reps: 3,
-        cpu: true,
-        tables: false,
-        others: true,
-        only_tables: Vec::new(),
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(s) = it.next() {
-        match s.as_str() {
-            "--out" => a.out = it.next().map(PathBuf::from).unwrap_or(a.out),
-            "--small" => a.small = true,
-            "--no-cpu" => a.cpu = false,
-            "--tables" => a.tables = true,
-            "--tables-only" => {
-                a.tables = true;
-                a.others = false;
-            }
-            "--reps" => a.reps = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.reps),
-            "--table" => a.only_tables.extend(it.next()),
-            _ => {}
+    let (mut cpu, mut tables, mut others) = (true, false, true);
+    let mut only_tables = Vec::new();
+    let common = CommonArgs::parse(3, |flag, it| match flag {
+        "--no-cpu" => cpu = false,
+        "--tables" => tables = true,
+        "--tables-only" => {
+            tables = true;
+            others = false;
         }
+        "--table" => only_tables.extend(it.next()),
+        _ => {}
+    });
+    Args {
+        common,
+        cpu,
+        tables,
+        others,
+        only_tables,
     }
-    a
 }
 
 /// Median wall time (s), the last result on the host, and the report of one method.
@@ -114,21 +99,16 @@ where
     // At least one timed run after the warm-up (a reference solve asks for none).
     let reps = reps.max(1);
     let mut w = backend.zeros(op.nrows()).map_err(err)?;
-    let mut times = Vec::with_capacity(reps);
     let mut report = None;
-    for rep in 0..=reps {
-        let start = Instant::now();
+    let mut times = time_wall(1, reps, || {
         let mut m = M::new(backend, opts.clone()).map_err(err)?;
         let r = m.expmv(op, t, v, &mut w).map_err(err)?;
         backend.synchronize().map_err(err)?;
-        if rep > 0 {
-            times.push(start.elapsed().as_secs_f64());
-        }
         report = Some(r);
-    }
-    times.sort_by(f64::total_cmp);
+        Ok(())
+    })?;
     let host = backend.to_host(&w).map_err(err)?;
-    Ok((times[times.len() / 2], host, report.expect("ran")))
+    Ok((upper_median(&mut times), host, report.expect("ran")))
 }
 
 fn rel_diff<S: Scalar>(a: &[S], b: &[S]) -> f64 {
@@ -203,7 +183,7 @@ fn problem<S: Scalar>(
             0,
         )?
     };
-    let reps = ctx.args.reps.max(1);
+    let reps = ctx.args.common.reps.max(1);
     let mut rows: Vec<(&str, &str, Res<Timed<S>>)> = Vec::new();
     macro_rules! each_method {
         ($backend:expr, $label:expr, $op:expr, $v:expr) => {
@@ -295,22 +275,13 @@ fn problem<S: Scalar>(
 
 fn main() {
     let args = parse_args();
-    let gpu = match GpuBackend::new(0) {
-        Ok(g) => g,
-        Err(e) => {
-            eprintln!("gpu_expmv: no CUDA device: {e}");
-            std::process::exit(3);
-        }
-    };
-    if let Err(e) = run(&gpu, &args) {
-        eprintln!("gpu_expmv: FAILED: {e}");
-        std::process::exit(1);
-    }
+    let gpu = gpu_or_exit("gpu_expmv");
+    exit_on_failure("gpu_expmv", run(&gpu, &args));
 }
 
 fn run(gpu: &GpuBackend, args: &Args) -> Res<()> {
     let info = gpu.device().info().clone();
-    let tag = std::env::var("MATEXP_BENCH_DEVICE").unwrap_or_else(|_| info.short_name());
+    let tag = device_tag(|| info.short_name());
     println!("device: {info}");
     let mut ctx = Ctx {
         gpu,
@@ -323,9 +294,9 @@ fn run(gpu: &GpuBackend, args: &Args) -> Res<()> {
         tables(&mut ctx)?;
     }
     if !args.others {
-        return write_records(&args.out, &ctx.records);
+        return write_records(&args.common.out, SUITE, &ctx.records);
     }
-    let (grid, spins, n1) = if args.small {
+    let (grid, spins, n1) = if args.common.small {
         (32, 12, 100_000)
     } else {
         (96, 16, 1_000_000)
@@ -360,7 +331,7 @@ fn run(gpu: &GpuBackend, args: &Args) -> Res<()> {
     let v: Vec<f64> = (0..n1).map(|i| 1.0 + (i as f64 * 1e-3).sin()).collect();
     let t = 500.0 / (4.0 * ((n1 + 1) * (n1 + 1)) as f64);
     problem(&mut ctx, &format!("convection_diffusion_n{n1}"), &cd, t, &v)?;
-    write_records(&args.out, &ctx.records)
+    write_records(&args.common.out, SUITE, &ctx.records)
 }
 
 /// What one step of `step_times` runs.
@@ -462,9 +433,13 @@ fn three<V>(v: &mut [V], i: usize, j: usize, k: usize) -> (&V, &V, &mut V) {
 /// Seed 000's Tables 12 and 10 on the GPU by Lanczos (= `Method::Auto` here), and the time
 /// of a Lanczos step against one product on both operators.
 fn tables(ctx: &mut Ctx<'_>) -> Res<()> {
-    let (lap_n, spins) = if ctx.args.small { (64, 14) } else { (256, 21) };
+    let (lap_n, spins) = if ctx.args.common.small {
+        (64, 14)
+    } else {
+        (256, 21)
+    };
     let tol = 1e-5;
-    let reps = ctx.args.reps.max(1);
+    let reps = ctx.args.common.reps.max(1);
     let only = &ctx.args.only_tables;
     let (t12, t10) = (
         only.is_empty() || only.iter().any(|x| x == "T12"),
@@ -635,7 +610,7 @@ fn table_case<S: Scalar>(
             .extra("error_estimate", report.error_estimate)
             .extra("host_wall", true);
         if label == "lanczos" {
-            r.vendor_ratio = Some(vendor_time / time);
+            r.vendor_ratio = Some(vendor_ratio(vendor_time, time));
         }
         r.time_s = time;
         r.reps = reps as u64;
@@ -643,23 +618,5 @@ fn table_case<S: Scalar>(
         ctx.records.push(r);
     }
     op.set_deferred_lanczos(false);
-    Ok(())
-}
-
-fn write_records(dir: &PathBuf, records: &[Record]) -> Res<()> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
-    let mut text = String::new();
-    for r in records {
-        text.push_str(&serde_json::to_string(r).map_err(err)?);
-        text.push('\n');
-    }
-    let path = dir.join(format!("{SUITE}.jsonl"));
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .and_then(|mut f| f.write_all(text.as_bytes()))
-        .map_err(|e| format!("write {}: {e}", path.display()))?;
-    println!("records: {}", path.display());
     Ok(())
 }

@@ -20,6 +20,8 @@
 //! rec.finish().unwrap();
 //! ```
 
+pub mod gpu_harness;
+
 pub use matexp_records::{Record, device_name, today};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
