@@ -247,6 +247,22 @@ pub fn gemm<S: Scalar>(
         // cblas_dgemm / cblas_zgemm (OpenBLAS zero-fills C for β = 0 without reading it).
         return matexp_dense::gemm(alpha, a, b, beta, c);
     }
+    matrixmultiply_gemm(alpha, a, b, beta, c, csa, csb)
+}
+
+/// The `matrixmultiply` kernel of [`gemm`], `C ← α·A·B + β·C` for the scalar type `S`
+/// names: shapes and storage checked by the caller, no dimension zero, `csa` and `csb` the
+/// column strides of A and B (their row counts) as `isize`.
+fn matrixmultiply_gemm<S: Scalar>(
+    alpha: S,
+    a: &Matrix<S>,
+    b: &Matrix<S>,
+    beta: S,
+    c: &mut Matrix<S>,
+    csa: isize,
+    csb: isize,
+) -> Result<()> {
+    let (m, k, n) = (a.nrows(), a.ncols(), b.ncols());
     // Column-major: row stride 1, column stride = rows.
     let (rsa, rsb, rsc, csc) = (1isize, 1isize, 1isize, csa);
     let any_a = a as &dyn Any;
