@@ -61,27 +61,21 @@
 mod gpu_peer;
 
 use matexp_benches::Record;
-use matexp_core::{Backend, RealScalar, ShiftedStep};
+use matexp_benches::gpu_harness::{
+    CommonArgs, Res, device_tag, err, exit_on_failure, floor_ratio, gpu_or_exit, measure_floor,
+    median, parse_value, time_batched, time_runs, write_records,
+};
+use matexp_core::{Backend, OperatorSteps, RealScalar, ShiftedStep};
 use matexp_gpu::rt::DeviceElement;
-use matexp_gpu::{DeviceBuffer, GpuBackend, GpuVector, median, time_batched, time_runs};
+use matexp_gpu::{DeviceBuffer, GpuBackend, GpuVector};
 use matexp_stencil::gpu::{BoundaryEval, GpuStencil, StencilKernel, pointwise, queue_pointwise};
 use matexp_stencil::{Boundary, BoundaryFunction, Coefficient, Dim, Pointwise, Stencil};
-use std::io::Write as _;
-use std::path::PathBuf;
 use std::time::Instant;
-
-type Res<T> = Result<T, String>;
-
-fn err<E: std::fmt::Display>(e: E) -> String {
-    e.to_string()
-}
 
 const SUITE: &str = "gpu_stencil";
 
 struct Args {
-    out: PathBuf,
-    small: bool,
-    reps: usize,
+    common: CommonArgs,
     e2e: bool,
     only: Vec<String>,
     peers: bool,
@@ -90,48 +84,30 @@ struct Args {
 }
 
 fn parse_args() -> Args {
-    let mut a = Args {
-        out: std::env::var("MATEXP_BENCH_RECORDS")
-            .map(PathBuf::from)
-            .unwrap_or_else(|_| PathBuf::from("target/bench-records")),
-        small: false,
-        reps: 30,
-        prefetch: 4,
-        e2e: true,
-        only: Vec::new(),
-        peers: true,
-        peer_limit: 120.0,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(s) = it.next() {
-        match s.as_str() {
-            "--out" => a.out = it.next().map(PathBuf::from).unwrap_or(a.out),
-            "--small" => a.small = true,
-            "--no-e2e" => a.e2e = false,
-            "--prefetch" => {
-                a.prefetch = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.prefetch)
-            }
-            "--no-peers" => a.peers = false,
-            "--peer-time-limit" => {
-                a.peer_limit = it
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(a.peer_limit)
-            }
-            "--reps" => a.reps = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.reps),
-            "--only" => {
-                a.only.extend(
-                    it.next()
-                        .unwrap_or_default()
-                        .split(',')
-                        .filter(|f| !f.is_empty())
-                        .map(String::from),
-                );
-            }
-            _ => {}
-        }
+    let (mut e2e, mut peers, mut peer_limit, mut prefetch) = (true, true, 120.0, 4);
+    let mut only = Vec::new();
+    let common = CommonArgs::parse(30, |flag, it| match flag {
+        "--no-e2e" => e2e = false,
+        "--prefetch" => prefetch = parse_value(it, prefetch),
+        "--no-peers" => peers = false,
+        "--peer-time-limit" => peer_limit = parse_value(it, peer_limit),
+        "--only" => only.extend(
+            it.next()
+                .unwrap_or_default()
+                .split(',')
+                .filter(|f| !f.is_empty())
+                .map(String::from),
+        ),
+        _ => {}
+    });
+    Args {
+        common,
+        e2e,
+        only,
+        peers,
+        peer_limit,
+        prefetch,
     }
-    a
 }
 
 /// Fresh pseudo-random inputs in [0.05, 1.95] (never zeros; inside the source's range).
@@ -195,9 +171,9 @@ impl Ctx {
             .size("n", points)
             .size("axis", (points as f64).cbrt().round() as u64);
         let same = (backend == "gpu" && self.same_bw > 0.0 && bytes > 0.0)
-            .then(|| t / (bytes / self.same_bw));
+            .then(|| floor_ratio(t, bytes, self.same_bw));
         if backend == "gpu" {
-            r.floor_ratio = Some(t / (bytes / self.copy_bw));
+            r.floor_ratio = Some(floor_ratio(t, bytes, self.copy_bw));
         }
         if let Some(q) = same {
             r = r
@@ -238,20 +214,21 @@ impl Ctx {
             return;
         };
         let t = median(batched);
-        let mut r = r
-            .extra("back_to_back_s", t)
-            .extra("back_to_back_floor_ratio", t / (bytes / self.copy_bw));
+        let mut r = r.extra("back_to_back_s", t).extra(
+            "back_to_back_floor_ratio",
+            floor_ratio(t, bytes, self.copy_bw),
+        );
         if self.same_bw_b2b > 0.0 {
             r = r.extra(
                 "back_to_back_same_size_ratio",
-                t / (bytes / self.same_bw_b2b),
+                floor_ratio(t, bytes, self.same_bw_b2b),
             );
         }
         if let Some(line) = self.summary.last_mut() {
             line.push_str(&format!(
                 "  b2b {:.3} ms ({:.2}×)",
                 t * 1e3,
-                t / (bytes / self.copy_bw)
+                floor_ratio(t, bytes, self.copy_bw)
             ));
         }
         self.records.push(r);
@@ -263,35 +240,22 @@ const BATCH: usize = 10;
 
 fn main() {
     let args = parse_args();
-    let gpu = match GpuBackend::new(0) {
-        Ok(g) => g,
-        Err(e) => {
-            eprintln!("gpu_stencil: no CUDA device: {e}");
-            std::process::exit(3);
-        }
-    };
-    if let Err(e) = run(gpu, &args) {
-        eprintln!("gpu_stencil: FAILED: {e}");
-        std::process::exit(1);
-    }
+    let gpu = gpu_or_exit("gpu_stencil");
+    exit_on_failure("gpu_stencil", run(gpu, &args));
 }
 
 fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
     let info = gpu.device().info().clone();
-    let tag = std::env::var("MATEXP_BENCH_DEVICE").unwrap_or_else(|_| info.short_name());
+    let tag = device_tag(|| info.short_name());
     println!("device: {info}");
-    let copy_bw = copy_bandwidth(&gpu, if args.small { 1 << 26 } else { 1 << 31 })?;
-    println!(
-        "device-to-device copy: {:.0} GB/s (bytes read + written)",
-        copy_bw / 1e9
-    );
+    let copy_bw = measure_floor(&gpu, args.common.small)?;
     let mut ctx = Ctx {
         gpu,
         tag,
         copy_bw,
         same_bw: 0.0,
         same_bw_b2b: 0.0,
-        reps: args.reps,
+        reps: args.common.reps,
         only: args.only.clone(),
         peers: args.peers,
         peer_limit: args.peer_limit,
@@ -299,7 +263,11 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
         records: Vec::new(),
         summary: Vec::new(),
     };
-    let (n, n_big) = if args.small { (64, 96) } else { (256, 512) };
+    let (n, n_big) = if args.common.small {
+        (64, 96)
+    } else {
+        (256, 512)
+    };
     same_size_copy::<f64>(&mut ctx, n)?;
     table_1::<f64>(&mut ctx, n)?;
     table_2::<f64>(&mut ctx, n)?;
@@ -318,10 +286,10 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
         }
     }
     ctx.same_bw = 0.0;
-    write_records(&args.out, &ctx.records)?;
+    write_records(&args.common.out, SUITE, &ctx.records)?;
     ctx.records.clear();
     if args.e2e {
-        let cases: [(usize, f64, &str); 2] = if args.small {
+        let cases: [(usize, f64, &str); 2] = if args.common.small {
             [(32, 0.1, "T11"), (48, 0.01, "T12")]
         } else {
             [(128, 0.1, "T11"), (256, 0.01, "T12")]
@@ -334,7 +302,7 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
             }
             seed000::<f64>(&mut ctx, m, t, table)?;
             seed000::<f32>(&mut ctx, m, t, table)?;
-            write_records(&args.out, &ctx.records)?;
+            write_records(&args.common.out, SUITE, &ctx.records)?;
             ctx.records.clear();
         }
     }
@@ -353,15 +321,6 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
     Ok(())
 }
 
-/// Device-to-device copy bandwidth (bytes read + written per second) of a `bytes` buffer.
-fn copy_bandwidth(gpu: &GpuBackend, bytes: usize) -> Res<f64> {
-    let dev = gpu.device();
-    let src = DeviceBuffer::<u8>::zeros(dev, bytes).map_err(err)?;
-    let mut dst = DeviceBuffer::<u8>::zeros(dev, bytes).map_err(err)?;
-    let times = time_runs(dev, 3, 20, || dst.copy_from(&src)).map_err(err)?;
-    Ok(2.0 * bytes as f64 / median(&times))
-}
-
 /// Device-to-device copy (cuMemcpyDtoD) of one n³ vector of `S`, timed as the kernels are:
 /// sets the same-size floor of the records that follow and records the copy itself (its
 /// `floor_ratio` is its time over the 2 GiB copy's).
@@ -372,8 +331,8 @@ fn same_size_copy<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res
     let src = DeviceBuffer::<u8>::zeros(dev, bytes).map_err(err)?;
     let mut dst = DeviceBuffer::<u8>::zeros(dev, bytes).map_err(err)?;
     let mut copy = || dst.copy_from(&src);
-    let times = time_runs(dev, 3, ctx.reps, &mut copy).map_err(err)?;
-    let batched = time_batched(dev, 1, ctx.reps, BATCH, &mut copy).map_err(err)?;
+    let times = time_runs(dev, 3, ctx.reps, &mut copy)?;
+    let batched = time_batched(dev, 1, ctx.reps, BATCH, &mut copy)?;
     let moved = 2.0 * bytes as f64;
     let case = format!("copy_dtod_n{n}");
     ctx.same_bw = 0.0;
@@ -541,9 +500,8 @@ fn table_1<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()> {
                 .with_boundary_eval(eval)
                 .with_l2_prefetch(pf);
             let mut product = || dev.apply_shifted_affine(S::from_f64(1e-6), S::one(), &x, &mut y);
-            let times = time_runs(ctx.gpu.device(), 3, ctx.reps, &mut product).map_err(err)?;
-            let batched =
-                time_batched(ctx.gpu.device(), 1, ctx.reps, BATCH, &mut product).map_err(err)?;
+            let times = time_runs(ctx.gpu.device(), 3, ctx.reps, &mut product)?;
+            let batched = time_batched(ctx.gpu.device(), 1, ctx.reps, BATCH, &mut product)?;
             let seed = (pf == 0)
                 .then(|| seed_table_1(name, kernel == StencilKernel::Naive, S::NAME == "f64"))
                 .flatten();
@@ -600,8 +558,7 @@ fn table_2<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()> {
                 .with_kernel(kernel);
             let times = time_runs(ctx.gpu.device(), 3, ctx.reps, || {
                 dev.apply_shifted(S::from_f64(1e-6), S::one(), &x, &mut y)
-            })
-            .map_err(err)?;
+            })?;
             let naive = kernel == StencilKernel::Naive;
             ctx.push(
                 &format!("table2_{name}_{kname}"),
@@ -650,9 +607,8 @@ fn fused_step<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()>
             .with_kernel(kernel)
             .with_l2_prefetch(pf);
         let mut fused = || dev.queue_step(&step, &x, &mut y, &mut p);
-        let times = time_runs(ctx.gpu.device(), 3, ctx.reps, &mut fused).map_err(err)?;
-        let batched =
-            time_batched(ctx.gpu.device(), 1, ctx.reps, BATCH, &mut fused).map_err(err)?;
+        let times = time_runs(ctx.gpu.device(), 3, ctx.reps, &mut fused)?;
+        let batched = time_batched(ctx.gpu.device(), 1, ctx.reps, BATCH, &mut fused)?;
         ctx.push(
             &case,
             "gpu",
@@ -670,11 +626,9 @@ fn fused_step<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()>
     }
     let dev = GpuStencil::new(&ctx.gpu, &op).map_err(err)?;
     let times = time_runs(ctx.gpu.device(), 3, ctx.reps, || {
-        use matexp_core::LinearOperator;
         dev.shifted_step(&ctx.gpu, &step, &x, &mut y, &mut p)
             .map(|_| ())
-    })
-    .map_err(err)?;
+    })?;
     ctx.push(
         "fused_step_dirichlet_norm_read",
         "gpu",
@@ -728,8 +682,7 @@ fn table_3<S: RealScalar + DeviceElement>(ctx: &mut Ctx, n: usize) -> Res<()> {
         pointwise(&ctx.gpu, f, &x, &mut y).map_err(err)?;
         let times = time_runs(ctx.gpu.device(), 3, ctx.reps, || {
             queue_pointwise(&ctx.gpu, f, &x, &mut y, &mut flag)
-        })
-        .map_err(err)?;
+        })?;
         ctx.push(
             &format!("table3_combustion_{name}_{n}"),
             "gpu",
@@ -1239,23 +1192,5 @@ fn seed000<S: RealScalar + DeviceElement>(ctx: &mut Ctx, m: usize, t: f64, table
         );
         ctx.records.push(rec);
     }
-    Ok(())
-}
-
-fn write_records(dir: &PathBuf, records: &[Record]) -> Res<()> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
-    let mut text = String::new();
-    for r in records {
-        text.push_str(&serde_json::to_string(r).map_err(err)?);
-        text.push('\n');
-    }
-    let path = dir.join(format!("{SUITE}.jsonl"));
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .and_then(|mut f| f.write_all(text.as_bytes()))
-        .map_err(|e| format!("write {}: {e}", path.display()))?;
-    println!("records: {}", path.display());
     Ok(())
 }
