@@ -29,29 +29,23 @@
 //! means no GPU.
 
 use matexp_benches::Record;
+use matexp_benches::gpu_harness::{
+    CommonArgs, Res, device_tag, err, exit_on_failure, floor_ratio, gpu_or_exit, measure_floor,
+    median, parse_value, time_runs, vendor_ratio,
+};
 use matexp_core::{Backend, CpuBackend, LinearOperator, Scalar, c32, c64};
 use matexp_expmv::{ExpmvMethod, Leja, LejaOptions};
 use matexp_fock::gpu::{GpuBoseHubbard, GpuLaunch, GpuLookup};
 use matexp_fock::{BoseHubbard, Coupling, FockBasis, mean_field_state};
 use matexp_gpu::rt::DeviceElement;
-use matexp_gpu::{DeviceBuffer, GpuBackend, GpuCsr, GpuVector, SpmvKernel, median, time_runs};
+use matexp_gpu::{GpuBackend, GpuCsr, GpuVector, SpmvKernel};
 use matexp_integrators::rk::{CashKarp, LinearOde, Rk45Options};
-use std::io::Write as _;
-use std::path::PathBuf;
 use std::time::Instant;
-
-type Res<T> = Result<T, String>;
-
-fn err<E: std::fmt::Display>(e: E) -> String {
-    e.to_string()
-}
 
 const SUITE: &str = "gpu_fock";
 
 struct Args {
-    out: PathBuf,
-    small: bool,
-    reps: usize,
+    common: CommonArgs,
     e2e: bool,
     sizes: Option<Vec<u32>>,
     extras: bool,
@@ -60,56 +54,45 @@ struct Args {
 }
 
 fn parse_args() -> Args {
-    let mut a = Args {
-        out: std::env::var("MATEXP_BENCH_RECORDS")
-            .map(PathBuf::from)
-            .unwrap_or_else(|_| PathBuf::from("target/bench-records")),
-        small: false,
-        reps: 20,
-        e2e: true,
-        sizes: None,
-        extras: true,
-        e2e_leja: false,
-        e2e_tol: 1e-6,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(s) = it.next() {
-        match s.as_str() {
-            "--out" => a.out = it.next().map(PathBuf::from).unwrap_or(a.out),
-            "--small" => a.small = true,
-            "--no-e2e" => a.e2e = false,
-            "--no-extras" => a.extras = false,
-            "--e2e-method" => match it.next().as_deref() {
-                Some("rk45") => a.e2e_leja = false,
-                Some("leja") => a.e2e_leja = true,
-                other => {
-                    eprintln!("gpu_fock: --e2e-method takes rk45 or leja, not {other:?}");
+    let (mut e2e, mut extras, mut e2e_leja, mut e2e_tol) = (true, true, false, 1e-6);
+    let mut sizes = None;
+    let common = CommonArgs::parse(20, |flag, it| match flag {
+        "--no-e2e" => e2e = false,
+        "--no-extras" => extras = false,
+        "--e2e-method" => match it.next().as_deref() {
+            Some("rk45") => e2e_leja = false,
+            Some("leja") => e2e_leja = true,
+            other => {
+                eprintln!("gpu_fock: --e2e-method takes rk45 or leja, not {other:?}");
+                std::process::exit(2);
+            }
+        },
+        "--e2e-tol" => e2e_tol = parse_value(it, e2e_tol),
+        "--sizes" => {
+            let list = it.next().unwrap_or_default();
+            let parsed: Result<Vec<u32>, _> = if list == "none" {
+                Ok(Vec::new())
+            } else {
+                list.split(',').map(str::parse).collect()
+            };
+            match parsed {
+                Ok(v) => sizes = Some(v),
+                Err(_) => {
+                    eprintln!("gpu_fock: --sizes takes N,N,... or none, not `{list}`");
                     std::process::exit(2);
                 }
-            },
-            "--e2e-tol" => {
-                a.e2e_tol = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.e2e_tol);
             }
-            "--sizes" => {
-                let list = it.next().unwrap_or_default();
-                let parsed: Result<Vec<u32>, _> = if list == "none" {
-                    Ok(Vec::new())
-                } else {
-                    list.split(',').map(str::parse).collect()
-                };
-                match parsed {
-                    Ok(v) => a.sizes = Some(v),
-                    Err(_) => {
-                        eprintln!("gpu_fock: --sizes takes N,N,... or none, not `{list}`");
-                        std::process::exit(2);
-                    }
-                }
-            }
-            "--reps" => a.reps = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.reps),
-            _ => {}
         }
+        _ => {}
+    });
+    Args {
+        common,
+        e2e,
+        sizes,
+        extras,
+        e2e_leja,
+        e2e_tol,
     }
-    a
 }
 
 /// Fresh pseudo-random complex inputs with parts in [−1, 1] (splitmix64; never zeros).
@@ -190,37 +173,24 @@ impl Ctx {
 
 fn main() {
     let args = parse_args();
-    let gpu = match GpuBackend::new(0) {
-        Ok(g) => g,
-        Err(e) => {
-            eprintln!("gpu_fock: no CUDA device: {e}");
-            std::process::exit(3);
-        }
-    };
-    if let Err(e) = run(gpu, &args) {
-        eprintln!("gpu_fock: FAILED: {e}");
-        std::process::exit(1);
-    }
+    let gpu = gpu_or_exit("gpu_fock");
+    exit_on_failure("gpu_fock", run(gpu, &args));
 }
 
 fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
     let info = gpu.device().info().clone();
-    let tag = std::env::var("MATEXP_BENCH_DEVICE").unwrap_or_else(|_| info.short_name());
+    let tag = device_tag(|| info.short_name());
     println!("device: {info}");
-    let copy_bw = copy_bandwidth(&gpu, if args.small { 1 << 26 } else { 1 << 31 })?;
-    println!(
-        "device-to-device copy: {:.0} GB/s (bytes read + written)",
-        copy_bw / 1e9
-    );
+    let copy_bw = measure_floor(&gpu, args.common.small)?;
     let mut ctx = Ctx {
         gpu,
         tag,
         copy_bw,
-        reps: args.reps,
+        reps: args.common.reps,
         records: Vec::new(),
         summary: Vec::new(),
     };
-    let default: &[u32] = if args.small {
+    let default: &[u32] = if args.common.small {
         &[10, 15, 20]
     } else {
         &[30, 35, 40, 45, 50]
@@ -229,20 +199,24 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
         products::<c64>(&mut ctx, n)?;
         products::<c32>(&mut ctx, n)?;
         // Write as we go: a later size may not fit.
-        write_records(&args.out, &std::mem::take(&mut ctx.records))?;
+        write_records(&args.common.out, &std::mem::take(&mut ctx.records))?;
     }
     if args.extras {
-        rk4_steps(&mut ctx, if args.small { 15 } else { 40 })?;
-        write_records(&args.out, &std::mem::take(&mut ctx.records))?;
-        for n in if args.small { vec![19] } else { vec![19, 190] } {
-            bogoliubov(&mut ctx, n, &args.out)?;
-            write_records(&args.out, &std::mem::take(&mut ctx.records))?;
+        rk4_steps(&mut ctx, if args.common.small { 15 } else { 40 })?;
+        write_records(&args.common.out, &std::mem::take(&mut ctx.records))?;
+        for n in if args.common.small {
+            vec![19]
+        } else {
+            vec![19, 190]
+        } {
+            bogoliubov(&mut ctx, n, &args.common.out)?;
+            write_records(&args.common.out, &std::mem::take(&mut ctx.records))?;
         }
     }
     if args.e2e {
-        let (n, m) = if args.small { (8, 8) } else { (16, 16) };
+        let (n, m) = if args.common.small { (8, 8) } else { (16, 16) };
         end_to_end(&mut ctx, n, m, args.e2e_tol, args.e2e_leja)?;
-        write_records(&args.out, &std::mem::take(&mut ctx.records))?;
+        write_records(&args.common.out, &std::mem::take(&mut ctx.records))?;
     }
     println!(
         "\n{:<18} {:<10} {:<4} {:>12} {:>10} {:>7} {:>7} {:>8}",
@@ -252,15 +226,6 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
         println!("{l}");
     }
     Ok(())
-}
-
-/// Device-to-device copy bandwidth (bytes read + written per second) of a `bytes` buffer.
-fn copy_bandwidth(gpu: &GpuBackend, bytes: usize) -> Res<f64> {
-    let dev = gpu.device();
-    let src = DeviceBuffer::<u8>::zeros(dev, bytes).map_err(err)?;
-    let mut dst = DeviceBuffer::<u8>::zeros(dev, bytes).map_err(err)?;
-    let times = time_runs(dev, 3, 20, || dst.copy_from(&src)).map_err(err)?;
-    Ok(2.0 * bytes as f64 / median(&times))
 }
 
 /// One H·x at M = 8 and N particles: every matrix-free variant (lookup and launch options),
@@ -363,8 +328,7 @@ where
         let frozen = op.at(0.0).map_err(err)?;
         let times = time_runs(ctx.gpu.device(), 3, ctx.reps, || {
             frozen.apply(&ctx.gpu, one, &x, zero, &mut y)
-        })
-        .map_err(err)?;
+        })?;
         let got = ctx.gpu.to_host(&y).map_err(err)?;
         let diff = got
             .iter()
@@ -375,7 +339,7 @@ where
         worst = worst.max(diff);
         let floor = op.bytes_floor::<S>(false) as f64;
         let mut r = ctx.record(&case, "gpu", S::NAME, &h, &times);
-        r.floor_ratio = Some(r.time_s / (floor / ctx.copy_bw));
+        r.floor_ratio = Some(floor_ratio(r.time_s, floor, ctx.copy_bw));
         r = r
             .error(diff)
             .extra("lookup", name)
@@ -405,11 +369,10 @@ where
         ] {
             let times = time_runs(ctx.gpu.device(), 3, ctx.reps, || {
                 g.apply_with(&ctx.gpu, kernel, one, &x, zero, &mut y)
-            })
-            .map_err(err)?;
+            })?;
             let floor = g.bytes_per_product(false) as f64;
             let mut r = ctx.record(&case, label, S::NAME, &h, &times);
-            r.floor_ratio = Some(r.time_s / (floor / ctx.copy_bw));
+            r.floor_ratio = Some(floor_ratio(r.time_s, floor, ctx.copy_bw));
             r = r
                 .size("nnz", nnz)
                 .extra("bytes_floor", floor)
@@ -450,7 +413,7 @@ where
             let lookup = r.extra.get("lookup").and_then(|v| v.as_str()).unwrap_or("");
             r.backend = format!("gpu/{lookup}");
         }
-        r.vendor_ratio = cusparse_t.map(|c| c / r.time_s);
+        r.vendor_ratio = cusparse_t.map(|c| vendor_ratio(c, r.time_s));
         let ratio = cpu_t / r.time_s;
         r = r.extra("cpu_ratio", ratio);
         let what = r
@@ -481,15 +444,13 @@ fn rk4_steps(ctx: &mut Ctx, n: u32) -> Res<()> {
     let mut a = ctx.gpu.upload(&psi0).map_err(err)?;
     let tg = time_runs(ctx.gpu.device(), 2, ctx.reps.min(10), || {
         generic.step(&ode, 0.0, step, &mut a)
-    })
-    .map_err(err)?;
+    })?;
     drop(generic);
     let mut fused = FusedRk4::new(&op).map_err(err)?;
     let mut b = ctx.gpu.upload(&psi0).map_err(err)?;
     let tf = time_runs(ctx.gpu.device(), 2, ctx.reps.min(10), || {
         fused.step(0.0, step, &mut b)
-    })
-    .map_err(err)?;
+    })?;
     // Same number of steps on both: compare the states.
     let (ha, hb) = (
         ctx.gpu.to_host(&a).map_err(err)?,
@@ -514,7 +475,7 @@ fn rk4_steps(ctx: &mut Ctx, n: u32) -> Res<()> {
         // one measurement in bench-results/.
         let mut r = ctx.record(&format!("{case}/{label}"), "gpu", "c64", &h, times);
         r.matvecs = Some(4);
-        r.floor_ratio = Some(r.time_s / (bytes / ctx.copy_bw));
+        r.floor_ratio = Some(floor_ratio(r.time_s, bytes, ctx.copy_bw));
         r = r
             .extra("kernel", label)
             .extra("bytes_floor", bytes)
@@ -714,23 +675,10 @@ fn end_to_end(ctx: &mut Ctx, n: u32, m: u32, tol: f64, leja: bool) -> Res<()> {
     Ok(())
 }
 
-fn write_records(dir: &PathBuf, records: &[Record]) -> Res<()> {
+/// Appends the records to `DIR/gpu_fock.jsonl`; no file for none.
+fn write_records(dir: &std::path::Path, records: &[Record]) -> Res<()> {
     if records.is_empty() {
         return Ok(());
     }
-    std::fs::create_dir_all(dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
-    let mut text = String::new();
-    for r in records {
-        text.push_str(&serde_json::to_string(r).map_err(err)?);
-        text.push('\n');
-    }
-    let path = dir.join(format!("{SUITE}.jsonl"));
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .and_then(|mut f| f.write_all(text.as_bytes()))
-        .map_err(|e| format!("write {}: {e}", path.display()))?;
-    println!("records: {}", path.display());
-    Ok(())
+    matexp_benches::gpu_harness::write_records(dir, SUITE, records)
 }
