@@ -35,30 +35,22 @@ mod cusparse_route;
 
 use cusparse_route::CusparseRoute;
 use matexp_benches::Record;
-use matexp_core::{Backend, LinearOperator, Scalar, ShiftedStep, c32, c64};
-use matexp_gpu::{
-    DeviceBuffer, GpuBackend, GpuCsr, GpuPattern, MultiGpuBackend, MultiGpuCsr, SpmvKernel, median,
-    time_runs,
+use matexp_benches::gpu_harness::{
+    CommonArgs, Res, device_tag, err, exit_on_failure, floor_ratio, gpu_or_exit, measure_floor,
+    median, time_runs, vendor_ratio,
 };
+use matexp_core::{Backend, LinearOperator, Scalar, ShiftedStep, c32, c64};
+use matexp_gpu::{GpuBackend, GpuCsr, GpuPattern, MultiGpuBackend, MultiGpuCsr, SpmvKernel};
 use matexp_sparse::CsrMatrix;
 use matexp_sparse::generators::{
     SpinBath, StoredZeros, barabasi_albert, erdos_renyi_gnm, laplacian_3d,
 };
 use std::fmt::Write as _;
-use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::Path;
 use std::time::Instant;
 
-type Res<T> = Result<T, String>;
-
-fn err<E: std::fmt::Display>(e: E) -> String {
-    e.to_string()
-}
-
 struct Args {
-    out: PathBuf,
-    small: bool,
-    reps: usize,
+    common: CommonArgs,
     multi: bool,
     e2e: bool,
     /// `--only A,B,…`: run only the parts whose name contains one of these (`blas1`,
@@ -70,44 +62,36 @@ struct Args {
 }
 
 fn parse_args() -> Args {
-    let mut a = Args {
-        out: std::env::var("MATEXP_BENCH_RECORDS")
-            .map(PathBuf::from)
-            .unwrap_or_else(|_| PathBuf::from("target/bench-records")),
-        small: false,
-        reps: 30,
-        multi: true,
-        e2e: true,
-        only: None,
-        cusparse_probe: None,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(s) = it.next() {
-        match s.as_str() {
-            "--out" => a.out = it.next().map(PathBuf::from).unwrap_or(a.out),
-            "--small" => a.small = true,
-            "--no-multi" => a.multi = false,
-            "--no-e2e" => a.e2e = false,
-            "--only" => {
-                a.only = it
-                    .next()
-                    .map(|v| v.split(',').map(|p| p.trim().to_string()).collect())
-            }
-            "--cusparse-probe" => {
-                let rest: Vec<String> = std::env::args().collect();
-                let i = rest
-                    .iter()
-                    .position(|x| x == "--cusparse-probe")
-                    .unwrap_or(0);
-                let ty = rest.get(i + 1).filter(|t| !t.starts_with('-')).cloned();
-                let n = rest.get(i + 2).and_then(|v| v.parse().ok());
-                a.cusparse_probe = Some((ty.unwrap_or_else(|| "f64".into()), n.unwrap_or(4)));
-            }
-            "--reps" => a.reps = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.reps),
-            _ => {} // cargo bench passes --bench; criterion-style filters are not used here
+    let (mut multi, mut e2e) = (true, true);
+    let (mut only, mut cusparse_probe) = (None, None);
+    // cargo bench passes --bench; criterion-style filters are not used here.
+    let common = CommonArgs::parse(30, |flag, it| match flag {
+        "--no-multi" => multi = false,
+        "--no-e2e" => e2e = false,
+        "--only" => {
+            only = it
+                .next()
+                .map(|v| v.split(',').map(|p| p.trim().to_string()).collect())
         }
+        "--cusparse-probe" => {
+            let rest: Vec<String> = std::env::args().collect();
+            let i = rest
+                .iter()
+                .position(|x| x == "--cusparse-probe")
+                .unwrap_or(0);
+            let ty = rest.get(i + 1).filter(|t| !t.starts_with('-')).cloned();
+            let n = rest.get(i + 2).and_then(|v| v.parse().ok());
+            cusparse_probe = Some((ty.unwrap_or_else(|| "f64".into()), n.unwrap_or(4)));
+        }
+        _ => {}
+    });
+    Args {
+        common,
+        multi,
+        e2e,
+        only,
+        cusparse_probe,
     }
-    a
 }
 
 impl Args {
@@ -149,7 +133,7 @@ struct Ctx {
 
 impl Ctx {
     /// Appends the records gathered so far to `dir` (so that a crash later keeps them).
-    fn flush(&mut self, dir: &PathBuf) -> Res<()> {
+    fn flush(&mut self, dir: &Path) -> Res<()> {
         write_records(dir, &self.records)?;
         self.records.clear();
         Ok(())
@@ -178,7 +162,7 @@ impl Ctx {
         r.reps = times.len() as u64;
         r = r.size("n", n).size("nnz", nnz);
         let bw = bytes as f64 / t;
-        r.floor_ratio = Some(t / (bytes as f64 / self.copy_bw));
+        r.floor_ratio = Some(floor_ratio(t, bytes as f64, self.copy_bw));
         r = r
             .extra("bytes", bytes)
             .extra("gbps", bw / 1e9)
@@ -188,7 +172,7 @@ impl Ctx {
             .extra("min_s", times.first().copied().unwrap_or(t))
             .extra("max_s", times.last().copied().unwrap_or(t));
         if let Some(v) = vendor {
-            r.vendor_ratio = Some(v / t);
+            r.vendor_ratio = Some(vendor_ratio(v, t));
         }
         self.summary.push([
             r.case.clone(),
@@ -206,13 +190,7 @@ impl Ctx {
 
 fn main() {
     let args = parse_args();
-    let gpu = match GpuBackend::new(0) {
-        Ok(g) => g,
-        Err(e) => {
-            eprintln!("gpu_spmv: no CUDA device: {e}");
-            std::process::exit(3);
-        }
-    };
+    let gpu = gpu_or_exit("gpu_spmv");
     if let Some((ty, n)) = &args.cusparse_probe {
         let r = match ty.as_str() {
             "f32" => cusparse_probe::<f32>(&gpu, *n),
@@ -229,15 +207,12 @@ fn main() {
         }
         return;
     }
-    if let Err(e) = run(gpu, &args) {
-        eprintln!("gpu_spmv: FAILED: {e}");
-        std::process::exit(1);
-    }
+    exit_on_failure("gpu_spmv", run(gpu, &args));
 }
 
 fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
     let info = gpu.device().info().clone();
-    let tag = std::env::var("MATEXP_BENCH_DEVICE").unwrap_or_else(|_| info.short_name());
+    let tag = device_tag(|| info.short_name());
     println!("device: {info}");
     println!(
         "host: {} threads (rayon); driver CUDA {:?}; GPUs: {}",
@@ -245,11 +220,7 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
         matexp_gpu::driver_version().map_err(err)?,
         matexp_gpu::device_count().map_err(err)?
     );
-    let copy_bw = copy_bandwidth(&gpu, if args.small { 1 << 26 } else { 1 << 31 })?;
-    println!(
-        "device-to-device copy: {:.0} GB/s (bytes read + written)",
-        copy_bw / 1e9
-    );
+    let copy_bw = measure_floor(&gpu, args.common.small)?;
     // cuSPARSE runs first in a child process: if it fails or crashes there, the benchmark
     // goes on without the vendor comparison instead of dying with it.
     let cusparse = match std::env::current_exe().and_then(|exe| {
@@ -271,7 +242,7 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
         gpu,
         tag,
         copy_bw,
-        reps: args.reps,
+        reps: args.common.reps,
         cusparse,
         records: Vec::new(),
         summary: Vec::new(),
@@ -279,7 +250,7 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
         rng: Rand::new(0x5EED_0000 ^ matexp_testkit::seed()),
     };
     let mut copy = ctx.record("blas1_gpu", "copy", "gpu", "u8");
-    copy.time_s = (if args.small {
+    copy.time_s = (if args.common.small {
         2.0 * (1u64 << 26) as f64
     } else {
         2.0 * (1u64 << 31) as f64
@@ -288,11 +259,11 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
     ctx.records.push(copy.extra("gbps", copy_bw / 1e9));
 
     if args.wants("blas1") {
-        blas1(&mut ctx, if args.small { 1 << 20 } else { 1 << 26 })?;
-        ctx.flush(&args.out)?;
+        blas1(&mut ctx, if args.common.small { 1 << 20 } else { 1 << 26 })?;
+        ctx.flush(&args.common.out)?;
     }
 
-    let (spins, lap_n, ba_n) = if args.small {
+    let (spins, lap_n, ba_n) = if args.common.small {
         (vec![12usize, 14], 32usize, 20_000usize)
     } else {
         (vec![18, 21], 256, 1_000_000)
@@ -313,20 +284,20 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
             t.elapsed()
         );
         spmv_case(&mut ctx, &format!("spin_bath_L{l}"), &h64, true)?;
-        ctx.flush(&args.out)?;
+        ctx.flush(&args.common.out)?;
         if args.multi && l == *spins.last().unwrap_or(&l) {
             multi_case(&mut ctx, &format!("spin_bath_L{l}"), &h64)?;
-            ctx.flush(&args.out)?;
+            ctx.flush(&args.common.out)?;
         }
         drop(h64);
         let h32 = model
             .hamiltonian::<c32, u32>(StoredZeros::Keep)
             .map_err(err)?;
         spmv_case(&mut ctx, &format!("spin_bath_L{l}"), &h32, true)?;
-        ctx.flush(&args.out)?;
+        ctx.flush(&args.common.out)?;
         if args.multi && l == *spins.last().unwrap_or(&l) {
             multi_case(&mut ctx, &format!("spin_bath_L{l}"), &h32)?;
-            ctx.flush(&args.out)?;
+            ctx.flush(&args.common.out)?;
         }
     }
     if args.wants(&format!("laplace3d_N{lap_n}")) {
@@ -339,10 +310,10 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
             t.elapsed()
         );
         spmv_case(&mut ctx, &format!("laplace3d_N{lap_n}"), &a, true)?;
-        ctx.flush(&args.out)?;
+        ctx.flush(&args.common.out)?;
         if args.multi {
             multi_case(&mut ctx, &format!("laplace3d_N{lap_n}"), &a)?;
-            ctx.flush(&args.out)?;
+            ctx.flush(&args.common.out)?;
         }
     }
     if args.wants(&format!("barabasi_albert_n{ba_n}_m10")) {
@@ -354,9 +325,9 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
             t.elapsed()
         );
         pattern_case(&mut ctx, &format!("barabasi_albert_n{ba_n}_m10"), &g)?;
-        ctx.flush(&args.out)?;
+        ctx.flush(&args.common.out)?;
         lanczos_case(&mut ctx, &format!("tc_barabasi_albert_n{ba_n}_m10_k50"), &g)?;
-        ctx.flush(&args.out)?;
+        ctx.flush(&args.common.out)?;
     }
     if args.wants(&format!("erdos_renyi_n{ba_n}_e{}", 10 * ba_n)) {
         // Uniform degrees with the Barabási–Albert graph's n and stored entries (10 n edges):
@@ -370,13 +341,13 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
             t.elapsed()
         );
         pattern_case(&mut ctx, &format!("erdos_renyi_n{ba_n}_e{}", 10 * ba_n), &g)?;
-        ctx.flush(&args.out)?;
+        ctx.flush(&args.common.out)?;
     }
 
-    ctx.flush(&args.out)?;
+    ctx.flush(&args.common.out)?;
     if args.e2e && args.wants("e2e") {
         leja_e2e(&mut ctx, args)?;
-        ctx.flush(&args.out)?;
+        ctx.flush(&args.common.out)?;
     }
     print_summary(&ctx);
     Ok(())
@@ -478,18 +449,8 @@ fn timed(
             f()?;
         }
         Ok(())
-    })
-    .map_err(err)?;
+    })?;
     Ok(t.into_iter().map(|t| t / BATCH as f64).collect())
-}
-
-/// Device-to-device copy bandwidth (bytes read + written per second) of a `bytes` buffer.
-fn copy_bandwidth(gpu: &GpuBackend, bytes: usize) -> Res<f64> {
-    let dev = gpu.device();
-    let src = DeviceBuffer::<u8>::zeros(dev, bytes).map_err(err)?;
-    let mut dst = DeviceBuffer::<u8>::zeros(dev, bytes).map_err(err)?;
-    let times = time_runs(dev, 3, 20, || dst.copy_from(&src)).map_err(err)?;
-    Ok(2.0 * bytes as f64 / median(&times))
 }
 
 fn blas1(ctx: &mut Ctx, n: usize) -> Res<()> {
@@ -1089,7 +1050,7 @@ fn lanczos_case(ctx: &mut Ctx, case: &str, p: &matexp_sparse::PatternCsr<u32>) -
             rec.error = Some(rel);
             rec = rec.extra("cpu_over_gpu", tc / tg);
             rec = rec.extra("error_vs", "cpu backend, same host");
-            rec.vendor_ratio = vendor.as_ref().map(|v| v.0 / tg);
+            rec.vendor_ratio = vendor.as_ref().map(|v| vendor_ratio(v.0, tg));
         } else {
             rec = rec.extra("threads", rayon::current_num_threads());
         }
@@ -1123,7 +1084,11 @@ enum Problem {
 /// are measured against the same problem solved on the GPU with tolerance 1e−10 in double
 /// precision.
 fn leja_e2e(ctx: &mut Ctx, args: &Args) -> Res<()> {
-    let (l, lap_n) = if args.small { (12, 24) } else { (21, 256) };
+    let (l, lap_n) = if args.common.small {
+        (12, 24)
+    } else {
+        (21, 256)
+    };
     let model = SpinBath::seed000(l, 1).map_err(err)?;
     let case = format!("T10_spin_bath_L{l}_t10");
     let h64 = model
@@ -1157,7 +1122,7 @@ fn leja_e2e(ctx: &mut Ctx, args: &Args) -> Res<()> {
         args.multi,
     )?;
     drop(h32);
-    ctx.flush(&args.out)?;
+    ctx.flush(&args.common.out)?;
 
     let case = format!("T12_laplace3d_N{lap_n}_t0.01");
     let a64 = laplacian_3d::<f64, u32>(lap_n).map_err(err)?;
@@ -1380,7 +1345,7 @@ fn leja_run<S: Scalar>(
             r = r.extra("route", cusparse_route::ROUTE);
         }
         if *backend == "gpu" {
-            r.vendor_ratio = vendor_t.map(|v| v / t);
+            r.vendor_ratio = vendor_t.map(|v| vendor_ratio(v, *t));
         }
         r.time_s = *t;
         r.reps = *reps as u64;
@@ -1535,24 +1500,18 @@ fn multi_case<S: Scalar>(ctx: &mut Ctx, case: &str, a: &CsrMatrix<S, u32>) -> Re
     Ok(())
 }
 
-fn write_records(dir: &PathBuf, records: &[Record]) -> Res<()> {
+/// Appends the records to `DIR/<suite>.jsonl`, one file per suite among them.
+fn write_records(dir: &Path, records: &[Record]) -> Res<()> {
     std::fs::create_dir_all(dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
-    let mut by_suite: std::collections::BTreeMap<&str, String> = Default::default();
+    let mut by_suite: std::collections::BTreeMap<&str, Vec<Record>> = Default::default();
     for r in records {
-        let line = serde_json::to_string(r).map_err(err)?;
-        let s = by_suite.entry(r.suite.as_str()).or_default();
-        s.push_str(&line);
-        s.push('\n');
+        by_suite
+            .entry(r.suite.as_str())
+            .or_default()
+            .push(r.clone());
     }
-    for (suite, text) in by_suite {
-        let path = dir.join(format!("{suite}.jsonl"));
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .and_then(|mut f| f.write_all(text.as_bytes()))
-            .map_err(|e| format!("write {}: {e}", path.display()))?;
-        println!("records: {}", path.display());
+    for (suite, records) in by_suite {
+        matexp_benches::gpu_harness::write_records(dir, suite, &records)?;
     }
     Ok(())
 }
