@@ -32,6 +32,9 @@ mod scipy_peer;
 
 use combustion::{Combustion, initial, rel_diff};
 use matexp_benches::Record;
+use matexp_benches::gpu_harness::{
+    CommonArgs, Res, device_tag, err, exit_on_failure, gpu_or_exit, upper_median, write_records,
+};
 use matexp_core::{
     Backend, CpuBackend, LinearOperator, RealScalar, Result as MResult, TimeDependentOperator, c64,
 };
@@ -46,47 +49,26 @@ use matexp_sparse::CsrMatrix;
 use matexp_sparse::generators::{SpinBath, StoredZeros};
 use matexp_stencil::gpu::{GpuStencil, pointwise};
 use matexp_stencil::{Boundary, Dim, Pointwise, Stencil};
-use std::io::Write as _;
-use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
 
-type Res<T> = Result<T, String>;
-
-fn err<E: std::fmt::Display>(e: E) -> String {
-    e.to_string()
-}
+/// The records file's name: `DIR/expint.jsonl`.
+const SUITE: &str = "expint";
 
 struct Args {
-    out: PathBuf,
-    small: bool,
-    reps: usize,
+    common: CommonArgs,
     cpu: bool,
     peers: bool,
 }
 
 fn parse_args() -> Args {
-    let mut a = Args {
-        out: std::env::var("MATEXP_BENCH_RECORDS")
-            .map(PathBuf::from)
-            .unwrap_or_else(|_| PathBuf::from("target/bench-records")),
-        small: false,
-        reps: 5,
-        cpu: true,
-        peers: true,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(s) = it.next() {
-        match s.as_str() {
-            "--out" => a.out = it.next().map(PathBuf::from).unwrap_or(a.out),
-            "--small" => a.small = true,
-            "--no-cpu" => a.cpu = false,
-            "--no-peers" => a.peers = false,
-            "--reps" => a.reps = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.reps),
-            _ => {}
-        }
-    }
-    a
+    let (mut cpu, mut peers) = (true, true);
+    let common = CommonArgs::parse(5, |flag, _| match flag {
+        "--no-cpu" => cpu = false,
+        "--no-peers" => peers = false,
+        _ => {}
+    });
+    Args { common, cpu, peers }
 }
 
 /// g(1 + w) on the GPU: 1 + w by an axpby with a vector of ones, then the seed's source kernel.
@@ -266,7 +248,11 @@ fn euler_gpu<S: RealScalar + DeviceElement>(
         products = rep.matvecs;
     }
     times.remove(0);
-    Ok((median(&mut times), products, gpu.to_host(&w).map_err(err)?))
+    Ok((
+        upper_median(&mut times),
+        products,
+        gpu.to_host(&w).map_err(err)?,
+    ))
 }
 
 fn euler_cpu<S: RealScalar>(n: usize, tol: f64, reps: usize) -> Res<(f64, usize, Vec<S>)> {
@@ -292,7 +278,7 @@ fn euler_cpu<S: RealScalar>(n: usize, tol: f64, reps: usize) -> Res<(f64, usize,
         products = rep.matvecs;
     }
     times.remove(0);
-    Ok((median(&mut times), products, w))
+    Ok((upper_median(&mut times), products, w))
 }
 
 /// SciPy's exponential-Euler step (f64) on the host CPU beside ours: `expm_multiply` of the
@@ -358,33 +344,23 @@ fn scipy_euler(n: usize, reference: &[f64], tag: &str) -> Res<(Record, String)> 
     Ok((peer, line))
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
-}
-
 fn main() {
     let args = parse_args();
-    let gpu = match GpuBackend::new(0) {
-        Ok(g) => g,
-        Err(e) => {
-            eprintln!("gpu_expint: no CUDA device: {e}");
-            std::process::exit(3);
-        }
-    };
-    if let Err(e) = run(&gpu, &args) {
-        eprintln!("gpu_expint: FAILED: {e}");
-        std::process::exit(1);
-    }
+    let gpu = gpu_or_exit("gpu_expint");
+    exit_on_failure("gpu_expint", run(&gpu, &args));
 }
 
 fn run(gpu: &GpuBackend, args: &Args) -> Res<()> {
     let info = gpu.device().info().clone();
-    let tag = std::env::var("MATEXP_BENCH_DEVICE").unwrap_or_else(|_| info.short_name());
+    let tag = device_tag(|| info.short_name());
     println!("device: {info}");
     let mut records = Vec::new();
     let mut summary = Vec::new();
-    let (n, n_adaptive) = if args.small { (64, 32) } else { (256, 128) };
+    let (n, n_adaptive) = if args.common.small {
+        (64, 32)
+    } else {
+        (256, 128)
+    };
     let record = |case: &str,
                   backend: &str,
                   precision: &str,
@@ -413,8 +389,8 @@ fn run(gpu: &GpuBackend, args: &Args) -> Res<()> {
     // Table IV.
     let (_, ref_products, reference) = euler_gpu::<f64>(gpu, n, 1e-12, 1)?;
     println!("Table IV reference (f64, tol 1e-12): {ref_products} products");
-    let (t64, p64, w64) = euler_gpu::<f64>(gpu, n, 1e-4, args.reps)?;
-    let (t32, p32, w32) = euler_gpu::<f32>(gpu, n, 1e-4, args.reps)?;
+    let (t64, p64, w64) = euler_gpu::<f64>(gpu, n, 1e-4, args.common.reps)?;
+    let (t32, p32, w32) = euler_gpu::<f32>(gpu, n, 1e-4, args.common.reps)?;
     let (e64, e32) = (rel_diff(&w64, &reference), rel_diff(&w32, &reference));
     let mut r = record(
         "table4_exp_euler",
@@ -422,7 +398,7 @@ fn run(gpu: &GpuBackend, args: &Args) -> Res<()> {
         "f64",
         n,
         t64,
-        args.reps,
+        args.common.reps,
         p64,
         1e-4,
         e64,
@@ -437,7 +413,7 @@ fn run(gpu: &GpuBackend, args: &Args) -> Res<()> {
         "f32",
         n,
         t32,
-        args.reps,
+        args.common.reps,
         p32,
         1e-4,
         e32,
@@ -497,7 +473,7 @@ fn run(gpu: &GpuBackend, args: &Args) -> Res<()> {
             Err(e) => eprintln!("gpu_expint: no SciPy Table IV row: {e}"),
         }
     }
-    write_records(&args.out, &records)?;
+    write_records(&args.common.out, SUITE, &records)?;
     records.clear();
 
     // The adaptive run to t = 0.01.
@@ -560,11 +536,15 @@ fn run(gpu: &GpuBackend, args: &Args) -> Res<()> {
             rep.matvecs
         ));
     }
-    write_records(&args.out, &records)?;
+    write_records(&args.common.out, SUITE, &records)?;
     records.clear();
 
     // Magnus on the GPU: agreement with the CPU backend, then the timed run.
-    let (check_spins, big_spins) = if args.small { (10, 14) } else { (12, 20) };
+    let (check_spins, big_spins) = if args.common.small {
+        (10, 14)
+    } else {
+        (12, 20)
+    };
     let (host, psi0) = driven_host(check_spins)?;
     let dev = to_gpu(gpu, &host)?;
     let cpu = CpuBackend::new();
@@ -629,28 +609,10 @@ fn run(gpu: &GpuBackend, args: &Args) -> Res<()> {
             rep.matvecs
         ));
     }
-    write_records(&args.out, &records)?;
+    write_records(&args.common.out, SUITE, &records)?;
     println!("\nsummary ({tag}):");
     for s in summary {
         println!("  {s}");
     }
-    Ok(())
-}
-
-fn write_records(dir: &PathBuf, records: &[Record]) -> Res<()> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
-    let mut text = String::new();
-    for r in records {
-        text.push_str(&serde_json::to_string(r).map_err(err)?);
-        text.push('\n');
-    }
-    let path = dir.join("expint.jsonl");
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .and_then(|mut f| f.write_all(text.as_bytes()))
-        .map_err(|e| format!("write {}: {e}", path.display()))?;
-    println!("records: {}", path.display());
     Ok(())
 }
