@@ -44,10 +44,11 @@
 use cudarc::driver::CudaStream;
 use cudarc::driver::sys::CUevent_flags;
 use matexp_benches::Record;
+use matexp_benches::gpu_harness::{
+    CommonArgs, device_tag, parse_value, upper_median, write_records,
+};
 use matexp_dense::Matrix;
 use matexp_matpoly::{CpuDense, CublasDense, DenseBackend, Evaluator, GpuMatrix, Scheme};
-use std::io::Write as _;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -166,9 +167,7 @@ const SEED_TABLE1: [SeedRow; 9] = [
 ];
 
 struct Args {
-    out: PathBuf,
-    small: bool,
-    reps: usize,
+    common: CommonArgs,
     cpu_reps: usize,
     cpu: bool,
     expm: bool,
@@ -176,33 +175,22 @@ struct Args {
 }
 
 fn parse_args() -> Args {
-    let mut a = Args {
-        out: std::env::var("MATEXP_BENCH_RECORDS")
-            .map(PathBuf::from)
-            .unwrap_or_else(|_| PathBuf::from("target/bench-records")),
-        small: false,
-        reps: 10,
-        cpu_reps: 2,
-        cpu: true,
-        expm: true,
-        stress: true,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(s) = it.next() {
-        match s.as_str() {
-            "--out" => a.out = it.next().map(PathBuf::from).unwrap_or(a.out),
-            "--small" => a.small = true,
-            "--no-cpu" => a.cpu = false,
-            "--no-expm" => a.expm = false,
-            "--no-stress" => a.stress = false,
-            "--reps" => a.reps = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.reps),
-            "--cpu-reps" => {
-                a.cpu_reps = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.cpu_reps)
-            }
-            _ => {} // cargo bench passes --bench
-        }
+    let (mut cpu_reps, mut cpu, mut expm, mut stress) = (2, true, true, true);
+    // cargo bench passes --bench.
+    let common = CommonArgs::parse(10, |flag, it| match flag {
+        "--no-cpu" => cpu = false,
+        "--no-expm" => expm = false,
+        "--no-stress" => stress = false,
+        "--cpu-reps" => cpu_reps = parse_value(it, cpu_reps),
+        _ => {}
+    });
+    Args {
+        common,
+        cpu_reps,
+        cpu,
+        expm,
+        stress,
     }
-    a
 }
 
 /// Closed-form test matrix (also in benches/peers/expm_peers.py): eigenvalues
@@ -253,8 +241,7 @@ fn rel_err(a: &Matrix<f64>, b: &Matrix<f64>) -> f64 {
 }
 
 fn median(mut t: Vec<f64>) -> f64 {
-    t.sort_by(|a, b| a.total_cmp(b));
-    t[t.len() / 2]
+    upper_median(&mut t)
 }
 
 /// Median over `reps` runs of `f`, timed by CUDA events on `stream` (the backend's), after
@@ -398,8 +385,7 @@ fn main() {
     let name = gpu.device_name();
     println!("device: gpu {name}");
     let mut out = Out {
-        device: std::env::var("MATEXP_BENCH_DEVICE")
-            .unwrap_or_else(|_| gpu.device_info().short_name()),
+        device: device_tag(|| gpu.device_info().short_name()),
         cpu_device: host_cpu_name(),
         records: Vec::new(),
         summary: Vec::new(),
@@ -413,7 +399,7 @@ fn main() {
         );
     }
     let result = run(gpu, &args, &mut out);
-    if let Err(e) = write_records(&args.out, &out.records) {
+    if let Err(e) = write_records(&args.common.out, SUITE, &out.records) {
         eprintln!("gpu_matpoly: {e}");
     }
     println!(
@@ -433,7 +419,7 @@ type Gpu = Evaluator<f64, CublasDense>;
 
 fn run(gpu: CublasDense, args: &Args, out: &mut Out) -> Res<()> {
     let mut ev = Evaluator::new(gpu);
-    let sizes: Vec<usize> = if args.small {
+    let sizes: Vec<usize> = if args.common.small {
         vec![512, 1024]
     } else {
         vec![2048, 4096, 6144]
@@ -442,10 +428,15 @@ fn run(gpu: CublasDense, args: &Args, out: &mut Out) -> Res<()> {
         table1_at(&mut ev, args, out, n)?;
     }
     if args.stress {
-        stress_at(&mut ev, args, out, if args.small { 1024 } else { 11000 })?;
+        stress_at(
+            &mut ev,
+            args,
+            out,
+            if args.common.small { 1024 } else { 11000 },
+        )?;
     }
     if args.expm {
-        let n = if args.small { 1024 } else { 6144 };
+        let n = if args.common.small { 1024 } else { 6144 };
         expm_at(&mut ev, args, out, n)?;
     }
     Ok(())
@@ -460,7 +451,7 @@ fn stress_at(ev: &mut Gpu, args: &Args, out: &mut Out, n: usize) -> Res<()> {
     let flops1 = 2.0 * (n as f64).powi(3);
     let xd: GpuMatrix<f64> = ev.backend_mut().upload(&x).map_err(err)?;
     let mut c: GpuMatrix<f64> = ev.backend_mut().zeros(n, n).map_err(err)?;
-    let reps = args.reps.min(5);
+    let reps = args.common.reps.min(5);
     let t_gemm = time_gpu(&stream, reps, || {
         ev.backend_mut()
             .gemm(1.0, &xd, &xd, 0.0, &mut c)
@@ -523,7 +514,7 @@ fn table1_at(ev: &mut Gpu, args: &Args, out: &mut Out, n: usize) -> Res<()> {
     // The DGEMM rate of this device in this run: one n × n product.
     let xd: GpuMatrix<f64> = ev.backend_mut().upload(&x).map_err(err)?;
     let mut c: GpuMatrix<f64> = ev.backend_mut().zeros(n, n).map_err(err)?;
-    let t_gemm = time_gpu(&stream, args.reps, || {
+    let t_gemm = time_gpu(&stream, args.common.reps, || {
         ev.backend_mut()
             .gemm(1.0, &xd, &xd, 0.0, &mut c)
             .map_err(err)
@@ -579,10 +570,10 @@ fn table1_at(ev: &mut Gpu, args: &Args, out: &mut Out, n: usize) -> Res<()> {
                 row.gpu_gflops,
                 row.gpu2_s,
             );
-            if sn != n && !args.small {
+            if sn != n && !args.common.small {
                 continue;
             }
-            if args.small && sn != 2048 {
+            if args.common.small && sn != 2048 {
                 continue;
             }
             let alpha: Vec<f64> = (0..=d).map(|i| 1.0 / (1.0 + i as f64)).collect();
@@ -645,7 +636,7 @@ fn table1_at(ev: &mut Gpu, args: &Args, out: &mut Out, n: usize) -> Res<()> {
             // without the O(n²) work), alternated run by run so that both see the same
             // clocks: a lone DGEMM runs after an idle gap, at a boost the chain cannot hold.
             let mut c2: GpuMatrix<f64> = ev.backend_mut().zeros(n, n).map_err(err)?;
-            let (t, t_chain) = time_gpu_pair(&stream, args.reps, |poly| {
+            let (t, t_chain) = time_gpu_pair(&stream, args.common.reps, |poly| {
                 if poly {
                     return ev.evaluate_into(&xd, &alpha, scheme, &mut p).map_err(err);
                 }
@@ -679,7 +670,7 @@ fn table1_at(ev: &mut Gpu, args: &Args, out: &mut Out, n: usize) -> Res<()> {
                     .extra("seed_device", "NVIDIA K20 (2014)");
             }
             r.time_s = t;
-            r.reps = args.reps as u64;
+            r.reps = args.common.reps as u64;
             r.floor_ratio = Some(t / (products as f64 * t_gemm));
             r.vendor_ratio = Some(products as f64 * t_gemm / t);
             out.summary.push(format!(
@@ -707,7 +698,7 @@ fn expm_at(ev: &mut Gpu, args: &Args, out: &mut Out, n: usize) -> Res<()> {
     let ad = ev.backend_mut().upload(&a).map_err(err)?;
     let mut ed: GpuMatrix<f64> = ev.backend_mut().zeros(n, n).map_err(err)?;
     let rep = ev.expm_into(&ad, &mut ed).map_err(err)?;
-    let t = time_gpu(&stream, args.reps, || {
+    let t = time_gpu(&stream, args.common.reps, || {
         ev.expm_into(&ad, &mut ed).map(|_| ()).map_err(err)
     })?;
     let e = ev.backend_mut().download(&ed).map_err(err)?;
@@ -733,7 +724,7 @@ fn expm_at(ev: &mut Gpu, args: &Args, out: &mut Out, n: usize) -> Res<()> {
             .extra("cpu_time_s", tc);
     }
     r.time_s = t;
-    r.reps = args.reps as u64;
+    r.reps = args.common.reps as u64;
     out.summary.push(format!(
         "{:<22} {:<7} {:>6} {:>9.2}ms {:>9.0} {:>8} {:>10}",
         format!("expm (err {error:.1e})"),
@@ -745,23 +736,5 @@ fn expm_at(ev: &mut Gpu, args: &Args, out: &mut Out, n: usize) -> Res<()> {
         "-"
     ));
     out.records.push(r);
-    Ok(())
-}
-
-fn write_records(dir: &PathBuf, records: &[Record]) -> Res<()> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
-    let path = dir.join(format!("{SUITE}.jsonl"));
-    let mut text = String::new();
-    for r in records {
-        text.push_str(&serde_json::to_string(r).map_err(err)?);
-        text.push('\n');
-    }
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .and_then(|mut f| f.write_all(text.as_bytes()))
-        .map_err(|e| format!("write {}: {e}", path.display()))?;
-    println!("records: {}", path.display());
     Ok(())
 }
