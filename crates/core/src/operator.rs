@@ -242,6 +242,87 @@ pub trait LinearOperator<B: Backend, S: Scalar>: Send + Sync {
     }
 }
 
+/// A borrowed operator is the operator: every method forwards, the defaulted hooks included,
+/// so that an operator's fused products and bounds survive wrapping a reference (for
+/// example [`crate::Shifted`] holding `&O`).
+impl<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized> LinearOperator<B, S> for &O {
+    fn nrows(&self) -> usize {
+        (**self).nrows()
+    }
+    fn ncols(&self) -> usize {
+        (**self).ncols()
+    }
+    fn apply(
+        &self,
+        backend: &B,
+        alpha: S,
+        x: &B::Vector<S>,
+        beta: S,
+        y: &mut B::Vector<S>,
+    ) -> Result<()> {
+        (**self).apply(backend, alpha, x, beta, y)
+    }
+    fn spectral_bounds(&self) -> Option<SpectralBounds> {
+        (**self).spectral_bounds()
+    }
+    fn is_hermitian(&self) -> bool {
+        (**self).is_hermitian()
+    }
+    fn hermitian_part_bounds(&self) -> Option<(f64, f64)> {
+        (**self).hermitian_part_bounds()
+    }
+    fn norm_bound(&self) -> Option<f64> {
+        (**self).norm_bound()
+    }
+    fn spectral_bounds_are_tight(&self) -> bool {
+        (**self).spectral_bounds_are_tight()
+    }
+    fn lanczos_product(
+        &self,
+        backend: &B,
+        j: usize,
+        q_prev: Option<&B::Vector<S>>,
+        q: &B::Vector<S>,
+        w: &mut B::Vector<S>,
+        c: &B::Vector<f64>,
+        sums: &mut B::Vector<f64>,
+    ) -> Result<()>
+    where
+        B: KrylovBackend,
+    {
+        (**self).lanczos_product(backend, j, q_prev, q, w, c, sums)
+    }
+    fn lanczos_advance_fused(&self) -> bool {
+        (**self).lanczos_advance_fused()
+    }
+    fn lanczos_advance(
+        &self,
+        backend: &B,
+        j: usize,
+        q: &B::Vector<S>,
+        w_prev: &B::Vector<S>,
+        q_next: &mut B::Vector<S>,
+        w: &mut B::Vector<S>,
+        c: &B::Vector<f64>,
+        sums: &mut B::Vector<f64>,
+    ) -> Result<()>
+    where
+        B: KrylovBackend,
+    {
+        (**self).lanczos_advance(backend, j, q, w_prev, q_next, w, c, sums)
+    }
+    fn shifted_step(
+        &self,
+        backend: &B,
+        step: &ShiftedStep<S>,
+        y_prev: &B::Vector<S>,
+        y_next: &mut B::Vector<S>,
+        p: &mut B::Vector<S>,
+    ) -> Result<S::Real> {
+        (**self).shifted_step(backend, step, y_prev, y_next, p)
+    }
+}
+
 /// A small dense matrix (row-major) as an operator on the CPU: for tests, examples and
 /// reference computations, not for speed.
 #[derive(Debug, Clone, PartialEq)]
@@ -367,6 +448,134 @@ impl<S: Scalar> LinearOperator<CpuBackend, S> for DenseMatrixOperator<S> {
 mod tests {
     use super::*;
     use crate::c64;
+
+    /// An operator whose every hook differs from the default, so that a reference that fell
+    /// back on a default is seen.
+    struct Hooks;
+    impl LinearOperator<CpuBackend, f64> for Hooks {
+        fn nrows(&self) -> usize {
+            2
+        }
+        fn ncols(&self) -> usize {
+            2
+        }
+        fn apply(
+            &self,
+            _: &CpuBackend,
+            a: f64,
+            x: &Vec<f64>,
+            b: f64,
+            y: &mut Vec<f64>,
+        ) -> Result<()> {
+            for (yi, xi) in y.iter_mut().zip(x) {
+                *yi = a * 3.0 * xi + if b == 0.0 { 0.0 } else { b * *yi };
+            }
+            Ok(())
+        }
+        fn spectral_bounds(&self) -> Option<SpectralBounds> {
+            SpectralBounds::real(3.0, 3.0).ok()
+        }
+        fn is_hermitian(&self) -> bool {
+            true
+        }
+        fn hermitian_part_bounds(&self) -> Option<(f64, f64)> {
+            Some((2.5, 3.5))
+        }
+        fn norm_bound(&self) -> Option<f64> {
+            Some(3.25)
+        }
+        fn spectral_bounds_are_tight(&self) -> bool {
+            true
+        }
+        fn lanczos_product(
+            &self,
+            _: &CpuBackend,
+            j: usize,
+            _: Option<&Vec<f64>>,
+            _: &Vec<f64>,
+            w: &mut Vec<f64>,
+            _: &Vec<f64>,
+            sums: &mut Vec<f64>,
+        ) -> Result<()> {
+            w[0] = 100.0 + j as f64;
+            sums[0] = -1.0;
+            Ok(())
+        }
+        fn lanczos_advance_fused(&self) -> bool {
+            true
+        }
+        fn lanczos_advance(
+            &self,
+            _: &CpuBackend,
+            j: usize,
+            _: &Vec<f64>,
+            _: &Vec<f64>,
+            q_next: &mut Vec<f64>,
+            _: &mut Vec<f64>,
+            _: &Vec<f64>,
+            _: &mut Vec<f64>,
+        ) -> Result<()> {
+            q_next[0] = 200.0 + j as f64;
+            Ok(())
+        }
+        fn shifted_step(
+            &self,
+            _: &CpuBackend,
+            _: &ShiftedStep<f64>,
+            _: &Vec<f64>,
+            _: &mut Vec<f64>,
+            _: &mut Vec<f64>,
+        ) -> Result<f64> {
+            Ok(42.0)
+        }
+    }
+
+    #[test]
+    fn a_reference_forwards_every_hook() {
+        let cpu = CpuBackend;
+        let op = Hooks;
+        let r: &dyn LinearOperator<CpuBackend, f64> = &op;
+        let by_ref = &r;
+        assert_eq!(by_ref.nrows(), 2);
+        assert_eq!(by_ref.ncols(), 2);
+        assert_eq!(by_ref.spectral_bounds(), op.spectral_bounds());
+        assert!(by_ref.is_hermitian() && by_ref.spectral_bounds_are_tight());
+        assert!(by_ref.lanczos_advance_fused());
+        assert_eq!(by_ref.hermitian_part_bounds(), Some((2.5, 3.5)));
+        assert_eq!(by_ref.norm_bound(), Some(3.25));
+        let (q, c) = (vec![1.0, 1.0], vec![0.0; 4]);
+        let (mut w, mut sums, mut q_next) = (vec![0.0; 2], vec![0.0; 4], vec![0.0; 2]);
+        by_ref
+            .lanczos_product(&cpu, 3, None, &q, &mut w, &c, &mut sums)
+            .unwrap();
+        assert_eq!((w[0], sums[0]), (103.0, -1.0));
+        by_ref
+            .lanczos_advance(&cpu, 4, &q, &q, &mut q_next, &mut w, &c, &mut sums)
+            .unwrap();
+        assert_eq!(q_next[0], 204.0);
+        let step = ShiftedStep {
+            alpha: 1.0,
+            shift: 0.0,
+            coeff: 1.0,
+        };
+        let (mut y, mut p) = (vec![0.0; 2], vec![0.0; 2]);
+        assert_eq!(
+            by_ref
+                .shifted_step(&cpu, &step, &q, &mut y, &mut p)
+                .unwrap(),
+            42.0
+        );
+        by_ref.apply(&cpu, 1.0, &q, 0.0, &mut y).unwrap();
+        assert_eq!(y, vec![3.0, 3.0]);
+        // core's shift holds a reference: (A − 1·I) by reference, bounds shifted.
+        let shifted = crate::Shifted::new(&op, -1.0);
+        shifted.apply(&cpu, 1.0, &q, 0.0, &mut y).unwrap();
+        assert_eq!(y, vec![2.0, 2.0]);
+        assert_eq!(
+            shifted.spectral_bounds(),
+            SpectralBounds::real(2.0, 2.0).ok()
+        );
+    }
 
     #[test]
     fn default_leja_step_matches_its_definition() {
