@@ -33,6 +33,7 @@ use matexp_benches::gpu_harness::{
     CommonArgs, Res, device_tag, err, exit_on_failure, gpu_or_exit, time_wall, upper_median,
     vendor_ratio, write_records,
 };
+use matexp_core::OperatorSteps;
 use matexp_core::{Backend, CpuBackend, KrylovBackend, LinearOperator, Scalar, c64};
 use matexp_expmv::{
     Arnoldi, ArnoldiOptions, ExpmvMethod, Lanczos, LanczosOptions, Leja, LejaOptions, Report,
@@ -600,7 +601,7 @@ fn table_case<S: Scalar>(
             .extra("auto_picks", "lanczos")
             .extra(
                 "step_form",
-                if LinearOperator::<GpuBackend, S>::lanczos_advance_fused(op) {
+                if OperatorSteps::<GpuBackend, S>::lanczos_advance_fused(op) {
                     "deferred"
                 } else {
                     "product + update"

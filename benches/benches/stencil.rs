@@ -9,7 +9,7 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use matexp_benches::{Floor, Record, Recorder, copy_bandwidth};
-use matexp_core::{CpuBackend, LinearOperator, ShiftedStep};
+use matexp_core::{CpuBackend, LinearOperator, OperatorSteps, ShiftedStep};
 use matexp_stencil::partition::{PartitionedStencil, ZPartition};
 use matexp_stencil::{Boundary, Coefficient, Dim, Pointwise, Stencil};
 use std::hint::black_box;

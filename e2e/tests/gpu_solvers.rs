@@ -2,6 +2,7 @@
 //! the GPU backend and compared with the same solvers on the CPU backend. Every test needs a
 //! CUDA GPU (the GPU bundle runs them).
 
+use matexp_core::OperatorSteps;
 use matexp_core::{Backend, CpuBackend, RealScalar, Scalar, c32, c64, norms};
 use matexp_expmv::{
     ArnoldiOptions, LanczosOptions, LejaOptions, TaylorOptions, Tolerance, arnoldi_expmv,
@@ -246,9 +247,9 @@ fn imaginary_leja_agrees_with_the_cpu_backend_on_the_spin_bath() {
 enum Form {
     /// `Backend::lanczos_step` after a plain product.
     Classical,
-    /// `LinearOperator::lanczos_product` + `Backend::lanczos_update`.
+    /// `FusedOperator::lanczos_product` + `Backend::lanczos_update`.
     Pythagorean,
-    /// `Backend::lanczos_settle` + `LinearOperator::lanczos_advance` (q_{j+1} formed in the
+    /// `Backend::lanczos_settle` + `FusedOperator::lanczos_advance` (q_{j+1} formed in the
     /// next product).
     Deferred,
 }
@@ -548,7 +549,7 @@ fn lanczos_over_the_gpu_stencil_matches_the_cpu_stencil() {
             let opts = LanczosOptions::default().with_rtol(1e-12);
             let (want, _) = lanczos_expmv(&cpu, &op, t, &v, &opts).unwrap();
             let dev = GpuStencil::new(&g, &op).unwrap();
-            assert!(LinearOperator::<GpuBackend, f64>::lanczos_advance_fused(
+            assert!(OperatorSteps::<GpuBackend, f64>::lanczos_advance_fused(
                 &dev
             ));
             let vg = g.upload(&v).unwrap();

@@ -13,7 +13,7 @@ use std::fmt::Debug;
 /// they are written once and run on the CPU ([`crate::CpuBackend`]), one GPU or several.
 /// Reductions return host scalars; backends whose reductions cost a round trip (GPUs) also
 /// override the Krylov hooks and offer fused operator steps (see
-/// [`crate::LinearOperator::shifted_step`]) so that hot loops synchronize rarely.
+/// [`crate::FusedOperator::shifted_step`]) so that hot loops synchronize rarely.
 pub trait Backend: Send + Sync + Debug {
     /// A vector of `S` owned by this backend.
     type Vector<S: Scalar>: Send + Sync + Debug;

@@ -8,7 +8,10 @@
 //! Cost per product: one product of the inner operator (`Scaled`, `Shifted`), or one product
 //! of each (`Sum`: the second accumulates into `y` with β = 1, no temporary vector).
 
-use crate::{Backend, LinearOperator, Result, Scalar, SpectralBounds, check_dim};
+use crate::{
+    Backend, FusedOperator, LinearOperator, OperatorSteps, Result, Scalar, SpectralBounds,
+    check_dim,
+};
 
 /// `c·A` for a scalar `c`.
 #[derive(Debug, Clone)]
@@ -165,6 +168,13 @@ impl<B: Backend, S: Scalar, Op: LinearOperator<B, S>> LinearOperator<B, S> for S
         let (lo, hi) = self.inner.hermitian_part_bounds()?;
         Some((lo + self.sigma, hi + self.sigma))
     }
+    /// The inner operator's fused step, with the shift folded in (below).
+    fn fused(&self) -> Option<&dyn FusedOperator<B, S>> {
+        self.inner.fused().map(|_| self as &dyn FusedOperator<B, S>)
+    }
+}
+
+impl<B: Backend, S: Scalar, Op: LinearOperator<B, S>> FusedOperator<B, S> for Shifted<Op> {
     fn shifted_step(
         &self,
         backend: &B,
@@ -179,7 +189,7 @@ impl<B: Backend, S: Scalar, Op: LinearOperator<B, S>> LinearOperator<B, S> for S
             shift: step.shift + step.alpha * S::from_f64(self.sigma),
             coeff: step.coeff,
         };
-        self.inner.shifted_step(backend, &folded, y_prev, y_next, p)
+        OperatorSteps::shifted_step(&self.inner, backend, &folded, y_prev, y_next, p)
     }
 }
 
@@ -308,9 +318,8 @@ mod tests {
         };
         let x = vec![1.0, -2.0, 0.5, 3.0];
         let (mut y, mut p) = (vec![0.0; 4], vec![1.0; 4]);
-        let norm = op
-            .shifted_step(&CpuBackend, &step, &x, &mut y, &mut p)
-            .unwrap();
+        let norm =
+            OperatorSteps::shifted_step(&op, &CpuBackend, &step, &x, &mut y, &mut p).unwrap();
         let ax = product(&op, &x);
         for i in 0..4 {
             let yi = 0.5 * ax[i] - 0.25 * x[i];

@@ -141,7 +141,7 @@ mod tests {
     /// cancels (q close to an eigenvector) or breaks down (an eigenvector).
     #[test]
     fn pythagorean_lanczos_step_matches_the_classical_one() {
-        use crate::{LANCZOS_SUMS, LinearOperator, lanczos_pythagoras};
+        use crate::{LANCZOS_SUMS, LinearOperator, OperatorSteps, lanczos_pythagoras};
         let cpu = CpuBackend::new();
         let a = crate::DenseMatrixOperator::new(
             3,

@@ -28,8 +28,8 @@ mod error;
 pub mod fused;
 pub mod memory;
 pub mod norms;
-pub mod rng;
 mod operator;
+pub mod rng;
 mod scalar;
 mod time_dependent;
 
@@ -37,7 +37,9 @@ pub use backend::{Backend, check_combination};
 pub use combinators::{Scaled, Shifted, Sum};
 pub use cpu::CpuBackend;
 pub use error::{Error, Result, check_dim};
-pub use fused::{KrylovBackend, LANCZOS_SUMS, LANCZOS_TRUST, lanczos_pythagoras};
+pub use fused::{
+    FusedOperator, KrylovBackend, LANCZOS_SUMS, LANCZOS_TRUST, OperatorSteps, lanczos_pythagoras,
+};
 pub use memory::try_filled;
 pub use operator::{DenseMatrixOperator, LinearOperator, ShiftedStep, SpectralBounds};
 pub use scalar::{RealScalar, Scalar, c32, c64};

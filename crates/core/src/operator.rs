@@ -1,7 +1,7 @@
 //! Linear operators: `y ← α·A·x + β·y`.
 
 use crate::error::check_dim;
-use crate::{Backend, CpuBackend, Error, KrylovBackend, Result, Scalar};
+use crate::{Backend, CpuBackend, Error, FusedOperator, Result, Scalar};
 
 /// A box in the complex plane holding the spectrum (or the field of values) of an operator:
 /// `[re_min, re_max] × [im_min, im_max]`. Hermitian operators have `im_min = im_max = 0`.
@@ -73,7 +73,7 @@ impl SpectralBounds {
     }
 }
 
-/// Coefficients of one fused shifted-product step (see [`LinearOperator::shifted_step`]):
+/// Coefficients of one fused shifted-product step (see [`FusedOperator::shifted_step`]):
 /// `y ← alpha·A·x + shift·x`, `acc ← acc + coeff·y`, returning ‖y‖₂.
 ///
 /// This is the inner step of every polynomial method on an operator. Newton interpolation at
@@ -153,98 +153,19 @@ pub trait LinearOperator<B: Backend, S: Scalar>: Send + Sync {
         false
     }
 
-    /// The product of a Lanczos step with its sums: w ← A·q_j − β_j·q_{j−1} (β_j =
-    /// `c[2j − 1]`, read where the coefficients live; no subtraction when `q_prev` is
-    /// `None`) and `sums[0..4]` ← (Re⟨q_j, w⟩, Im⟨q_j, w⟩, ‖w‖², ‖q_j‖²) for
-    /// [`KrylovBackend::lanczos_update`]. The default applies the operator and calls
-    /// [`KrylovBackend::lanczos_sums`] (a second pass over the vectors); GPU operators override it
-    /// with one pass.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`LinearOperator::apply`] and [`KrylovBackend::lanczos_sums`].
-    #[allow(clippy::too_many_arguments)]
-    fn lanczos_product(
-        &self,
-        backend: &B,
-        j: usize,
-        q_prev: Option<&B::Vector<S>>,
-        q: &B::Vector<S>,
-        w: &mut B::Vector<S>,
-        c: &B::Vector<f64>,
-        sums: &mut B::Vector<f64>,
-    ) -> Result<()>
-    where
-        B: KrylovBackend,
-    {
-        self.apply(backend, S::one(), q, S::zero(), w)?;
-        backend.lanczos_sums(j, q_prev, q, w, c, sums)
-    }
-
-    /// Whether [`lanczos_advance`](Self::lanczos_advance) forms q_{j+1} inside the product's
-    /// own pass. Lanczos then runs the deferred form of its step ([`KrylovBackend::lanczos_settle`]
-    /// and `lanczos_advance`), which saves the update pass; `false` (the default) keeps the
-    /// product-and-update form.
-    fn lanczos_advance_fused(&self) -> bool {
-        false
-    }
-
-    /// Step j + 1 of the deferred Lanczos form, once step j is settled
-    /// ([`KrylovBackend::lanczos_settle`]): `q_next` ← q_{j+1} (formed from `w_prev` and q_j =
-    /// `q` as [`KrylovBackend::lanczos_form`] does), then `w` ← A·q_{j+1} − β_{j+1}·q_j with the
-    /// sums of step j + 1 in `sums` (as [`lanczos_product`](Self::lanczos_product)). `w`
-    /// overlaps neither `w_prev` nor `q_next`: a fused product still gathers from `w_prev`
-    /// while other rows are written.
-    ///
-    /// The default is [`KrylovBackend::lanczos_form`] followed by `lanczos_product`; operators
-    /// that say [`lanczos_advance_fused`](Self::lanczos_advance_fused) do both in one pass
-    /// (reads A, q_j and w_prev; writes q_{j+1} and w), the same values up to the order of
-    /// the sums' rounding.
-    ///
-    /// # Errors
-    ///
-    /// Those of [`KrylovBackend::lanczos_form`] and [`lanczos_product`](Self::lanczos_product).
-    #[allow(clippy::too_many_arguments)]
-    fn lanczos_advance(
-        &self,
-        backend: &B,
-        j: usize,
-        q: &B::Vector<S>,
-        w_prev: &B::Vector<S>,
-        q_next: &mut B::Vector<S>,
-        w: &mut B::Vector<S>,
-        c: &B::Vector<f64>,
-        sums: &mut B::Vector<f64>,
-    ) -> Result<()>
-    where
-        B: KrylovBackend,
-    {
-        backend.lanczos_form(j, q, w_prev, c, sums, q_next)?;
-        self.lanczos_product(backend, j + 1, Some(q), q_next, w, c, sums)
-    }
-
-    /// One fused shifted-product step ([`ShiftedStep`]):
-    /// `y_next ← alpha·A·y_prev + shift·y_prev`, `p ← p + coeff·y_next`, returns
-    /// ‖y_next‖₂. The default runs the four operations one after another; GPU operators
-    /// override it with a single pass over memory.
-    fn shifted_step(
-        &self,
-        backend: &B,
-        step: &ShiftedStep<S>,
-        y_prev: &B::Vector<S>,
-        y_next: &mut B::Vector<S>,
-        p: &mut B::Vector<S>,
-    ) -> Result<S::Real> {
-        backend.copy(y_prev, y_next)?;
-        self.apply(backend, step.alpha, y_prev, step.shift, y_next)?;
-        backend.axpby(step.coeff, y_next, S::one(), p)?;
-        backend.nrm2(y_next)
+    /// This operator's fused passes ([`FusedOperator`]: the Lanczos product with its sums,
+    /// the deferred Lanczos step, Leja's shifted step), when it has kernels for them: an
+    /// operator that implements [`FusedOperator`] returns `Some(self)`. `None` (the default)
+    /// gives the BLAS-1 sequences of [`crate::OperatorSteps`]. Wrappers forward their inner
+    /// operator's answer.
+    fn fused(&self) -> Option<&dyn FusedOperator<B, S>> {
+        None
     }
 }
 
-/// A borrowed operator is the operator: every method forwards, the defaulted hooks included,
-/// so that an operator's fused products and bounds survive wrapping a reference (for
-/// example [`crate::Shifted`] holding `&O`).
+/// A borrowed operator is the operator: every method forwards, the defaulted ones and
+/// [`LinearOperator::fused`] included, so that an operator's fused passes and bounds survive
+/// wrapping a reference (for example [`crate::Shifted`] holding `&O`).
 impl<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized> LinearOperator<B, S> for &O {
     fn nrows(&self) -> usize {
         (**self).nrows()
@@ -277,49 +198,8 @@ impl<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized> LinearOperator<B, 
     fn spectral_bounds_are_tight(&self) -> bool {
         (**self).spectral_bounds_are_tight()
     }
-    fn lanczos_product(
-        &self,
-        backend: &B,
-        j: usize,
-        q_prev: Option<&B::Vector<S>>,
-        q: &B::Vector<S>,
-        w: &mut B::Vector<S>,
-        c: &B::Vector<f64>,
-        sums: &mut B::Vector<f64>,
-    ) -> Result<()>
-    where
-        B: KrylovBackend,
-    {
-        (**self).lanczos_product(backend, j, q_prev, q, w, c, sums)
-    }
-    fn lanczos_advance_fused(&self) -> bool {
-        (**self).lanczos_advance_fused()
-    }
-    fn lanczos_advance(
-        &self,
-        backend: &B,
-        j: usize,
-        q: &B::Vector<S>,
-        w_prev: &B::Vector<S>,
-        q_next: &mut B::Vector<S>,
-        w: &mut B::Vector<S>,
-        c: &B::Vector<f64>,
-        sums: &mut B::Vector<f64>,
-    ) -> Result<()>
-    where
-        B: KrylovBackend,
-    {
-        (**self).lanczos_advance(backend, j, q, w_prev, q_next, w, c, sums)
-    }
-    fn shifted_step(
-        &self,
-        backend: &B,
-        step: &ShiftedStep<S>,
-        y_prev: &B::Vector<S>,
-        y_next: &mut B::Vector<S>,
-        p: &mut B::Vector<S>,
-    ) -> Result<S::Real> {
-        (**self).shifted_step(backend, step, y_prev, y_next, p)
+    fn fused(&self) -> Option<&dyn FusedOperator<B, S>> {
+        (**self).fused()
     }
 }
 
@@ -447,7 +327,7 @@ impl<S: Scalar> LinearOperator<CpuBackend, S> for DenseMatrixOperator<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::c64;
+    use crate::{OperatorSteps, c64};
 
     /// An operator whose every hook differs from the default, so that a reference that fell
     /// back on a default is seen.
@@ -487,6 +367,11 @@ mod tests {
         fn spectral_bounds_are_tight(&self) -> bool {
             true
         }
+        fn fused(&self) -> Option<&dyn FusedOperator<CpuBackend, f64>> {
+            Some(self)
+        }
+    }
+    impl FusedOperator<CpuBackend, f64> for Hooks {
         fn lanczos_product(
             &self,
             _: &CpuBackend,
@@ -575,6 +460,14 @@ mod tests {
             shifted.spectral_bounds(),
             SpectralBounds::real(2.0, 2.0).ok()
         );
+        // The shift keeps the inner operator's fused step (with the shift folded in), and an
+        // operator without fused passes gets the BLAS-1 sequence.
+        assert_eq!(
+            OperatorSteps::shifted_step(&shifted, &cpu, &step, &q, &mut y, &mut p).unwrap(),
+            42.0
+        );
+        let plain = DenseMatrixOperator::new(2, 2, vec![3.0, 0.0, 0.0, 3.0]).unwrap();
+        assert!(plain.fused().is_none() && crate::Shifted::new(&plain, 1.0).fused().is_none());
     }
 
     #[test]

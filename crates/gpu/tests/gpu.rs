@@ -7,6 +7,7 @@
 //! and errors are judged relative to the precision of the type under test. Outputs are
 //! poisoned with NaN before each kernel so that an unwritten entry cannot pass.
 
+use matexp_core::OperatorSteps;
 use matexp_core::{Backend, CpuBackend, LinearOperator, Scalar, ShiftedStep, c32, c64, norms};
 use matexp_gpu::{
     GpuBackend, GpuCsr, GpuIndex, GpuPattern, GpuVector, MultiGpuBackend, MultiGpuCsr, SpmvKernel,

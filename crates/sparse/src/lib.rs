@@ -20,7 +20,7 @@
 //!
 //! Both formats implement [`matexp_core::LinearOperator`] on the [`matexp_core::CpuBackend`]
 //! (see [`operator`] for the memory model): `y ← αAx + βy` over rayon row chunks balanced
-//! by stored entries, `y` never read when β = 0; [`LinearOperator::shifted_step`] fused into
+//! by stored entries, `y` never read when β = 0; [`matexp_core::FusedOperator::shifted_step`] fused into
 //! one pass with an overflow-safe norm; Gershgorin [`SpectralBounds`] (a real interval for
 //! Hermitian matrices) and Hermitian-ness computed once and cached.
 //!

@@ -18,6 +18,7 @@
 
 use crate::parallel::{map_row_chunks, map_row_chunks2};
 use crate::{CsrIndex, CsrMatrix, PatternCsr};
+use matexp_core::FusedOperator;
 use matexp_core::{
     CpuBackend, LinearOperator, RealScalar, Result, Scalar, ShiftedStep, SpectralBounds, check_dim,
     norms,
@@ -260,6 +261,12 @@ impl<S: Scalar, I: CsrIndex> LinearOperator<CpuBackend, S> for CsrMatrix<S, I> {
     fn hermitian_part_bounds(&self) -> Option<(f64, f64)> {
         CsrMatrix::hermitian_part_bounds(self)
     }
+    fn fused(&self) -> Option<&dyn FusedOperator<CpuBackend, S>> {
+        Some(self)
+    }
+}
+
+impl<S: Scalar, I: CsrIndex> FusedOperator<CpuBackend, S> for CsrMatrix<S, I> {
     fn shifted_step(
         &self,
         _: &CpuBackend,
@@ -288,6 +295,12 @@ impl<S: Scalar, I: CsrIndex> LinearOperator<CpuBackend, S> for PatternCsr<I> {
     fn is_hermitian(&self) -> bool {
         self.is_symmetric()
     }
+    fn fused(&self) -> Option<&dyn FusedOperator<CpuBackend, S>> {
+        Some(self)
+    }
+}
+
+impl<S: Scalar, I: CsrIndex> FusedOperator<CpuBackend, S> for PatternCsr<I> {
     fn shifted_step(
         &self,
         _: &CpuBackend,

@@ -4,6 +4,7 @@ use crate::grid::{Boundary, Dim, Grid};
 use crate::kernel::{self, CoefView, Ctx};
 use crate::spectrum::laplacian_interval;
 use crate::terms::{BoundaryFunction, Coefficient, check_coefficient};
+use matexp_core::FusedOperator;
 use matexp_core::{
     CpuBackend, Error, LinearOperator, RealScalar, Result, ShiftedStep, SpectralBounds, check_dim,
 };
@@ -20,7 +21,7 @@ use rayon::prelude::*;
 ///
 /// **Cost.** One product reads `x` once and writes `y` once (the neighbour rows come from
 /// cache), 8 flops per point in 3D plus 2 for `α, β` (the seed's 10 flops); the fused
-/// [`LinearOperator::shifted_step`] adds the accumulation and the norm in the same pass.
+/// [`FusedOperator::shifted_step`] adds the accumulation and the norm in the same pass.
 ///
 /// **Accuracy.** Truncation error `O(h²)` for smooth solutions (`h²/12·Σ ∂⁴u/∂x_a⁴`);
 /// each product is a sum of at most 8 terms, so its rounding error is a few ulps of
@@ -441,6 +442,12 @@ impl<S: RealScalar> LinearOperator<CpuBackend, S> for Stencil<S> {
         true
     }
 
+    fn fused(&self) -> Option<&dyn FusedOperator<CpuBackend, S>> {
+        Some(self)
+    }
+}
+
+impl<S: RealScalar> FusedOperator<CpuBackend, S> for Stencil<S> {
     /// One pass: `y_next ← α·A·y_prev + shift·y_prev`, `p ← p + coeff·y_next`, ‖y_next‖₂.
     fn shifted_step(
         &self,

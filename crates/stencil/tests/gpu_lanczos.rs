@@ -8,6 +8,7 @@
 mod common;
 
 use common::{KINDS, coefficient, dim, random_vec, rel_err};
+use matexp_core::OperatorSteps;
 use matexp_core::{Backend, KrylovBackend, LinearOperator};
 use matexp_gpu::{GpuBackend, GpuVector};
 use matexp_stencil::gpu::{GpuStencil, StencilKernel};
@@ -191,7 +192,7 @@ fn fused_lanczos_checks_its_arguments() {
     let g = gpu();
     let op = Stencil::<f64>::laplacian(Dim::Three, 8, Boundary::Dirichlet).unwrap();
     let dev = GpuStencil::new(&g, &op).unwrap();
-    assert!(LinearOperator::<GpuBackend, f64>::lanczos_advance_fused(
+    assert!(OperatorSteps::<GpuBackend, f64>::lanczos_advance_fused(
         &dev
     ));
     for (bx, by) in [(16, 1), (0, 32), (32, 32), (33, 4)] {

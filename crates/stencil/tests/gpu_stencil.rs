@@ -6,6 +6,7 @@
 mod common;
 
 use common::{KINDS, coefficient, dim, random_vec, rel_err};
+use matexp_core::OperatorSteps;
 use matexp_core::{Backend, CpuBackend, LinearOperator, RealScalar, ShiftedStep};
 use matexp_gpu::rt::DeviceElement;
 use matexp_gpu::{GpuBackend, GpuVector};

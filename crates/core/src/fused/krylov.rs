@@ -129,7 +129,7 @@ pub trait KrylovBackend: Backend {
     }
 
     /// The sums of a Pythagorean Lanczos step for an operator that does not form them in
-    /// its product ([`crate::LinearOperator::lanczos_product`]'s default): on entry w = A·q_j;
+    /// its product ([`crate::FusedOperator::lanczos_product`]'s default): on entry w = A·q_j;
     /// w ← w − β_j·q_{j−1} (β_j = `c[2j − 1]`; nothing when `q_prev` is `None`), then
     /// `sums[0..4]` ← (Re⟨q_j, w⟩, Im⟨q_j, w⟩, ‖w‖², ‖q_j‖²), plain sums in `f64`, written
     /// where the coefficients live. `sums` has at least [`LANCZOS_SUMS`] entries.
@@ -163,7 +163,7 @@ pub trait KrylovBackend: Backend {
     }
 
     /// The update of a Pythagorean Lanczos step, given `sums` from
-    /// [`crate::LinearOperator::lanczos_product`] (w = A·q_j − β_j·q_{j−1} on entry):
+    /// [`crate::FusedOperator::lanczos_product`] (w = A·q_j − β_j·q_{j−1} on entry):
     /// α_j = Re⟨q_j, w⟩ and β_{j+1}² = ‖w − α_j·q_j‖² = ‖w‖² − 2α_j·Re⟨q_j, w⟩ + α_j²·‖q_j‖²
     /// (an identity for the vectors at hand; [`lanczos_pythagoras`]). Where that is trusted,
     /// w ← (w − α_j·q_j)/β_{j+1} in one pass; otherwise (cancellation: β² below 1/16 of
@@ -211,12 +211,12 @@ pub trait KrylovBackend: Backend {
     }
 
     /// Settles step j of the **deferred** Lanczos form: given `sums` of w = A·q_j −
-    /// β_j·q_{j−1} (from [`crate::LinearOperator::lanczos_product`] or
-    /// [`crate::LinearOperator::lanczos_advance`]), writes `c[2j] = α_j`, `c[2j + 1] =
+    /// β_j·q_{j−1} (from [`crate::FusedOperator::lanczos_product`] or
+    /// [`crate::FusedOperator::lanczos_advance`]), writes `c[2j] = α_j`, `c[2j + 1] =
     /// β_{j+1}` as [`KrylovBackend::lanczos_update`] does, but leaves the division to the reader
     /// of q_{j+1}: where the Pythagorean β is trusted ([`lanczos_pythagoras`]) w is left
     /// as it is and `sums[4] = 0` (q_{j+1} = (w − α_j·q_j)/β_{j+1}, formed where it is read:
-    /// [`KrylovBackend::lanczos_form`] or a fused [`crate::LinearOperator::lanczos_advance`]);
+    /// [`KrylovBackend::lanczos_form`] or a fused [`crate::FusedOperator::lanczos_advance`]);
     /// otherwise w ← (w − α_j·q_j)/β_{j+1} by the exact overflow-safe norm, exactly as
     /// [`KrylovBackend::lanczos_update`], and `sums[4] = 1` (w then is q_{j+1}).
     ///

@@ -51,7 +51,7 @@
 //! d_j = g[ξ_0, …, ξ_j]   (divided differences, matexp-divdiff's stable method).
 //! ```
 //!
-//! Each term is one fused [`matexp_core::LinearOperator::shifted_step`]
+//! Each term is one fused [`matexp_core::FusedOperator::shifted_step`]
 //! (`y_j = A·y_{j−1}/s + (−c/s − ξ_{j−1})·y_{j−1}`, `p += d_j y_j`, returns `‖y_j‖`): one
 //! product and one pass over three vectors, whatever the backend. Leja points are a
 //! *sequence*, so the degree grows until the error estimate is met. The divided differences

@@ -1,11 +1,12 @@
 //! One substep: the Newton form of the Leja interpolant applied to a vector.
 //!
 //! `p = Σ_{m≤M} d_m y_m`, `y_0 = u`, `y_m = ((A − c)/s − ξ_{m−1}) y_{m−1}`, one fused
-//! [`LinearOperator::shifted_step`] per term, so the loop never touches vector entries on the
+//! [`matexp_core::FusedOperator::shifted_step`] per term, so the loop never touches vector entries on the
 //! host: per term it reads back one norm (the one the fused step returns), and the norm of
 //! `p` only when the cheap upper bound says the test may pass.
 
 use super::focal::Focal;
+use matexp_core::OperatorSteps;
 use matexp_core::{Backend, LinearOperator, RealScalar, Result, Scalar, ShiftedStep};
 
 /// When to stop adding terms.

@@ -1,4 +1,4 @@
-//! The deferred form of the Lanczos step ([`LinearOperator::lanczos_advance`]): an operator
+//! The deferred form of the Lanczos step ([`FusedOperator::lanczos_advance`]): an operator
 //! that says `lanczos_advance_fused` gets q_{j+1} formed inside its next product instead of
 //! in an update pass. Here CPU operators are wrapped so that they say so (keeping the
 //! default `lanczos_advance`, i.e. `lanczos_form` + `lanczos_product`): the deferred run must
@@ -8,6 +8,7 @@
 //! `Reorthogonalize::Auto` on a stiff matrix, and substeps.
 
 use crate::common;
+use matexp_core::FusedOperator;
 
 use common::{dense_expmv, dense_phimv, laplacian, rel_err, spin_chain, start_vector};
 use matexp_core::{
@@ -41,6 +42,12 @@ impl<S: Scalar, O: LinearOperator<CpuBackend, S>> LinearOperator<CpuBackend, S>
     fn is_hermitian(&self) -> bool {
         self.0.is_hermitian()
     }
+    fn fused(&self) -> Option<&dyn FusedOperator<CpuBackend, S>> {
+        Some(self)
+    }
+}
+
+impl<S: Scalar, O: LinearOperator<CpuBackend, S>> FusedOperator<CpuBackend, S> for Deferred<'_, O> {
     fn lanczos_advance_fused(&self) -> bool {
         true
     }

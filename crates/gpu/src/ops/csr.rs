@@ -29,6 +29,7 @@ use super::structure::{
 use crate::kernels::reduce::{self, Pending};
 use crate::rt::{Device, DeviceBuffer, scalar};
 use crate::vendor::cusparse;
+use matexp_core::FusedOperator;
 use matexp_core::{Error, LinearOperator, Result, Scalar, ShiftedStep, SpectralBounds, check_dim};
 use rayon::prelude::*;
 use std::fmt;
@@ -190,7 +191,7 @@ impl<S: Scalar> GpuCsr<S> {
     }
 
     /// Whether Lanczos runs the deferred step form on this matrix
-    /// ([`LinearOperator::lanczos_advance`], `spmv_csr_lanczos_advance`: q_{j+1} formed from
+    /// ([`FusedOperator::lanczos_advance`], `spmv_csr_lanczos_advance`: q_{j+1} formed from
     /// w and q_j at every gather, no update pass). Off by default: a CSR product gathers
     /// each x entry once per stored entry, so forming it there doubles the gathers, against
     /// a saved update pass of 3n of traffic, which did not pay for them on the seed 000
@@ -293,7 +294,7 @@ impl<S: Scalar> GpuCsr<S> {
     }
 
     /// The fused Leja step with its norm left on the way to the host (see
-    /// [`LinearOperator::shifted_step`] for the math): one kernel over A, y_prev, y_next, p and
+    /// [`FusedOperator::shifted_step`] for the math): one kernel over A, y_prev, y_next, p and
     /// one finish launch; the caller waits when (and if) it needs the norm.
     pub fn leja_step_deferred(
         &self,
@@ -419,6 +420,12 @@ impl<S: Scalar> LinearOperator<GpuBackend, S> for GpuCsr<S> {
             self.hermitian_part
         }
     }
+    fn fused(&self) -> Option<&dyn FusedOperator<GpuBackend, S>> {
+        Some(self)
+    }
+}
+
+impl<S: Scalar> FusedOperator<GpuBackend, S> for GpuCsr<S> {
     /// One pass (`spmv_csr_lanczos`): the product, the β_j·q_{j−1} subtraction and the
     /// step's sums together, reduced on the device into `sums`.
     fn lanczos_product(
@@ -703,6 +710,12 @@ impl<S: Scalar> LinearOperator<GpuBackend, S> for GpuPattern {
     fn is_hermitian(&self) -> bool {
         self.symmetric
     }
+    fn fused(&self) -> Option<&dyn FusedOperator<GpuBackend, S>> {
+        Some(self)
+    }
+}
+
+impl<S: Scalar> FusedOperator<GpuBackend, S> for GpuPattern {
     fn shifted_step(
         &self,
         backend: &GpuBackend,

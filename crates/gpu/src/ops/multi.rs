@@ -19,6 +19,7 @@ use crate::kernels::reduce::{self, Pending, PendingSlot, SLOT_WIDTH};
 use crate::rt::driver::check;
 use crate::rt::{Device, DeviceBuffer, Event, scalar};
 use cudarc::driver::result;
+use matexp_core::FusedOperator;
 use matexp_core::{
     Backend, Error, KrylovBackend, LinearOperator, Result, Scalar, ShiftedStep, SpectralBounds,
     check_dim,
@@ -759,6 +760,12 @@ impl<S: Scalar> LinearOperator<MultiGpuBackend, S> for MultiGpuCsr<S> {
     fn is_hermitian(&self) -> bool {
         self.hermitian
     }
+    fn fused(&self) -> Option<&dyn FusedOperator<MultiGpuBackend, S>> {
+        Some(self)
+    }
+}
+
+impl<S: Scalar> FusedOperator<MultiGpuBackend, S> for MultiGpuCsr<S> {
     fn shifted_step(
         &self,
         backend: &MultiGpuBackend,

@@ -2,6 +2,7 @@
 //! both index widths.
 
 use crate::common;
+use matexp_core::OperatorSteps;
 
 use common::*;
 use matexp_core::{Backend, CpuBackend, LinearOperator, Scalar, ShiftedStep, c32, c64};

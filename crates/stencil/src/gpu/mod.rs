@@ -6,8 +6,8 @@
 //!   the fused step (product, update and norm in one pass over memory, the norm finished
 //!   by a one-block kernel and a 24-byte copy).
 //! * The Lanczos step in one pass of the streaming kernel: the product with its four sums
-//!   ([`LinearOperator::lanczos_product`]: w ← A·q_j − β_j·q_{j−1}, reads 2n, writes n), and
-//!   the deferred step's advance ([`LinearOperator::lanczos_advance`]: q_{j+1} formed from
+//!   ([`FusedOperator::lanczos_product`]: w ← A·q_j − β_j·q_{j−1}, reads 2n, writes n), and
+//!   the deferred step's advance ([`FusedOperator::lanczos_advance`]: q_{j+1} formed from
 //!   w_prev and q_j where the product gathers it, stored once; reads 2n, writes 2n, against
 //!   6n for a product and a separate update pass). The sums stay on the device (per-block
 //!   rows, then the GPU crate's `finish_sum`), so a step has no host round trip.
@@ -37,6 +37,7 @@ use crate::grid::{Boundary, Dim};
 use crate::nonlinear::Pointwise;
 use crate::stencil::Stencil;
 use crate::terms::{BoundaryFunction, Coefficient};
+use matexp_core::FusedOperator;
 use matexp_core::{
     Error, LinearOperator, RealScalar, Result, ShiftedStep, SpectralBounds, check_dim,
 };
@@ -258,8 +259,8 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
         Ok(self)
     }
 
-    /// The block of the streaming Lanczos passes ([`LinearOperator::lanczos_product`],
-    /// [`LinearOperator::lanczos_advance`]), `(x, y)` threads; default [`stream_block`] of
+    /// The block of the streaming Lanczos passes ([`FusedOperator::lanczos_product`],
+    /// [`FusedOperator::lanczos_advance`]), `(x, y)` threads; default [`stream_block`] of
     /// the grid.
     ///
     /// # Errors
@@ -648,7 +649,7 @@ impl<S: RealScalar + DeviceElement> GpuStencil<S> {
         Ok(guard)
     }
 
-    /// The fused step (see [`LinearOperator::shifted_step`]) with its norm left on the
+    /// The fused step (see [`FusedOperator::shifted_step`]) with its norm left on the
     /// device: three doubles (Blue's scaled sums of squares) in the returned guard's
     /// `total`, turned into ‖y_next‖₂ by [`GpuStencil::shifted_step`]. Queued, not waited
     /// for; benchmarks time it without the copy.
@@ -1132,6 +1133,12 @@ impl<S: RealScalar + DeviceElement> LinearOperator<GpuBackend, S> for GpuStencil
         LinearOperator::<matexp_core::CpuBackend, S>::norm_bound(&self.op)
     }
 
+    fn fused(&self) -> Option<&dyn FusedOperator<GpuBackend, S>> {
+        Some(self)
+    }
+}
+
+impl<S: RealScalar + DeviceElement> FusedOperator<GpuBackend, S> for GpuStencil<S> {
     /// One pass of the optimized kernel plus a one-block finish and a 24-byte copy.
     fn shifted_step(
         &self,
@@ -1144,7 +1151,6 @@ impl<S: RealScalar + DeviceElement> LinearOperator<GpuBackend, S> for GpuStencil
         self.queue_step(step, y_prev, y_next, p)?;
         Ok(S::from_f64(self.step_norm()?))
     }
-
     /// One pass of the streaming kernel (`stencil_marchlanczos`): w ← A·q_j − β_j·q_{j−1}
     /// with (⟨q_j, w⟩, 0, ‖w‖², ‖q_j‖²) summed in the same pass, per block, then finished on
     /// the device into `sums[0..4]` (the GPU crate's `finish_sum`). Nothing waits.
@@ -1187,12 +1193,10 @@ impl<S: RealScalar + DeviceElement> LinearOperator<GpuBackend, S> for GpuStencil
             w.device_ptr(),
         )
     }
-
-    /// `true`: [`lanczos_advance`](LinearOperator::lanczos_advance) is one pass.
+    /// `true`: [`lanczos_advance`](FusedOperator::lanczos_advance) is one pass.
     fn lanczos_advance_fused(&self) -> bool {
         true
     }
-
     /// One pass of the streaming kernel (`stencil_marchadvance`): every value of q_{j+1}
     /// the product gathers is formed on the fly, q_{j+1} = (w_prev − α_j·q_j)·(1/β_{j+1})
     /// (α_j = `c[2j]`, β_{j+1} = `c[2j + 1]`) where the settle left `sums[4] = 0`, else
@@ -1204,7 +1208,7 @@ impl<S: RealScalar + DeviceElement> LinearOperator<GpuBackend, S> for GpuStencil
     /// default's [`Backend::lanczos_form`](matexp_core::Backend::lanczos_form) (3n) and
     /// product (3n). The neighbours' w_prev and q_j come through L1 as the product's do.
     ///
-    /// **Accuracy.** As [`lanczos_product`](LinearOperator::lanczos_product) taken of
+    /// **Accuracy.** As [`lanczos_product`](FusedOperator::lanczos_product) taken of
     /// q_{j+1}: the same vector, the sums in another order.
     fn lanczos_advance(
         &self,

@@ -2,6 +2,7 @@
 //! coefficient, 2D and 3D, f32 and f64, random sizes and coefficients.
 
 use crate::common;
+use matexp_core::OperatorSteps;
 
 use common::{KINDS, coefficient, dim, random_vec, rel_err};
 use matexp_core::{CpuBackend, LinearOperator, RealScalar, Shifted, ShiftedStep};

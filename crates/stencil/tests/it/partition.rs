@@ -2,6 +2,7 @@
 //! (and uneven slabs), every boundary kind and the coefficients.
 
 use crate::common;
+use matexp_core::OperatorSteps;
 
 use common::{KINDS, coefficient, random_vec};
 use matexp_core::{CpuBackend, LinearOperator, ShiftedStep};

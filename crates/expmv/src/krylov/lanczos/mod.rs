@@ -1,5 +1,6 @@
 //! The Lanczos method for f(tA)v with Hermitian A.
 
+use matexp_core::OperatorSteps;
 use super::orthogonality::OmegaMonitor;
 use super::small::{Coefficients, Screen, exp_coefficients, phi_coefficients};
 use crate::method::check_phi_order;
@@ -128,7 +129,7 @@ pub(crate) enum Func {
 /// the checks and at k = n), and T is truncated to the step where it happened; the products
 /// spent after it (at most one check interval) are counted.
 ///
-/// **Host round trips.** A step is [`LinearOperator::lanczos_product`] (w = A·q_j −
+/// **Host round trips.** A step is [`matexp_core::FusedOperator::lanczos_product`] (w = A·q_j −
 /// β_j·q_{j−1} with the sums Re⟨q_j, w⟩, ‖w‖², ‖q_j‖² formed in the product's own pass on
 /// GPU CSR matrices) and [`Backend::lanczos_update`] (α_j = Re⟨q_j, w⟩ and β_{j+1} by the
 /// Pythagorean identity ‖w − α_j q_j‖² = ‖w‖² − 2α_j Re⟨q_j, w⟩ + α_j²‖q_j‖² where it keeps
@@ -256,7 +257,7 @@ pub struct Lanczos<'a, B: Backend, S: Scalar> {
     coeffs: Option<B::Vector<f64>>,
     /// The sums of the Pythagorean step ([`Backend::lanczos_update`]), allocated on first use.
     sums: Option<B::Vector<f64>>,
-    /// The deferred form ([`LinearOperator::lanczos_advance`]): the two vectors w_j =
+    /// The deferred form ([`matexp_core::FusedOperator::lanczos_advance`]): the two vectors w_j =
     /// A·q_j − β_j·q_{j−1} alternate between these slots (the fused advance still gathers
     /// from one while it writes the other).
     pending: Vec<B::Vector<S>>,
@@ -614,14 +615,14 @@ impl<'a, B: KrylovBackend, S: Scalar> Lanczos<'a, B, S> {
     }
 
     /// Step j of the fused path: u = A·q_j − β_j·q_{j−1} with the step's sums
-    /// ([`LinearOperator::lanczos_product`]), then [`Backend::lanczos_update`] (α_j, β_{j+1}
+    /// ([`matexp_core::FusedOperator::lanczos_product`]), then [`Backend::lanczos_update`] (α_j, β_{j+1}
     /// into the coefficient array, u ← q_{j+1}): the three-term recurrence in Paige's order,
     /// β_{j+1} by the Pythagorean identity where it is trusted. One-pass: q_j = basis[j], u = basis[j+1];
     /// two-pass: three rotating slots.
     ///
     /// In the deferred form (`self.deferred`) step j is instead the settling of step j − 1
     /// ([`Backend::lanczos_settle`], unless a read point did it) and
-    /// [`LinearOperator::lanczos_advance`]: q_j is written into basis[j] by the product
+    /// [`matexp_core::FusedOperator::lanczos_advance`]: q_j is written into basis[j] by the product
     /// that gathers it, and w_j waits in a `pending` slot for the next step or
     /// [`Self::settle`]. Same coefficients, same basis, one pass over memory fewer.
     fn fused_step<O: LinearOperator<B, S> + ?Sized>(&mut self, op: &O, j: usize) -> Result<()> {
