@@ -1,15 +1,15 @@
 //! Benchmark suite `leja`: generating Leja points (discrete on a uniform grid, fast Leja),
 //! looking them up in the shipped table and mapping them onto an interval, and estimating a
-//! spectral interval by Lanczos.
+//! spectral interval by Lanczos (`matexp_expmv::spectrum`).
 //!
 //! Default sizes finish in a few seconds on a laptop; `MATEXP_BENCH_FULL=1` adds the sizes
 //! a long interpolation needs (10⁴ points, 10⁶-point grids).
 
 use matexp_benches::criterion::Criterion;
 use matexp_benches::{Record, Recorder};
-use matexp_leja::{
-    Interval, LanczosOptions, discrete_leja_points, fast_leja_points, lanczos_bounds, leja_points,
-};
+use matexp_core::{CpuBackend, LinearOperator};
+use matexp_expmv::spectrum::{SpectrumOptions, lanczos_bounds};
+use matexp_leja::{Interval, discrete_leja_points, fast_leja_points, leja_points};
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -97,9 +97,39 @@ fn laplacian_1d(x: &[f64], y: &mut [f64]) {
     }
 }
 
+/// tridiag(1, −2, 1) of order n as an operator ([`laplacian_1d`]).
+struct Laplacian1d(usize);
+
+impl LinearOperator<CpuBackend, f64> for Laplacian1d {
+    fn nrows(&self) -> usize {
+        self.0
+    }
+    fn ncols(&self) -> usize {
+        self.0
+    }
+    fn apply(
+        &self,
+        _: &CpuBackend,
+        alpha: f64,
+        x: &Vec<f64>,
+        beta: f64,
+        y: &mut Vec<f64>,
+    ) -> matexp_core::Result<()> {
+        let mut lx = vec![0.0; self.0];
+        laplacian_1d(x, &mut lx);
+        for (yi, l) in y.iter_mut().zip(lx) {
+            *yi = if beta == 0.0 { alpha * l } else { alpha * l + beta * *yi };
+        }
+        Ok(())
+    }
+    fn is_hermitian(&self) -> bool {
+        true
+    }
+}
+
 fn lanczos(c: &mut Criterion, rec: &mut Recorder) {
     let group_name = "leja_lanczos";
-    let opts = LanczosOptions::default();
+    let opts = SpectrumOptions::default();
     let mut sizes = vec![100_000usize];
     if full() {
         sizes.push(2_097_152);
@@ -108,10 +138,10 @@ fn lanczos(c: &mut Criterion, rec: &mut Recorder) {
     for n in sizes {
         let id = format!("laplace1d_n{n}");
         group.bench_function(&id, |b| {
-            b.iter(|| lanczos_bounds(black_box(n), laplacian_1d, &opts).unwrap())
+            b.iter(|| lanczos_bounds(&CpuBackend, &Laplacian1d(black_box(n)), &opts).unwrap())
         });
         // Error of the widened interval against the analytic extreme eigenvalue −4cos²(π/(2(n+1))).
-        let est = lanczos_bounds(n, laplacian_1d, &opts).expect("Lanczos estimate");
+        let est = lanczos_bounds(&CpuBackend, &Laplacian1d(n), &opts).expect("Lanczos estimate");
         let s = (n as f64 * std::f64::consts::PI / (2.0 * (n as f64 + 1.0))).sin();
         let lmin = -4.0 * s * s;
         rec.add(
@@ -121,7 +151,7 @@ fn lanczos(c: &mut Criterion, rec: &mut Recorder) {
                 .size("n", n)
                 .matvecs(est.steps as u64)
                 .error((est.bounds.re_min - lmin).abs())
-                .extra("rel_margin", opts.rel_margin),
+                .extra("rel_margin", opts.lanczos_margin),
             None,
         );
     }

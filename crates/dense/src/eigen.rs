@@ -1,5 +1,6 @@
-//! Symmetric/Hermitian and symmetric tridiagonal eigendecompositions: the pure-Rust Jacobi
-//! method, or LAPACK's divide and conquer with the `lapack` feature.
+//! Symmetric/Hermitian eigendecompositions (the pure-Rust Jacobi method, or LAPACK's divide
+//! and conquer with the `lapack` feature) and the tridiagonal one as a [`Matrix`] (implicit
+//! QL, [`crate::symmetric_tridiagonal_eigen`]).
 
 use crate::Matrix;
 use crate::wide::{Wide, WideScalar};
@@ -76,18 +77,17 @@ fn symmetrized<T: WideScalar>(a: Matrix<T>) -> Matrix<T> {
 /// Eigen-decomposition T = Z·diag(λ)·Zᵀ of the real symmetric tridiagonal matrix with
 /// diagonal `diag` (length n) and off-diagonal `offdiag` (length n − 1).
 ///
-/// Returns ascending eigenvalues and the orthonormal eigenvectors as columns of Z. Kernel:
-/// [`eigh`]'s Jacobi method on the dense matrix (O(n³) per sweep), or LAPACK `dstevd` (divide
-/// and conquer) with the `lapack` feature. For the tridiagonal matrices of Lanczos, the
-/// implicit QL method of `matexp-leja` (`symmetric_tridiagonal_eigen`: O(n²) for the
-/// eigenvalues, O(n³) with vectors, and a small constant) is the faster pure-Rust choice,
-/// and the one matexp's Lanczos uses.
+/// Returns ascending eigenvalues and the orthonormal eigenvectors as columns of Z: the
+/// crate's one tridiagonal eigensolver, [`crate::symmetric_tridiagonal_eigen`] (implicit QL
+/// with Wilkinson shifts, eigenvalues refined by Sturm bisection; O(n²) for the
+/// eigenvalues, O(n³) with vectors), in a [`Matrix`]. The same with and without the
+/// `lapack` feature. Order 0 gives empty results.
 ///
 /// # Errors
 ///
 /// [`Error::DimensionMismatch`] if `offdiag.len() != n − 1` (for n ≥ 1),
-/// [`Error::NonFinite`] for NaN/∞ entries, [`Error::NoConvergence`] or [`Error::Lapack`]
-/// from the kernel (see [`eigh`]).
+/// [`Error::NonFinite`] for NaN/∞ entries, [`Error::NoConvergence`] if QL does not
+/// converge (not observed).
 ///
 /// ```
 /// use matexp_dense::eigh_tridiagonal;
@@ -122,19 +122,10 @@ pub fn eigh_tridiagonal(diag: &[f64], offdiag: &[f64]) -> Result<(Vec<f64>, Matr
             });
         }
     }
-    #[cfg(feature = "lapack")]
-    {
-        crate::lapack::stevd(diag, offdiag)
-    }
-    #[cfg(not(feature = "lapack"))]
-    {
-        let t = Matrix::from_fn(n, n, |i, j| match i.abs_diff(j) {
-            0 => diag[i],
-            1 => offdiag[i.min(j)],
-            _ => 0.0,
-        });
-        crate::jacobi::eigh_jacobi(t)
-    }
+    let eig = crate::symmetric_tridiagonal_eigen(diag, offdiag)?;
+    // Column j of Z is `vectors[j·n..(j + 1)·n]`: column-major, as `Matrix` stores it.
+    let z = Matrix::from_fn(n, n, |i, j| eig.vector(j)[i]);
+    Ok((eig.values, z))
 }
 
 #[cfg(test)]

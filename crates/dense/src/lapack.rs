@@ -1,6 +1,6 @@
-//! LAPACKE kernels behind the `lapack` feature: LU (`?getrf2`/`?getrs`), the
-//! symmetric/Hermitian divide-and-conquer eigensolvers (`dsyevd`/`zheevd`) and the
-//! tridiagonal one (`dstevd`).
+//! LAPACKE kernels behind the `lapack` feature: LU (`?getrf2`/`?getrs`) and the
+//! symmetric/Hermitian divide-and-conquer eigensolvers (`dsyevd`/`zheevd`). The tridiagonal
+//! eigensolver is the crate's own QL in every build.
 
 use crate::Matrix;
 use crate::wide::WideScalar;
@@ -141,35 +141,4 @@ pub(crate) fn eigh<T: WideScalar>(mut a: Matrix<T>) -> Result<(Vec<f64>, Matrix<
         Dispatch::Complex => heevd_typed::<c64>(same(&mut a))?,
     };
     Ok((w, a))
-}
-
-/// Eigenvalues (ascending) and eigenvectors of a symmetric tridiagonal matrix by `dstevd`
-/// (n ≥ 1, lengths checked by the caller).
-pub(crate) fn stevd(diag: &[f64], offdiag: &[f64]) -> Result<(Vec<f64>, Matrix<f64>)> {
-    let n = diag.len();
-    let ni = lapack_dim("eigh_tridiagonal: order", n)?;
-    let mut d = diag.to_vec();
-    // LAPACKE reads n − 1 entries; one spare entry keeps the n = 1 case a valid slice.
-    let mut e = offdiag.to_vec();
-    e.push(0.0);
-    let mut z = Matrix::<f64>::zeros(n, n);
-    // SAFETY: d has n entries, e has n, z is n×n with leading dimension n.
-    let info = unsafe {
-        lapacke::dstevd(
-            Layout::ColumnMajor,
-            b'V',
-            ni,
-            &mut d,
-            &mut e,
-            z.as_mut_slice(),
-            ni,
-        )
-    };
-    if info != 0 {
-        return Err(Error::Lapack {
-            routine: "LAPACKE_dstevd",
-            info,
-        });
-    }
-    Ok((d, z))
 }

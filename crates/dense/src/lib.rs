@@ -12,6 +12,15 @@
 //! * [`phi_functions`], [`phi_vectors`], [`phi_scalar`]: φ_k(A), φ_k(A)b and φ_k(z).
 //! * [`solve`] (LU with partial pivoting), [`eigh`] (symmetric/Hermitian),
 //!   [`eigh_tridiagonal`].
+//! * The symmetric tridiagonal eigensolver of the workspace, implicit QL in pure Rust (the
+//!   Lanczos back end of every method and estimator): [`symmetric_tridiagonal_eigen`],
+//!   [`symmetric_tridiagonal_eigenvalues`], [`symmetric_tridiagonal_last_components`];
+//!   [`symmetric_tridiagonal_rotations`] keeps the eigenvectors as QL's plane rotations,
+//!   `O(n²)` for `f(T)·b` where the eigenvector matrix costs `O(n³)`
+//!   ([`symmetric_tridiagonal_rotations_unrefined`]: without the bisection refinement of
+//!   the eigenvalues, for `f` that cannot see errors of some tens of `ε·‖T‖`);
+//!   [`symmetric_tridiagonal_extreme_eigenvalues`] brackets λ_min and λ_max by bisection in
+//!   `O(n)` per Sturm count, no decomposition.
 //!
 //! All kernels run in double precision: `f32`/`c32` inputs are promoted and results rounded
 //! back.
@@ -22,7 +31,7 @@
 //! Jacobi eigensolver and loop GEMM, which are accurate to the same order as LAPACK's and
 //! fast enough for the small matrices of the Krylov methods (order ≲ 100). The `lapack`
 //! feature switches [`solve`] (and with it [`expm`]) to `?getrf2`/`?getrs`, [`eigh`] to
-//! `dsyevd`/`zheevd`, [`eigh_tridiagonal`] to `dstevd` and [`gemm`] to OpenBLAS's threaded
+//! `dsyevd`/`zheevd` and [`gemm`] to OpenBLAS's threaded
 //! `cblas_?gemm`, for large dense problems; binaries then need `liblapacke.so.3` and
 //! `libopenblas.so.0` (see `build.rs`; `MATEXP_LAPACK_LIB_DIR` adds a search path). The
 //! results agree to rounding; the API is the same.
@@ -59,6 +68,7 @@ mod lapack;
 mod lu;
 mod matrix;
 mod phi;
+mod tridiagonal;
 mod wide;
 
 pub use blas::gemm;
@@ -67,6 +77,12 @@ pub use expm::{ExpmInfo, THETA, expm, expm_with_info};
 pub use lu::solve;
 pub use matrix::Matrix;
 pub use phi::{phi_functions, phi_scalar, phi_vectors};
+pub use tridiagonal::{
+    RotationScalar, SymmetricTridiagonalEigen, SymmetricTridiagonalRotations,
+    symmetric_tridiagonal_eigen, symmetric_tridiagonal_eigenvalues,
+    symmetric_tridiagonal_extreme_eigenvalues, symmetric_tridiagonal_last_components,
+    symmetric_tridiagonal_rotations, symmetric_tridiagonal_rotations_unrefined,
+};
 
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

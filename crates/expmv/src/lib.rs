@@ -6,7 +6,10 @@
 //! this crate holds the methods and their reusable workspaces.
 //!
 //! **Layer.** Above `matexp-core`, `matexp-leja` (Leja points, spectral intervals),
-//! `matexp-divdiff` (divided differences) and `matexp-dense` (the small dense problems);
+//! `matexp-divdiff` (divided differences) and `matexp-dense` (the small dense problems and
+//! the tridiagonal eigensolver); it owns the workspace's spectral estimator
+//! ([`spectrum`]: Lanczos, power iteration, Gershgorin), which Leja, Taylor, the graph
+//! measures and the command line share;
 //! below `matexp-integrators` (exponential, Magnus and Runge–Kutta integrators built on these
 //! methods), `matexp-graph` and the `matexp` facade. It depends on no sparse-matrix or GPU
 //! crate: those supply operators and backends.
@@ -86,6 +89,7 @@ mod method;
 mod options;
 mod propagation;
 mod report;
+pub mod spectrum;
 mod taylor;
 mod times;
 

@@ -1,6 +1,7 @@
 //! Potential theory for polynomial interpolation of matrix functions: logarithmic capacity,
-//! the affine maps of real and imaginary intervals, Leja points, and estimates of the
-//! spectral interval of an operator.
+//! the affine maps of real and imaginary intervals, and Leja points. Spectral bounds of
+//! operators (Gershgorin, Lanczos, power iteration) are estimated by
+//! `matexp_expmv::spectrum`; the tridiagonal eigensolver is `matexp-dense`'s.
 //!
 //! # The mathematics
 //!
@@ -40,26 +41,13 @@
 //!   midpoints, `O(n²)`, no grid: `2, −2, 0, 1, −1, ±1.5, …`.
 //! * [`leja_points`]: the shipped table of [`TABLE_LEN`] = 10 000 fast Leja points of
 //!   [−2, 2] (no computation; bit-for-bit what [`fast_leja_points`] returns).
-//! * [`gershgorin_bounds`] for explicit matrices through the tiny [`RowEntries`] trait;
-//!   [`lanczos_bounds`] (Hermitian) and [`power_spectral_radius`] (general) for matrix-free
-//!   operators given as closures; [`estimate_spectral_bounds`] for a [`LinearOperator`].
-//! * [`symmetric_tridiagonal_eigen`]: implicit QL, the Lanczos back end, in pure Rust, so
-//!   that spectral estimates need no LAPACK (the crate depends on `matexp-core` only);
-//!   [`symmetric_tridiagonal_rotations`] keeps the eigenvectors as QL's plane rotations,
-//!   `O(n²)` for `f(T)·b` where the eigenvector matrix costs `O(n³)`
-//!   ([`symmetric_tridiagonal_rotations_unrefined`]: without the bisection refinement of
-//!   the eigenvalues, for `f` that cannot see errors of some tens of `ε·‖T‖`);
-//!   [`symmetric_tridiagonal_extreme_eigenvalues`] brackets λ_min and λ_max by bisection in
-//!   `O(n)` per Sturm count, no decomposition.
 //!
 //! # Accuracy and cost
 //!
 //! Leja points are exact to the rounding of their defining maximisation: fast Leja points
 //! are reproducible bit for bit on any IEEE-754 machine; discrete ones are within the grid
 //! spacing of the grid maximiser. Products are formed with exact power-of-two rescaling,
-//! so nothing overflows or underflows for any `n`. Gershgorin bounds are rigorous (up to the
-//! rounding of row sums); the Lanczos and power estimates are widened by documented
-//! margins ([`lanczos_bounds`], [`power_spectral_radius`]).
+//! so nothing overflows or underflows for any `n`.
 //!
 //! # Example
 //!
@@ -67,18 +55,10 @@
 //! of [−2, 2] onto the interval, and build the Newton–Leja recurrence coefficients.
 //!
 //! ```
-//! use matexp_leja::{Interval, leja_points, gershgorin_bounds, Symmetry};
-//! use matexp_core::DenseMatrixOperator;
+//! use matexp_leja::{Interval, leja_points, SpectralBounds};
 //!
-//! // tridiag(2, −4, 2): Gershgorin gives [−8, 0].
-//! let n = 5;
-//! let mut a = vec![0.0; n * n];
-//! for i in 0..n {
-//!     a[i * n + i] = -4.0;
-//!     if i + 1 < n { a[i * n + i + 1] = 2.0; a[(i + 1) * n + i] = 2.0; }
-//! }
-//! let a = DenseMatrixOperator::new(n, n, a)?;
-//! let bounds = gershgorin_bounds(&a, Symmetry::Hermitian)?;
+//! // tridiag(2, −4, 2): its Gershgorin interval is [−8, 0].
+//! let bounds = SpectralBounds::real(-8.0, 0.0)?;
 //! let k = Interval::from_spectral_bounds(&bounds)?;
 //! assert_eq!((k.center(), k.capacity()), (-4.0, 2.0));
 //!
@@ -98,33 +78,17 @@
 
 mod discrete;
 mod fast;
-mod gershgorin;
 mod interval;
-mod lanczos;
-mod operator;
-mod power;
-mod start;
 mod table;
-mod tridiagonal;
 mod wide;
 
 pub use discrete::{discrete_leja_points, leja_ordering, uniform_grid};
 pub use fast::fast_leja_points;
-pub use gershgorin::{GershgorinDisc, RowEntries, Symmetry, gershgorin_bounds, gershgorin_discs};
 pub use interval::{Axis, Interval};
-pub use lanczos::{DEFAULT_SEED, LanczosEstimate, LanczosOptions, lanczos_bounds};
-pub use operator::estimate_spectral_bounds;
-pub use power::{PowerEstimate, PowerOptions, power_spectral_radius};
 pub use table::{TABLE_LEN, leja_points};
-pub use tridiagonal::{
-    RotationScalar, SymmetricTridiagonalEigen, SymmetricTridiagonalRotations,
-    symmetric_tridiagonal_eigen, symmetric_tridiagonal_eigenvalues,
-    symmetric_tridiagonal_extreme_eigenvalues, symmetric_tridiagonal_rotations,
-    symmetric_tridiagonal_rotations_unrefined,
-};
 
 #[doc(no_inline)]
-pub use matexp_core::{LinearOperator, SpectralBounds};
+pub use matexp_core::SpectralBounds;
 
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

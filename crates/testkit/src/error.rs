@@ -32,6 +32,46 @@ fn ratio(num: f64, den: f64) -> f64 {
     if den == 0.0 { num } else { num / den }
 }
 
+/// Asserts that `r` is [`matexp_core::Error::InvalidArgument`] naming `name`, with a reason
+/// that contains `fragment`.
+///
+/// # Panics
+/// When it is not (the test fails).
+pub fn assert_invalid<T: std::fmt::Debug>(r: matexp_core::Result<T>, name: &str, fragment: &str) {
+    match r {
+        Err(matexp_core::Error::InvalidArgument {
+            name: got, reason, ..
+        }) => {
+            assert_eq!(got, name, "reason: {reason}");
+            assert!(reason.contains(fragment), "`{reason}` lacks `{fragment}`");
+        }
+        other => panic!("expected InvalidArgument({name}), got {other:?}"),
+    }
+}
+
+/// Asserts that `r` is [`matexp_core::Error::NonFinite`] at `index`, with a context that
+/// contains `context`.
+///
+/// # Panics
+/// When it is not (the test fails).
+pub fn assert_non_finite<T: std::fmt::Debug>(
+    r: matexp_core::Result<T>,
+    context: &str,
+    index: usize,
+) {
+    match r {
+        Err(matexp_core::Error::NonFinite {
+            context: got,
+            index: i,
+            ..
+        }) => {
+            assert!(got.contains(context), "`{got}` lacks `{context}`");
+            assert_eq!(i, index);
+        }
+        other => panic!("expected NonFinite({context}), got {other:?}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,8 @@
 //!   test from it.
 //! * [`SplitMix64`]: the counter-based mixer, for inputs that must be a pure function of an
 //!   index.
-//! * [`rel_err`], [`rel_err_c64`]: ‖a − b‖₂ / ‖b‖₂ in double precision.
+//! * [`rel_err`], [`rel_err_c64`]: ‖a − b‖₂ / ‖b‖₂ in double precision; [`assert_invalid`],
+//!   [`assert_non_finite`]: the typed errors a rejected input must give.
 //! * [`reference`]: the seed-000 reference solutions (Chebyshev–Bessel propagation of the
 //!   spin bath, the separable 3D heat equation).
 //! * [`gpu_sizes`]: problem sizes of the GPU tests, small under compute-sanitizer
@@ -33,7 +34,7 @@ mod operators;
 pub mod reference;
 mod seed;
 
-pub use error::{rel_err, rel_err_c64};
+pub use error::{assert_invalid, assert_non_finite, rel_err, rel_err_c64};
 pub use modules::import_cycles;
 pub use operators::ClaimsOrder;
 pub use seed::{SEED_VAR, SplitMix64, rng, seed};

@@ -1,9 +1,11 @@
 //! `matexp spectrum`: Gershgorin bounds and an estimated spectral interval (Lanczos for
-//! Hermitian matrices, power iteration otherwise), as used to pick Leja intervals.
+//! Hermitian matrices, power iteration otherwise: `matexp_expmv::spectrum`, the estimator
+//! the Leja and Taylor methods use).
 
 use crate::error::{CliError, CliResult};
 use crate::io::Matrix;
 use crate::{Outcome, Progress};
+use matexp::methods::spectrum::{SpectrumOptions, lanczos_bounds, power_bounds};
 use matexp::{CpuBackend, CsrMatrix, LinearOperator, Scalar, SpectralBounds, c64};
 use std::path::PathBuf;
 
@@ -22,32 +24,11 @@ fn estimate<S: Scalar>(
     steps: usize,
 ) -> matexp::Result<(SpectralBounds, &'static str)> {
     let cpu = CpuBackend::new();
-    let n = a.nrows();
-    let mut failure = None;
-    let (mut xb, mut yb) = (vec![S::zero(); n], vec![S::zero(); n]);
-    let apply = |x: &[S], y: &mut [S]| {
-        xb.copy_from_slice(x);
-        if let Err(e) = a.apply(&cpu, S::one(), &xb, S::zero(), &mut yb) {
-            failure.get_or_insert(e);
-        }
-        y.copy_from_slice(&yb);
-    };
-    let r = if a.is_hermitian() {
-        let o = matexp_leja::LanczosOptions {
-            steps,
-            ..Default::default()
-        };
-        matexp_leja::lanczos_bounds(n, apply, &o).map(|e| (e.bounds, "lanczos"))
+    let o = SpectrumOptions::default().with_steps(steps);
+    if a.is_hermitian() {
+        lanczos_bounds(&cpu, a, &o).map(|e| (e.bounds, "lanczos"))
     } else {
-        let o = matexp_leja::PowerOptions {
-            steps,
-            ..Default::default()
-        };
-        matexp_leja::power_spectral_radius(n, apply, &o).map(|e| (e.bounds, "power"))
-    };
-    match failure {
-        Some(e) => Err(e),
-        None => r,
+        power_bounds(&cpu, a, &o).map(|e| (e.bounds, "power"))
     }
 }
 

@@ -8,3 +8,4 @@ mod eigen_and_errors;
 mod expm;
 mod hostile_sizes;
 mod phi;
+mod tridiagonal;

@@ -144,7 +144,7 @@ impl OmegaMonitor {
 /// eigenvalues, which a reorthogonalized run finds as well).
 pub(crate) fn ghosts(alpha: &[f64], beta: &[f64], k: usize, eps: f64) -> usize {
     let Ok(mut theta) =
-        matexp_leja::symmetric_tridiagonal_eigenvalues(&alpha[..k], &beta[..k.saturating_sub(1)])
+        matexp_dense::symmetric_tridiagonal_eigenvalues(&alpha[..k], &beta[..k.saturating_sub(1)])
     else {
         return 0;
     };

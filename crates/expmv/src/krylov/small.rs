@@ -4,7 +4,7 @@
 use crate::Tolerance;
 use matexp_core::{Error, Result, Scalar, c64};
 use matexp_dense::{Matrix, phi_vectors};
-use matexp_leja::{
+use matexp_dense::{
     symmetric_tridiagonal_extreme_eigenvalues, symmetric_tridiagonal_rotations,
     symmetric_tridiagonal_rotations_unrefined,
 };
@@ -442,7 +442,7 @@ pub(crate) fn phi_coefficients(
 mod tests {
     use super::*;
     use matexp_dense::expm;
-    use matexp_leja::symmetric_tridiagonal_eigen;
+    use matexp_dense::symmetric_tridiagonal_eigen;
     use matexp_sparse::CsrMatrix;
     use matexp_testkit::reference::chebyshev_propagate;
     use proptest::prelude::*;

@@ -32,4 +32,5 @@ mod reported_spectrum;
 mod scipy_fixtures;
 mod seed000_reproduction;
 mod spectral_info;
+mod spectrum;
 mod taylor_phi;

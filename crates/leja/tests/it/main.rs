@@ -6,4 +6,3 @@ mod common;
 
 mod errors;
 mod leja_points;
-mod spectral;

@@ -1034,7 +1034,7 @@ impl<'a, B: KrylovBackend, S: Scalar> Lanczos<'a, B, S> {
     ///
     /// θ_min and θ_max are Rayleigh quotients of A on span(Q_k), so for Hermitian A they lie
     /// in [λ_min, λ_max] (up to the rounding of the recurrence and a few ε·‖T_k‖ of the
-    /// bisection brackets, [`matexp_leja::symmetric_tridiagonal_extreme_eigenvalues`]): an
+    /// bisection brackets, [`matexp_dense::symmetric_tridiagonal_extreme_eigenvalues`]): an
     /// inner estimate of the spectrum's hull, converging to its ends from inside. The
     /// Gershgorin interval of T_k, reported before, held the Ritz values but reached far
     /// outside the spectrum (a positive end for a negative-definite matrix). Cost: two
@@ -1048,7 +1048,7 @@ impl<'a, B: KrylovBackend, S: Scalar> Lanczos<'a, B, S> {
         if k == 0 {
             return None;
         }
-        let (mut lo, mut hi) = matexp_leja::symmetric_tridiagonal_extreme_eigenvalues(
+        let (mut lo, mut hi) = matexp_dense::symmetric_tridiagonal_extreme_eigenvalues(
             &self.alpha[..k],
             &self.beta[..k - 1],
         )

@@ -42,7 +42,7 @@ use super::{Func, Lanczos, Tridiagonal, predicted_dim};
 use crate::krylov::small::{Coefficients, exp_coefficients};
 use crate::{LanczosOptions, Progress, Reorthogonalize, Report, Tolerance};
 use matexp_core::{Error, KrylovBackend, LinearOperator, RealScalar, Result, Scalar, c64};
-use matexp_leja::symmetric_tridiagonal_eigenvalues;
+use matexp_dense::symmetric_tridiagonal_eigenvalues;
 
 /// The share θ·tol of a substep of fraction θ.
 fn share(tol: &Tolerance, theta: f64) -> Tolerance {

@@ -19,7 +19,7 @@ use matexp_core::{DenseMatrixOperator, Error, Result, Scalar, SpectralBounds, c6
 /// off-diagonal duplicates only enlarge the radius (`|a + b| ≤ |a| + |b|`), which stays safe.
 ///
 /// ```
-/// use matexp_leja::RowEntries;
+/// use matexp_expmv::spectrum::RowEntries;
 /// /// tridiag(1, −2, 1) of order n, never stored.
 /// struct Laplacian1d(usize);
 /// impl RowEntries<f64> for Laplacian1d {
@@ -31,7 +31,7 @@ use matexp_core::{DenseMatrixOperator, Error, Result, Scalar, SpectralBounds, c6
 ///         if i + 1 < self.0 { f(i + 1, 1.0) }
 ///     }
 /// }
-/// let b = matexp_leja::gershgorin_bounds(&Laplacian1d(100), matexp_leja::Symmetry::Hermitian)?;
+/// let b = matexp_expmv::spectrum::gershgorin_bounds(&Laplacian1d(100), matexp_expmv::spectrum::GershgorinShape::Hermitian)?;
 /// assert_eq!((b.re_min, b.re_max), (-4.0, 0.0));
 /// # Ok::<(), matexp_core::Error>(())
 /// ```
@@ -59,9 +59,9 @@ impl<S: Scalar> RowEntries<S> for DenseMatrixOperator<S> {
     }
 }
 
-/// What is known about the symmetry of a matrix, and so which enclosure applies.
+/// Which Gershgorin enclosure applies: what is known about the symmetry of the matrix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Symmetry {
+pub enum GershgorinShape {
     /// Hermitian (real symmetric for real scalars): real eigenvalues, real interval.
     Hermitian,
     /// No structure assumed: box around the Gershgorin discs.
@@ -141,8 +141,8 @@ pub fn gershgorin_discs<S: Scalar, M: RowEntries<S>>(matrix: &M) -> Result<Vec<G
     Ok(discs)
 }
 
-/// Gershgorin enclosure of the spectrum: a real interval for [`Symmetry::Hermitian`], a box
-/// for [`Symmetry::General`].
+/// Gershgorin enclosure of the spectrum: a real interval for [`GershgorinShape::Hermitian`], a box
+/// for [`GershgorinShape::General`].
 ///
 /// The caller vouches for `Hermitian`; the projection onto the real axis is only an
 /// enclosure when the eigenvalues are real.
@@ -151,7 +151,7 @@ pub fn gershgorin_discs<S: Scalar, M: RowEntries<S>>(matrix: &M) -> Result<Vec<G
 /// As [`gershgorin_discs`].
 pub fn gershgorin_bounds<S: Scalar, M: RowEntries<S>>(
     matrix: &M,
-    symmetry: Symmetry,
+    shape: GershgorinShape,
 ) -> Result<SpectralBounds> {
     let discs = gershgorin_discs(matrix)?;
     let (mut re_min, mut re_max) = (f64::INFINITY, f64::NEG_INFINITY);
@@ -162,8 +162,8 @@ pub fn gershgorin_bounds<S: Scalar, M: RowEntries<S>>(
         im_min = im_min.min(d.center.im - d.radius);
         im_max = im_max.max(d.center.im + d.radius);
     }
-    match symmetry {
-        Symmetry::Hermitian => SpectralBounds::real(re_min, re_max),
-        Symmetry::General => SpectralBounds::new(re_min, re_max, im_min, im_max),
+    match shape {
+        GershgorinShape::Hermitian => SpectralBounds::real(re_min, re_max),
+        GershgorinShape::General => SpectralBounds::new(re_min, re_max, im_min, im_max),
     }
 }

@@ -1,7 +1,8 @@
 //! Eigenvalues and eigenvectors of real symmetric tridiagonal matrices by the implicit QL
 //! method with Wilkinson shifts (EISPACK `tql2`), in pure Rust.
 //!
-//! Used for the Ritz values of Lanczos tridiagonals, whose order is the number of Lanczos
+//! The crate's one tridiagonal eigensolver ([`crate::eigh_tridiagonal`] returns its result
+//! as a [`crate::Matrix`]). Used for the Ritz values of Lanczos tridiagonals, whose order is the number of Lanczos
 //! steps (tens to hundreds): `O(k²)` for eigenvalues, `O(k³)` with the eigenvector matrix
 //! ([`symmetric_tridiagonal_eigen`]), `O(k²)` with the eigenvectors kept as QL's plane
 //! rotations ([`symmetric_tridiagonal_rotations`], what `f(T)·e₁` needs). Lanczos solves
@@ -54,7 +55,7 @@ impl SymmetricTridiagonalEigen {
 /// practice; the iteration converges cubically).
 ///
 /// ```
-/// use matexp_leja::symmetric_tridiagonal_eigen;
+/// use matexp_dense::symmetric_tridiagonal_eigen;
 /// // tridiag(1, 2, 1) of order 2 has eigenvalues 1 and 3.
 /// let e = symmetric_tridiagonal_eigen(&[2.0, 2.0], &[1.0])?;
 /// assert!((e.values[0] - 1.0).abs() < 1e-15 && (e.values[1] - 3.0).abs() < 1e-15);
@@ -109,7 +110,7 @@ impl<T: Copy + Mul<f64, Output = T> + Add<Output = T> + Sub<Output = T>> Rotatio
 /// This is what the Lanczos method's small problems `e^{τT_k}e₁` need.
 ///
 /// ```
-/// use matexp_leja::symmetric_tridiagonal_rotations;
+/// use matexp_dense::symmetric_tridiagonal_rotations;
 /// // T = tridiag(1, 2, 1) of order 2: λ = 1, 3 with eigenvectors (1, ∓1)/√2.
 /// let e = symmetric_tridiagonal_rotations(&[2.0, 2.0], &[1.0])?;
 /// // e^{T}e₁ = Z·(e^{λ} ∘ Zᵀe₁)
@@ -237,7 +238,7 @@ pub fn symmetric_tridiagonal_rotations(
 /// As [`symmetric_tridiagonal_eigen`].
 ///
 /// ```
-/// use matexp_leja::{symmetric_tridiagonal_rotations, symmetric_tridiagonal_rotations_unrefined};
+/// use matexp_dense::{symmetric_tridiagonal_rotations, symmetric_tridiagonal_rotations_unrefined};
 /// let (d, e) = ([2.0, -1.0, 0.5], [1.0, 0.25]);
 /// let refined = symmetric_tridiagonal_rotations(&d, &e)?;
 /// let unrefined = symmetric_tridiagonal_rotations_unrefined(&d, &e)?;
@@ -280,7 +281,7 @@ pub fn symmetric_tridiagonal_rotations_unrefined(
 /// As [`symmetric_tridiagonal_eigen`], except that no iteration can fail to converge.
 ///
 /// ```
-/// use matexp_leja::symmetric_tridiagonal_extreme_eigenvalues;
+/// use matexp_dense::symmetric_tridiagonal_extreme_eigenvalues;
 /// // tridiag(1, 2, 1) of order 2 has eigenvalues 1 and 3.
 /// let (lo, hi) = symmetric_tridiagonal_extreme_eigenvalues(&[2.0, 2.0], &[1.0])?;
 /// assert!((lo - 1.0).abs() <= 1e-15 && (hi - 3.0).abs() <= 4e-15);
@@ -382,8 +383,25 @@ pub fn symmetric_tridiagonal_eigenvalues(diag: &[f64], offdiag: &[f64]) -> Resul
 }
 
 /// Eigenvalues (ascending) and the last component of each normalised eigenvector: what the
-/// Lanczos residual bound `|β_k·s_{k,i}|` needs, in `O(k²)`.
-pub(crate) fn eigen_last_components(diag: &[f64], offdiag: &[f64]) -> Result<(Vec<f64>, Vec<f64>)> {
+/// Lanczos residual bound `|β_k·s_{k,i}|` needs, in `O(k²)`. The same bits as
+/// [`symmetric_tridiagonal_eigen`]'s values and the last entries of its vectors (the last
+/// row of `Z` undergoes the same rotations alone).
+///
+/// # Errors
+/// As [`symmetric_tridiagonal_eigen`].
+///
+/// ```
+/// use matexp_dense::symmetric_tridiagonal_last_components;
+/// // tridiag(1, 2, 1) of order 2: eigenvectors (1, ∓1)/√2.
+/// let (values, last) = symmetric_tridiagonal_last_components(&[2.0, 2.0], &[1.0])?;
+/// assert!((values[1] - 3.0).abs() < 1e-15);
+/// assert!((last[0].abs() - 0.5f64.sqrt()).abs() < 1e-15);
+/// # Ok::<(), matexp_core::Error>(())
+/// ```
+pub fn symmetric_tridiagonal_last_components(
+    diag: &[f64],
+    offdiag: &[f64],
+) -> Result<(Vec<f64>, Vec<f64>)> {
     let n = diag.len();
     check(diag, offdiag)?;
     // The last row of Z evolves independently of the others under the QL rotations.
@@ -926,7 +944,7 @@ mod tests {
                 assert!((dot - want).abs() < 1e-14);
             }
         }
-        let (vals, last) = eigen_last_components(&d, &e).unwrap();
+        let (vals, last) = symmetric_tridiagonal_last_components(&d, &e).unwrap();
         assert_eq!(vals, eig.values);
         for j in 0..n {
             assert!((last[j].abs() - eig.vector(j)[n - 1].abs()).abs() < 1e-14);
