@@ -4,10 +4,13 @@
 //! ⟨n_1..n_4⟩/N against t as CSV and as an SVG plot (one curve per site and per N).
 //!
 //! ```sh
-//! cargo run --release -p matexp-fock --example bogoliubov -- [--n 19,190] [--t-end 30] [--tol 1e-8] [--out dir]
+//! cargo run --release -p matexp-fock --example bogoliubov -- [--n 19,190] [--t-end 30] [--tol 1e-8] [--small] [--out dir]
 //! ```
 //!
 //! N = 19 (D = 1540) takes a second; N = 190 (D = 1 179 616) some minutes on a few cores.
+//! Heavy: the default N = 19 takes over a minute in a debug build; `--small` (N = 10,
+//! D = 286, unless `--n` is given) finishes in a debug build in well under a minute.
+//! Writes to `target/bogoliubov` unless `--out` is given.
 //! `--from DIR` plots the `densities_n<N>.csv` files found there instead of integrating (the
 //! `gpu_fock` benchmark writes them for N = 19 and 190 from its GPU runs).
 
@@ -36,7 +39,12 @@ fn parse() -> Result<Args> {
         out: PathBuf::from("target/bogoliubov"),
         from: None,
     };
-    let argv: Vec<String> = std::env::args().skip(1).collect();
+    // `--small` takes no value: it only changes the default N.
+    let (small, argv): (Vec<String>, Vec<String>) =
+        std::env::args().skip(1).partition(|a| a == "--small");
+    if !small.is_empty() {
+        a.ns = vec![10];
+    }
     let bad =
         |what: &str, v: &str| Error::parse("command line", 0, format!("{what}: cannot read `{v}`"));
     for pair in argv.chunks(2) {

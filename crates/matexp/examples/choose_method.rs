@@ -1,6 +1,13 @@
 //! The products and wall time of every method on a few problems, the measurements behind
-//! `Method::Auto` (run in release: `cargo run -p matexp --release --example choose_method`).
-//! Products do not depend on the machine; times do.
+//! `Method::Auto`. Products do not depend on the machine; times do.
+//!
+//! ```text
+//! cargo run -p matexp --release --example choose_method -- [--small]
+//! ```
+//!
+//! Heavy: every method on four problems, some 40 s in a debug build (run it in release for
+//! the times); `--small` (the same problems at a quarter of the unknowns or fewer) finishes
+//! in a debug build in well under a minute.
 
 use matexp::sparse::generators::{laplacian_2d, laplacian_3d};
 use matexp::{CpuBackend, CsrMatrix, Method, Options, expmv, phimv};
@@ -28,25 +35,28 @@ fn convection_diffusion(n: usize, peclet: f64) -> matexp::Result<CsrMatrix<f64>>
 
 fn main() -> matexp::Result<()> {
     let cpu = CpuBackend::new();
-    let problems: Vec<(&str, CsrMatrix<f64>, f64)> = vec![
+    // Grid points per axis of the 3D and 2D Laplacians, and unknowns of convection–diffusion.
+    let small = std::env::args().any(|a| a == "--small");
+    let (n3, n2, n1) = if small { (12, 32, 500) } else { (24, 64, 2000) };
+    let problems: Vec<(String, CsrMatrix<f64>, f64)> = vec![
         (
-            "3D Laplacian N=24, t=1e-3 (Hermitian)",
-            laplacian_3d(24)?,
+            format!("3D Laplacian N={n3}, t=1e-3 (Hermitian)"),
+            laplacian_3d(n3)?,
             1e-3,
         ),
         (
-            "2D Laplacian N=64, t=1e-3 (Hermitian)",
-            laplacian_2d(64)?,
+            format!("2D Laplacian N={n2}, t=1e-3 (Hermitian)"),
+            laplacian_2d(n2)?,
             1e-3,
         ),
         (
-            "convection-diffusion n=2000, Pe=10, t=1e-4",
-            convection_diffusion(2000, 10.0)?,
+            format!("convection-diffusion n={n1}, Pe=10, t=1e-4"),
+            convection_diffusion(n1, 10.0)?,
             1e-4,
         ),
         (
-            "convection-diffusion n=2000, Pe=1000, t=1e-4",
-            convection_diffusion(2000, 1000.0)?,
+            format!("convection-diffusion n={n1}, Pe=1000, t=1e-4"),
+            convection_diffusion(n1, 1000.0)?,
             1e-4,
         ),
     ];
