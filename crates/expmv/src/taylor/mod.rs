@@ -317,25 +317,7 @@ impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
         out: &mut [B::Vector<S>],
     ) -> Result<Report> {
         let be = self.backend;
-        let n = checks::square_order("taylor", op)?;
-        if n != self.n {
-            self.n = n;
-            self.f = None;
-            self.b = None;
-            self.tmp = None;
-            self.probes.clear();
-        }
-        if let Some(v) = v {
-            checks::vector(be, "taylor: v", v, n)?;
-        }
-        for (i, o) in out.iter().enumerate() {
-            checks::output(be, &format!("taylor: output {i}"), o, n)?;
-        }
-        for slot in [&mut self.f, &mut self.b, &mut self.tmp] {
-            if slot.is_none() {
-                *slot = Some(be.zeros(n)?);
-            }
-        }
+        let n = self.prepare(op, v, out)?;
         let mut report = Report::new("taylor");
         let opts = self.opts.clone();
         let (mu, mut info) = self.norm_info(op, forcing.is_some(), &mut report)?;
@@ -348,7 +330,7 @@ impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
         // The augmentation: tail (p host entries) and the shift σμ of its block J − σμI.
         let p = forcing.as_ref().map_or(0, |f| f.cols.len());
         let sigma_mu = scale * S::from_c64(mu);
-        let (mut ft, mut bt, mut tt) = (vec![S::zero(); p], vec![S::zero(); p], vec![S::zero(); p]);
+        let mut ft = vec![S::zero(); p];
         if let Some(fc) = &forcing {
             // ‖Â − σμI‖ ≤ max(|σ|‖A − μI‖, 1 + |σμ|) + ‖Y‖ (block triangular; ‖J‖ ≤ 1 in
             // the 1-, 2- and ∞-norms), expressed per unit of |σ| like ‖A − μI‖.
@@ -369,241 +351,50 @@ impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
             Some(v) => be.copy(v, f)?,
             None => be.fill(f, S::zero())?,
         }
-        let tail_amax = |t: &[S]| t.iter().fold(0.0f64, |m, x| m.max(x.modulus().as_f64()));
-        let atol_inf = opts.tol.atol / (n.max(1) as f64).sqrt();
-        // The plan of every interval, before the first series product: its Σ s·m* is the
-        // cost estimate (an upper bound: steps may stop their series early).
-        let mut plans: Vec<Option<(usize, f64)>> = Vec::with_capacity(times.len());
-        let mut t_prev = 0.0;
-        let mut planned_total = report.matvecs as f64;
-        for &ti in times {
-            let dt = ti - t_prev;
-            t_prev = ti;
-            if dt <= 0.0 {
-                plans.push(None);
-                continue;
-            }
-            let tau = scale * S::from_f64(dt);
-            let abs_tau = tau.modulus().as_f64();
-            // The series controls a backward error ‖ΔA‖ ≤ tol_b‖τ(A − μI)‖; the forward
-            // error is up to κ_exp ≈ ‖τ(A − μI)‖ times larger, so tol_b = rtol/‖τ(A − μI)‖
-            // (rounded down to a power of two to share cached θ tables).
-            let tol_b = (opts.tol.rtol / (abs_tau * info.norm).max(1.0)).max(UNIT_ROUNDOFF);
-            let theta = theta::theta_table(2f64.powi(tol_b.log2().floor() as i32), opts.m_max);
-            let mut choice = select(&info, abs_tau, &theta, opts.m_max, opts.p_max);
-            // Real spectra (Hermitian A, real τ) damp the rounding errors of the terms;
-            // others need the guard (see params::guard_rounding).
-            if !(op.is_hermitian() && tau.im() == S::Real::zero()) {
-                let max_s = opts.max_matvecs as f64;
-                let u = 0.5 * S::Real::EPS.as_f64();
-                choice = guard_rounding(choice, &theta, opts.m_max, 0.25 * opts.tol.rtol, max_s, u);
-            }
-            let (m, s) = (choice.m, choice.s);
-            let planned = m as f64 * s;
-            let refused = (planned_total + planned) / 2.0 > opts.max_products as f64
-                || planned_total + planned > opts.max_matvecs as f64;
-            if refused && forcing.is_none() {
-                // A plan beyond the caps may be that of a result beyond the range (|t|·‖A‖
-                // grows with the exponent): for Hermitian A the Rayleigh quotient of v
-                // proves it, at one product, and the call reports that instead of its cost.
-                let vnorm = be.nrm2(f)?.as_f64();
-                let taus: Vec<c64> = times.iter().map(|&t| scale.to_c64() * t).collect();
-                if let Some(e) =
-                    crate::leja::proven_overflow("taylor", be, op, f, vnorm, &taus, tmp)?
-                {
-                    return Err(e);
-                }
-            }
-            if (planned_total + planned) / 2.0 > opts.max_products as f64 {
-                return Err(Error::NoConvergence {
-                    method: "taylor",
-                    detail: format!(
-                        "cost cap max_products = {} refused before the first product of the \
-                         series: at least {:.3e} products are planned (s·m* over the \
-                         intervals, plus {} for the norm estimate; ‖τ(A − μI)‖ ≈ {:.3e})",
-                        opts.max_products,
-                        planned_total + planned,
-                        report.matvecs,
-                        abs_tau * info.norm
-                    ),
-                });
-            }
-            if planned_total + planned > opts.max_matvecs as f64 {
-                return Err(Error::NoConvergence {
-                    method: "taylor",
-                    detail: format!(
-                        "the interval [{:.6e}, {:.6e}] needs m* = {m}, s = {s:.3e} \
-                         (≈ {planned:.3e} products) for ‖τ(A − μI)‖ ≈ {:.3e}, beyond \
-                         max_matvecs = {} (after {} products)",
-                        (ti - dt) * time_unit,
-                        ti * time_unit,
-                        abs_tau * info.norm,
-                        opts.max_matvecs,
-                        report.matvecs
-                    ),
-                });
-            }
-            planned_total += planned;
-            plans.push(Some((m, s)));
-        }
-        report.cost_estimate = planned_total.min(usize::MAX as f64) as usize;
-        let t_last = times.last().copied().unwrap_or(0.0);
-        // Absolute 2-norm error estimate of the state, carried from step to step (see
-        // `propagate`), and the state's 2-norm before the current step.
-        let mut abs_error = 0.0f64;
-        let mut prev_norm = be.nrm2(f)?.as_f64();
-        let unit_roundoff = 0.5 * S::Real::EPS.as_f64();
-        let real_spectrum = op.is_hermitian() && scale.im() == S::Real::zero();
+        let mut series = Series {
+            be,
+            op,
+            atol_inf: opts.tol.atol / (n.max(1) as f64).sqrt(),
+            opts,
+            scale,
+            time_unit,
+            n,
+            mu,
+            info,
+            forcing,
+            p,
+            sigma_mu,
+            weight,
+            unit_roundoff: 0.5 * S::Real::EPS.as_f64(),
+            real_spectrum: op.is_hermitian() && scale.im() == S::Real::zero(),
+            t_last: times.last().copied().unwrap_or(0.0),
+            f,
+            b,
+            tmp,
+            ft,
+            bt: vec![S::zero(); p],
+            tt: vec![S::zero(); p],
+            report,
+            abs_error: 0.0,
+            prev_norm: 0.0,
+        };
+        let plans = series.plan(times)?;
+        series.prev_norm = be.nrm2(series.f)?.as_f64();
         let mut t_prev = 0.0;
         for (i, &ti) in times.iter().enumerate() {
             let dt = ti - t_prev;
             let t_start = t_prev;
             t_prev = ti;
             if let Some((m, s)) = plans[i] {
-                let tau = scale * S::from_f64(dt);
-                let abs_tau = tau.modulus().as_f64();
-                let s = s as usize;
-                report.max_degree = report.max_degree.max(m);
-                // Truncation errors of the s steps add up: each step gets 1/s of the budget.
-                let (rtol_step, atol_step) = (opts.tol.rtol / s as f64, atol_inf / s as f64);
-                // η = e^{τμ/s}, applied after each step (never e^{τμ} at once: it may overflow
-                // where the result does not).
-                let eta = S::from_c64((tau.to_c64() * mu / s as f64).exp());
-                let mu_s = S::from_c64(mu);
-                let bound_check = info.exact.then(|| BoundCheck {
-                    ln_step: (abs_tau * info.norm / s as f64).ln(),
-                    ln_n: ((n + p).max(1) as f64).ln(),
-                    given: matches!(opts.norm, NormBound::Upper(_)),
-                    norm: info.norm,
-                });
-                for step in 0..s {
-                    if report.matvecs >= opts.max_products {
-                        return Err(Error::NoConvergence {
-                            method: "taylor",
-                            detail: format!(
-                                "cost cap max_products = {} reached at t = {:.6e} of \
-                                 {:.6e} after {} products (estimated up front: {})",
-                                opts.max_products,
-                                (t_start + dt * step as f64 / s as f64) * time_unit,
-                                t_last * time_unit,
-                                report.matvecs,
-                                report.cost_estimate
-                            ),
-                        });
-                    }
-                    be.copy(f, b)?;
-                    bt.copy_from_slice(&ft);
-                    // Sizes of the terms: the top block, and what the tail feeds into it
-                    // (‖Y‖_∞·‖tail‖_∞) for the stopping test; both parts unweighted for
-                    // the bound check.
-                    let top0 = be.amax(b)?.as_f64();
-                    let tail0 = tail_amax(&bt);
-                    let mut c1 = top0.max(weight * tail0);
-                    let c0 = top0.max(tail0);
-                    let mut ln_fact = 0.0;
-                    // m* = 0 only for τ(A − μI) = 0, whose series is exact.
-                    let mut last = if m == 0 { 0.0 } else { c1 };
-                    // Σ_j ‖b_j‖_∞: where it exceeds ‖F‖_∞ the terms cancel, and the sum
-                    // loses u·Σ_j‖b_j‖_∞ to rounding (Pascal-like operators on vectors of
-                    // mixed sign: factors up to 10¹⁷).
-                    // Of the top block only: the tail's terms are exact polynomials in τ,
-                    // and the error is measured on the top block (φ_k's top starts at 0).
-                    let mut term_sum = top0;
-                    for j in 1..=m {
-                        let coeff = tau / S::from_f64((s * j) as f64);
-                        op.apply(be, coeff, b, S::zero(), tmp)?;
-                        if mu_s != S::zero() {
-                            be.axpby(-(coeff * mu_s), b, S::one(), tmp)?;
-                        }
-                        if let Some(fc) = &forcing {
-                            // Top += (dt/(s·j))·Y·tail; tail ← (dt/(s·j))·(J − σμI)·tail.
-                            let c_r = S::from_f64(dt / (s * j) as f64);
-                            for (col, &x) in fc.cols.iter().zip(bt.iter()) {
-                                if let Some((bj, c)) = col {
-                                    if x != S::zero() {
-                                        be.axpby(c_r * *c * x, bj, S::one(), tmp)?;
-                                    }
-                                }
-                            }
-                            for k in 0..p {
-                                let next = if k + 1 < p { bt[k + 1] } else { S::zero() };
-                                tt[k] = c_r * (next - sigma_mu * bt[k]);
-                            }
-                            std::mem::swap(&mut bt, &mut tt);
-                        }
-                        std::mem::swap(b, tmp);
-                        report.matvecs += 1;
-                        let top2 = be.amax(b)?.as_f64();
-                        let tail2 = tail_amax(&bt);
-                        let c2 = top2.max(weight * tail2);
-                        be.axpby(S::one(), b, S::one(), f)?;
-                        for (fk, &bk) in ft.iter_mut().zip(bt.iter()) {
-                            *fk += bk;
-                        }
-                        last = c1 + c2;
-                        if !last.is_finite() {
-                            return Err(Error::NonFinite {
-                                context: format!(
-                                    "taylor: a Taylor term overflowed at t = {:.6e} \
-                                     (the operator returned NaN/∞, or e^{{tA}}v is beyond range)",
-                                    ti * time_unit
-                                ),
-                                index: j,
-                                value: format!("{c2}"),
-                            });
-                        }
-                        ln_fact += (j as f64).ln();
-                        term_sum += top2;
-                        if c2 == 0.0 {
-                            // A zero term makes every later one zero (b_{j+1} = M·b_j/(j+1)):
-                            // the series is exact here (nilpotent operators, A = cI).
-                            last = 0.0;
-                            break;
-                        }
-                        if let Some(check) = &bound_check {
-                            check.term(j, top2.max(tail2).ln() + ln_fact - c0.ln())?;
-                        }
-                        if last <= rtol_step * be.amax(f)?.as_f64() + atol_step {
-                            break;
-                        }
-                        c1 = c2;
-                    }
-                    let fmax = be.amax(f)?.as_f64();
-                    if eta != S::one() {
-                        be.scale(eta, f)?;
-                        ft.iter_mut().for_each(|x| *x *= eta);
-                    }
-                    let norm = be.nrm2(f)?.as_f64();
-                    // This step's truncation and cancellation errors, relative in ∞-norm,
-                    // as an absolute 2-norm error of the new state.
-                    let local = if fmax > 0.0 {
-                        (last + unit_roundoff * term_sum) / fmax * norm
-                    } else {
-                        0.0
-                    };
-                    abs_error = propagate(abs_error, prev_norm, norm, real_spectrum) + local;
-                    prev_norm = norm;
-                    report.substeps += 1;
-                    if let Some(cb) = opts.progress {
-                        let reached = if step + 1 == s {
-                            ti
-                        } else {
-                            t_start + dt * (step + 1) as f64 / s as f64
-                        };
-                        (cb.0)(&Progress {
-                            products: report.matvecs,
-                            estimated_products: report.cost_estimate,
-                            fraction: if t_last > 0.0 { reached / t_last } else { 1.0 },
-                        });
-                    }
-                }
+                series.interval(t_start, ti, dt, m, s)?;
             }
-            be.copy(f, &mut out[i])?;
+            be.copy(series.f, &mut out[i])?;
             // The relative errors of the steps so far, of this output.
-            report.output_estimates.push(abs_error);
+            series.report.output_estimates.push(series.abs_error);
         }
-        let fin = be.nrm2(self.f.as_ref().expect("allocated"))?.as_f64();
-        report.error_estimate = abs_error;
+        let fin = be.nrm2(series.f)?.as_f64();
+        let mut report = series.report;
+        report.error_estimate = series.abs_error;
         if !fin.is_finite() {
             return Err(Error::NonFinite {
                 context: format!("taylor: the result overflows the {} range", S::NAME),
@@ -612,6 +403,37 @@ impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
             });
         }
         Ok(report)
+    }
+
+    /// Checks the operator, `v` and the outputs, and sizes the workspace for the operator's
+    /// order (returned); a new order drops the vectors and probes of the last.
+    fn prepare<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        v: Option<&B::Vector<S>>,
+        out: &[B::Vector<S>],
+    ) -> Result<usize> {
+        let be = self.backend;
+        let n = checks::square_order("taylor", op)?;
+        if n != self.n {
+            self.n = n;
+            self.f = None;
+            self.b = None;
+            self.tmp = None;
+            self.probes.clear();
+        }
+        if let Some(v) = v {
+            checks::vector(be, "taylor: v", v, n)?;
+        }
+        for (i, o) in out.iter().enumerate() {
+            checks::output(be, &format!("taylor: output {i}"), o, n)?;
+        }
+        for slot in [&mut self.f, &mut self.b, &mut self.tmp] {
+            if slot.is_none() {
+                *slot = Some(be.zeros(n)?);
+            }
+        }
+        Ok(n)
     }
 
     /// The shift μ and the norm information of A − μI, per [`NormBound`] and [`Shift`].
@@ -802,6 +624,338 @@ impl<'a, B: Backend, S: Scalar> Taylor<'a, B, S> {
         }
         Ok(d)
     }
+}
+
+/// One call's series: the (possibly augmented) operator with its shift and norm
+/// information, the workspace vectors and the error estimate carried from step to step.
+struct Series<'c, B: Backend, S: Scalar, O: ?Sized> {
+    be: &'c B,
+    op: &'c O,
+    opts: TaylorOptions,
+    scale: S,
+    /// Converts the times back for messages (r_last with forcing, else 1).
+    time_unit: f64,
+    n: usize,
+    /// The shift μ and the norm information of A − μI (of the augmented operator with
+    /// forcing).
+    mu: c64,
+    info: NormInfo,
+    forcing: Option<Forcing<'c, B, S>>,
+    /// Length of the tail (φ-columns).
+    p: usize,
+    /// The shift σμ of the augmentation's block J − σμI.
+    sigma_mu: S,
+    /// ‖Y‖_∞ (0 without forcing): the weight of the tail in the stopping test.
+    weight: f64,
+    /// atol in the ∞-norm of the stopping test.
+    atol_inf: f64,
+    unit_roundoff: f64,
+    real_spectrum: bool,
+    t_last: f64,
+    /// The state F, the current term b_j and a scratch vector.
+    f: &'c mut B::Vector<S>,
+    b: &'c mut B::Vector<S>,
+    tmp: &'c mut B::Vector<S>,
+    /// The tails (host entries of the augmentation) of F, of b_j and scratch.
+    ft: Vec<S>,
+    bt: Vec<S>,
+    tt: Vec<S>,
+    report: Report,
+    /// Absolute 2-norm error estimate of the state, carried from step to step (see
+    /// `propagate`), and the state's 2-norm before the current step.
+    abs_error: f64,
+    prev_norm: f64,
+}
+
+/// The constants of the steps of one interval.
+struct StepPlan<S: Scalar> {
+    /// The end of the interval and its length.
+    ti: f64,
+    dt: f64,
+    /// τ = scale·dt, the degree m* and the number of steps s.
+    tau: S,
+    m: usize,
+    s: usize,
+    /// The shift μ in S.
+    mu_s: S,
+    /// Each step's share of the tolerance.
+    rtol_step: f64,
+    atol_step: f64,
+    bound_check: Option<BoundCheck>,
+}
+
+impl<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized> Series<'_, B, S, O> {
+    /// The plan of every interval, before the first series product: its Σ s·m* is the
+    /// cost estimate (an upper bound: steps may stop their series early). (m*, s) per
+    /// interval, `None` for an empty one; a plan beyond the caps refuses the call.
+    fn plan(&mut self, times: &[f64]) -> Result<Vec<Option<(usize, f64)>>> {
+        let mut plans: Vec<Option<(usize, f64)>> = Vec::with_capacity(times.len());
+        let mut t_prev = 0.0;
+        let mut planned_total = self.report.matvecs as f64;
+        let (max_products, max_matvecs) = (self.opts.max_products, self.opts.max_matvecs);
+        for &ti in times {
+            let dt = ti - t_prev;
+            t_prev = ti;
+            if dt <= 0.0 {
+                plans.push(None);
+                continue;
+            }
+            let tau = self.scale * S::from_f64(dt);
+            let abs_tau = tau.modulus().as_f64();
+            let (m, s) = self.degree_and_steps(tau, abs_tau);
+            let planned = m as f64 * s;
+            let refused = (planned_total + planned) / 2.0 > max_products as f64
+                || planned_total + planned > max_matvecs as f64;
+            if refused && self.forcing.is_none() {
+                self.prove_overflow(times)?;
+            }
+            if (planned_total + planned) / 2.0 > max_products as f64 {
+                return Err(Error::NoConvergence {
+                    method: "taylor",
+                    detail: format!(
+                        "cost cap max_products = {} refused before the first product of the \
+                         series: at least {:.3e} products are planned (s·m* over the \
+                         intervals, plus {} for the norm estimate; ‖τ(A − μI)‖ ≈ {:.3e})",
+                        max_products,
+                        planned_total + planned,
+                        self.report.matvecs,
+                        abs_tau * self.info.norm
+                    ),
+                });
+            }
+            if planned_total + planned > max_matvecs as f64 {
+                return Err(Error::NoConvergence {
+                    method: "taylor",
+                    detail: format!(
+                        "the interval [{:.6e}, {:.6e}] needs m* = {m}, s = {s:.3e} \
+                         (≈ {planned:.3e} products) for ‖τ(A − μI)‖ ≈ {:.3e}, beyond \
+                         max_matvecs = {} (after {} products)",
+                        (ti - dt) * self.time_unit,
+                        ti * self.time_unit,
+                        abs_tau * self.info.norm,
+                        max_matvecs,
+                        self.report.matvecs
+                    ),
+                });
+            }
+            planned_total += planned;
+            plans.push(Some((m, s)));
+        }
+        self.report.cost_estimate = planned_total.min(usize::MAX as f64) as usize;
+        Ok(plans)
+    }
+
+    /// The degree m* and the number of steps s for τ(A − μI) of size `abs_tau`·‖A − μI‖, at
+    /// the backward-error tolerance that meets `rtol` forward.
+    fn degree_and_steps(&self, tau: S, abs_tau: f64) -> (usize, f64) {
+        let opts = &self.opts;
+        // The series controls a backward error ‖ΔA‖ ≤ tol_b‖τ(A − μI)‖; the forward
+        // error is up to κ_exp ≈ ‖τ(A − μI)‖ times larger, so tol_b = rtol/‖τ(A − μI)‖
+        // (rounded down to a power of two to share cached θ tables).
+        let tol_b = (opts.tol.rtol / (abs_tau * self.info.norm).max(1.0)).max(UNIT_ROUNDOFF);
+        let theta = theta::theta_table(2f64.powi(tol_b.log2().floor() as i32), opts.m_max);
+        let mut choice = select(&self.info, abs_tau, &theta, opts.m_max, opts.p_max);
+        // Real spectra (Hermitian A, real τ) damp the rounding errors of the terms;
+        // others need the guard (see params::guard_rounding).
+        if !(self.op.is_hermitian() && tau.im() == S::Real::zero()) {
+            let max_s = opts.max_matvecs as f64;
+            let u = 0.5 * S::Real::EPS.as_f64();
+            choice = guard_rounding(choice, &theta, opts.m_max, 0.25 * opts.tol.rtol, max_s, u);
+        }
+        (choice.m, choice.s)
+    }
+
+    /// A plan beyond the caps may be that of a result beyond the range (|t|·‖A‖ grows with
+    /// the exponent): for Hermitian A the Rayleigh quotient of v proves it, at one product,
+    /// and the call reports that instead of its cost.
+    fn prove_overflow(&mut self, times: &[f64]) -> Result<()> {
+        let be = self.be;
+        let vnorm = be.nrm2(self.f)?.as_f64();
+        let taus: Vec<c64> = times.iter().map(|&t| self.scale.to_c64() * t).collect();
+        if let Some(e) =
+            crate::leja::proven_overflow("taylor", be, self.op, self.f, vnorm, &taus, self.tmp)?
+        {
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// The s steps of the interval [t_start, ti] of length `dt` at degree m: each sums its
+    /// series, multiplies by e^{τμ/s} and carries the error estimate to the new state.
+    fn interval(&mut self, t_start: f64, ti: f64, dt: f64, m: usize, s: f64) -> Result<()> {
+        let be = self.be;
+        let tau = self.scale * S::from_f64(dt);
+        let abs_tau = tau.modulus().as_f64();
+        let s = s as usize;
+        self.report.max_degree = self.report.max_degree.max(m);
+        // Truncation errors of the s steps add up: each step gets 1/s of the budget.
+        let (rtol_step, atol_step) = (self.opts.tol.rtol / s as f64, self.atol_inf / s as f64);
+        // η = e^{τμ/s}, applied after each step (never e^{τμ} at once: it may overflow
+        // where the result does not).
+        let eta = S::from_c64((tau.to_c64() * self.mu / s as f64).exp());
+        let sp = StepPlan {
+            ti,
+            dt,
+            tau,
+            m,
+            s,
+            mu_s: S::from_c64(self.mu),
+            rtol_step,
+            atol_step,
+            bound_check: self.info.exact.then(|| BoundCheck {
+                ln_step: (abs_tau * self.info.norm / s as f64).ln(),
+                ln_n: ((self.n + self.p).max(1) as f64).ln(),
+                given: matches!(self.opts.norm, NormBound::Upper(_)),
+                norm: self.info.norm,
+            }),
+        };
+        let (t_last, time_unit) = (self.t_last, self.time_unit);
+        for step in 0..s {
+            if self.report.matvecs >= self.opts.max_products {
+                return Err(Error::NoConvergence {
+                    method: "taylor",
+                    detail: format!(
+                        "cost cap max_products = {} reached at t = {:.6e} of \
+                         {:.6e} after {} products (estimated up front: {})",
+                        self.opts.max_products,
+                        (t_start + dt * step as f64 / s as f64) * time_unit,
+                        t_last * time_unit,
+                        self.report.matvecs,
+                        self.report.cost_estimate
+                    ),
+                });
+            }
+            let (last, term_sum) = self.sum_series(&sp)?;
+            let fmax = be.amax(self.f)?.as_f64();
+            if eta != S::one() {
+                be.scale(eta, self.f)?;
+                self.ft.iter_mut().for_each(|x| *x *= eta);
+            }
+            let norm = be.nrm2(self.f)?.as_f64();
+            // This step's truncation and cancellation errors, relative in ∞-norm,
+            // as an absolute 2-norm error of the new state.
+            let local = if fmax > 0.0 {
+                (last + self.unit_roundoff * term_sum) / fmax * norm
+            } else {
+                0.0
+            };
+            self.abs_error =
+                propagate(self.abs_error, self.prev_norm, norm, self.real_spectrum) + local;
+            self.prev_norm = norm;
+            self.report.substeps += 1;
+            if let Some(cb) = self.opts.progress {
+                let reached = if step + 1 == s {
+                    ti
+                } else {
+                    t_start + dt * (step + 1) as f64 / s as f64
+                };
+                (cb.0)(&Progress {
+                    products: self.report.matvecs,
+                    estimated_products: self.report.cost_estimate,
+                    fraction: if t_last > 0.0 { reached / t_last } else { 1.0 },
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// One step's series F ← Σ_{j≤m*} M^jF/j!, M = τ(A − μI)/s, stopped once two consecutive
+    /// terms fall below the step's tolerance. Returns the size of those last two terms and
+    /// Σ_j ‖b_j‖_∞ (for the rounding of the sum).
+    fn sum_series(&mut self, sp: &StepPlan<S>) -> Result<(f64, f64)> {
+        let be = self.be;
+        be.copy(self.f, self.b)?;
+        self.bt.copy_from_slice(&self.ft);
+        // Sizes of the terms: the top block, and what the tail feeds into it
+        // (‖Y‖_∞·‖tail‖_∞) for the stopping test; both parts unweighted for
+        // the bound check.
+        let top0 = be.amax(self.b)?.as_f64();
+        let tail0 = tail_amax(&self.bt);
+        let mut c1 = top0.max(self.weight * tail0);
+        let c0 = top0.max(tail0);
+        let mut ln_fact = 0.0;
+        // m* = 0 only for τ(A − μI) = 0, whose series is exact.
+        let mut last = if sp.m == 0 { 0.0 } else { c1 };
+        // Σ_j ‖b_j‖_∞: where it exceeds ‖F‖_∞ the terms cancel, and the sum
+        // loses u·Σ_j‖b_j‖_∞ to rounding (Pascal-like operators on vectors of
+        // mixed sign: factors up to 10¹⁷).
+        // Of the top block only: the tail's terms are exact polynomials in τ,
+        // and the error is measured on the top block (φ_k's top starts at 0).
+        let mut term_sum = top0;
+        for j in 1..=sp.m {
+            self.next_term(sp, j)?;
+            self.report.matvecs += 1;
+            let top2 = be.amax(self.b)?.as_f64();
+            let tail2 = tail_amax(&self.bt);
+            let c2 = top2.max(self.weight * tail2);
+            be.axpby(S::one(), self.b, S::one(), self.f)?;
+            for (fk, &bk) in self.ft.iter_mut().zip(self.bt.iter()) {
+                *fk += bk;
+            }
+            last = c1 + c2;
+            if !last.is_finite() {
+                return Err(Error::NonFinite {
+                    context: format!(
+                        "taylor: a Taylor term overflowed at t = {:.6e} \
+                         (the operator returned NaN/∞, or e^{{tA}}v is beyond range)",
+                        sp.ti * self.time_unit
+                    ),
+                    index: j,
+                    value: format!("{c2}"),
+                });
+            }
+            ln_fact += (j as f64).ln();
+            term_sum += top2;
+            if c2 == 0.0 {
+                // A zero term makes every later one zero (b_{j+1} = M·b_j/(j+1)):
+                // the series is exact here (nilpotent operators, A = cI).
+                last = 0.0;
+                break;
+            }
+            if let Some(check) = &sp.bound_check {
+                check.term(j, top2.max(tail2).ln() + ln_fact - c0.ln())?;
+            }
+            if last <= sp.rtol_step * be.amax(self.f)?.as_f64() + sp.atol_step {
+                break;
+            }
+            c1 = c2;
+        }
+        Ok((last, term_sum))
+    }
+
+    /// The next term b_j = M·b_{j−1}/j: the product with A and the shift, and with forcing
+    /// the coupling of the tail into the top block and the tail's own step.
+    fn next_term(&mut self, sp: &StepPlan<S>, j: usize) -> Result<()> {
+        let (be, s, p) = (self.be, sp.s, self.p);
+        let coeff = sp.tau / S::from_f64((s * j) as f64);
+        self.op.apply(be, coeff, self.b, S::zero(), self.tmp)?;
+        if sp.mu_s != S::zero() {
+            be.axpby(-(coeff * sp.mu_s), self.b, S::one(), self.tmp)?;
+        }
+        if let Some(fc) = &self.forcing {
+            // Top += (dt/(s·j))·Y·tail; tail ← (dt/(s·j))·(J − σμI)·tail.
+            let c_r = S::from_f64(sp.dt / (s * j) as f64);
+            for (col, &x) in fc.cols.iter().zip(self.bt.iter()) {
+                if let Some((bj, c)) = col {
+                    if x != S::zero() {
+                        be.axpby(c_r * *c * x, bj, S::one(), self.tmp)?;
+                    }
+                }
+            }
+            for k in 0..p {
+                let next = if k + 1 < p { self.bt[k + 1] } else { S::zero() };
+                self.tt[k] = c_r * (next - self.sigma_mu * self.bt[k]);
+            }
+            std::mem::swap(&mut self.bt, &mut self.tt);
+        }
+        std::mem::swap(&mut *self.b, &mut *self.tmp);
+        Ok(())
+    }
+}
+
+/// ‖tail‖_∞.
+fn tail_amax<S: Scalar>(t: &[S]) -> f64 {
+    t.iter().fold(0.0f64, |m, x| m.max(x.modulus().as_f64()))
 }
 
 /// The check of a norm bound the series gets for free: the terms b_j = M^jF/j! of a step,
