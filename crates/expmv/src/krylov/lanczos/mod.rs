@@ -1,12 +1,12 @@
 //! The Lanczos method for f(tA)v with Hermitian A.
 
-use matexp_core::OperatorSteps;
 use super::orthogonality::OmegaMonitor;
 use super::small::{Coefficients, Screen, exp_coefficients, phi_coefficients};
 use crate::method::check_phi_order;
 use crate::{
     ExpmvMethod, LanczosOptions, MethodOptions, Progress, Reorthogonalize, Report, checks,
 };
+use matexp_core::OperatorSteps;
 use matexp_core::{Backend, Error, KrylovBackend, LinearOperator, RealScalar, Result, Scalar, c64};
 use std::time::Instant;
 
@@ -344,6 +344,31 @@ fn predicted_dim(width: f64, tau: c64, tol: f64) -> usize {
 /// Where the iteration stopped: T_k is in `alpha[..k]`, `beta[..k − 1]`.
 struct Tridiagonal {
     k: usize,
+}
+
+/// The state of one Lanczos build besides the basis: its targets and start norm, where the
+/// next convergence check falls, the previous check's worst miss, the ω-monitor and the
+/// lookahead of an asynchronous backend.
+struct Build<'t> {
+    targets: &'t [(Func, c64)],
+    beta0: f64,
+    mode: Reorthogonalize,
+    eps: f64,
+    monitor: Option<OmegaMonitor>,
+    next_check: usize,
+    /// The worst estimate / tolerance ratio at the previous check, for the schedule.
+    previous: Option<(usize, f64)>,
+    look: Lookahead,
+}
+
+/// What a convergence check of the build decided.
+enum Checked {
+    /// The basis is complete: T_k and the coefficients of the targets.
+    Done(Tridiagonal, Vec<Coefficients>),
+    /// The basis lost orthogonality from step i on: redo it with reorthogonalization.
+    Restart(usize),
+    /// Not yet: the worst miss (estimate / tolerance) for the next check's schedule.
+    Next(f64),
 }
 
 impl<'a, B: KrylovBackend + 'a, S: Scalar> ExpmvMethod<'a, B, S> for Lanczos<'a, B, S> {
@@ -793,19 +818,23 @@ impl<'a, B: KrylovBackend, S: Scalar> Lanczos<'a, B, S> {
         be.copy(v, &mut self.basis[0])?;
         be.scale(S::from_f64(1.0 / beta0), &mut self.basis[0])?;
         let eps = S::Real::EPS.as_f64();
-        // Auto: the ω-recurrence runs on the coefficients as they reach the host.
-        let mut monitor =
-            (mode == Reorthogonalize::Auto).then(|| OmegaMonitor::new(eps, opts.tol.rtol));
+        let mut st = Build {
+            targets,
+            beta0,
+            mode,
+            eps,
+            // Auto: the ω-recurrence runs on the coefficients as they reach the host.
+            monitor: (mode == Reorthogonalize::Auto).then(|| OmegaMonitor::new(eps, opts.tol.rtol)),
+            next_check: opts.check_every.max(self.first_check).min(opts.max_dim),
+            previous: None,
+            look: Lookahead::default(),
+        };
         if mode == Reorthogonalize::Always {
             report.reorthogonalized_from = Some(0);
         }
-        let mut next_check = opts.check_every.max(self.first_check).min(opts.max_dim);
-        // The worst estimate / tolerance ratio at the previous check, for the schedule.
-        let mut previous: Option<(usize, f64)> = None;
         let mut scanned = 0;
         let mut j = 0;
         let mult = if two_pass { 2 } else { 1 };
-        let mut look = Lookahead::default();
         loop {
             if (j + 1) * mult > opts.max_products.saturating_add(usize::from(two_pass)) {
                 return Err(Error::NoConvergence {
@@ -821,85 +850,20 @@ impl<'a, B: KrylovBackend, S: Scalar> Lanczos<'a, B, S> {
                 self.fused_step(op, j)?;
                 report.matvecs += 1;
             } else {
-                // Host scalars (reorthogonalization; one-pass only, checked by the options).
-                self.ensure_basis(j + 2)?;
-                let (q_prev, q_cur, u) =
-                    three_slots(&mut self.basis, j.wrapping_sub(1), j, j + 1, j > 0);
-                op.apply(be, S::one(), q_cur, S::zero(), u)?;
-                report.matvecs += 1;
-                let a = be.dot(q_cur, u)?.re().as_f64();
-                be.axpby(S::from_f64(-a), q_cur, S::one(), u)?;
-                if let Some(qp) = q_prev {
-                    be.axpby(S::from_f64(-self.beta[j - 1]), qp, S::one(), u)?;
-                }
-                let (done, rest) = self.basis.split_at_mut(j + 1);
-                for q in done.iter() {
-                    let h = be.dot(q, &rest[0])?;
-                    be.axpby(-h, q, S::one(), &mut rest[0])?;
-                }
-                let b = be.nrm2(&self.basis[j + 1])?.as_f64();
-                be.scale(S::from_f64(inverse_or_zero(b)), &mut self.basis[j + 1])?;
-                self.alpha.push(a);
-                self.beta.push(b);
+                self.host_step(op, j, report)?;
             }
             let mut k = j + 1;
-            let last = k >= opts.max_dim;
-            let due = last || k >= next_check;
-            let mut ahead = 0;
+            let due = k >= opts.max_dim || k >= st.next_check;
             let read_point = fused && (due || k == 1 || k == self.n);
-            if read_point {
-                self.settle()?;
-            }
-            if let Some(c) = self.coeffs.as_ref().filter(|_| read_point) {
-                let known = self.alpha.len();
-                let mut fresh = vec![0.0; 2 * (k - known)];
-                let waited = Instant::now();
-                be.read_coeffs(c, 2 * known, &mut fresh)?;
-                look.read_done(k, waited.elapsed().as_secs_f64());
-                for pair in fresh.chunks_exact(2) {
-                    self.alpha.push(pair[0]);
-                    self.beta.push(pair[1]);
-                }
-                if due && !last && k < self.n && be.is_asynchronous() {
-                    // Keep the device busy while the host checks (see `Lookahead`); steps
-                    // after a breakdown or past convergence are spent and counted.
-                    let cap = opts.max_products.saturating_add(usize::from(two_pass)) / mult;
-                    ahead = look
-                        .steps(k, opts.check_every)
-                        // Leave the step that reaches max_dim, n or the cap to the loop.
-                        .min(opts.max_dim.saturating_sub(k + 1))
-                        .min(self.n.saturating_sub(k + 1))
-                        .min(cap.saturating_sub(k + 1));
-                    for a in 0..ahead {
-                        self.fused_step(op, j + 1 + a)?;
-                        report.matvecs += 1;
-                    }
-                }
-            }
+            let ahead = if read_point {
+                self.read_point(op, &mut st, j, due, report)?
+            } else {
+                0
+            };
             let host = Instant::now();
             let mut breakdown = false;
             if self.alpha.len() == k {
-                let mut cut = None;
-                for i in scanned..k {
-                    let (a, b) = (self.alpha[i], self.beta[i]);
-                    if !(a.is_finite() && b.is_finite()) {
-                        return Err(Error::NonFinite {
-                            context: format!(
-                                "lanczos: step {i} produced α = {a}, β = {b} (the operator \
-                                 returned NaN/∞)"
-                            ),
-                            index: i,
-                            value: format!("{}", if a.is_finite() { b } else { a }),
-                        });
-                    }
-                    let bprev = if i > 0 { self.beta[i - 1] } else { 0.0 };
-                    let scale = (a * a + bprev * bprev + b * b).sqrt();
-                    if b <= 10.0 * eps * scale {
-                        cut = Some(i);
-                        break;
-                    }
-                }
-                if let Some(i) = cut {
+                if let Some(i) = self.breakdown_at(scanned, k, eps)? {
                     // Step i broke down: T of order i + 1 is exact (see above).
                     breakdown = true;
                     k = i + 1;
@@ -909,123 +873,268 @@ impl<'a, B: KrylovBackend, S: Scalar> Lanczos<'a, B, S> {
                 scanned = k;
             }
             if breakdown || due {
-                let last = k >= opts.max_dim;
-                // A check that cannot be the last skips what cannot make it pass.
-                let screen = (!last).then_some((&opts.tol, beta0));
-                let coeffs = self.coefficients(targets, k, breakdown, screen)?;
-                self.range_check(targets, &coeffs, k, beta0)?;
-                if let Some(i) = coeffs.iter().position(|c| c.abs_error(beta0).is_nan()) {
-                    return Err(self.out_of_range(targets[i].1, k));
-                }
-                let converged = breakdown || coeffs.iter().all(|c| c.converged(&opts.tol, beta0));
-                report.error_estimate = coeffs
-                    .iter()
-                    .map(|c| c.abs_error(beta0))
-                    .fold(0.0, f64::max);
-                if report.cost_estimate == 0 && !converged {
-                    // Gershgorin interval of T_k: the width seen so far.
-                    let (lo, hi) =
-                        (0..k).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), i| {
-                            let below = if i > 0 { self.beta[i - 1] } else { 0.0 };
-                            let above = if i + 1 < k { self.beta[i] } else { 0.0 };
-                            let r = below + above;
-                            (lo.min(self.alpha[i] - r), hi.max(self.alpha[i] + r))
-                        });
-                    self.plan(targets, hi - lo, self.n, report)?;
-                }
-                if !converged {
-                    if let Some(cb) = opts.progress {
-                        (cb.0)(&Progress {
-                            products: report.matvecs,
-                            estimated_products: report.cost_estimate,
-                            fraction: 0.0,
-                        });
+                match self.check(op, &mut st, k, breakdown, report)? {
+                    Checked::Done(t, coeffs) => return Ok((t, coeffs)),
+                    Checked::Restart(i) => {
+                        // Steps 0..i kept a semi-orthogonal basis: redo step i onwards with
+                        // full reorthogonalization (the products since are spent and
+                        // counted); the check due at k is made when k is reached again.
+                        if self.deferred && i == k {
+                            self.form_next(k)?;
+                        }
+                        self.deferred = false;
+                        fused = false;
+                        self.alpha.truncate(i);
+                        self.beta.truncate(i);
+                        scanned = i;
+                        st.next_check = k;
+                        st.previous = None;
+                        report.reorthogonalized_from = Some(i);
+                        j = i;
+                        continue;
+                    }
+                    Checked::Next(miss) => {
+                        let (interval, expects) = check_interval(&opts, k, st.previous, miss);
+                        st.look.expects_convergence = expects;
+                        st.next_check = (k + interval).max(k + ahead + 1).min(opts.max_dim);
+                        st.previous = Some((k, miss));
+                        st.look.host_done(host.elapsed().as_secs_f64());
                     }
                 }
-                // The accuracy Lanczos attains in the working precision: about u·k relative
-                // to the result (measured in f32 on seed 000's Laplacians: 0.4–1.5·u·k at
-                // k ≈ 290–340, where the estimate had met rtol 1e−5), which no estimate of the
-                // truncation error sees. A tolerance below it is not claimed.
-                let floor = 0.5 * eps * k as f64;
-                if converged
-                    && !breakdown
-                    && coeffs
-                        .iter()
-                        .any(|c| c.below_floor(&opts.tol, beta0, floor))
-                {
-                    report.converged = false;
-                    report.bounds = self
-                        .ritz_interval(k, op.spectral_bounds())
-                        .or(report.bounds);
-                    if !opts.allow_unconverged {
-                        return Err(Error::NoConvergence {
-                            method: "lanczos",
-                            detail: format!(
-                                "the estimate meets the tolerance at dimension {k} (estimated \
-                                 error {:.3e}), but rtol = {:.1e} is below what Lanczos attains \
-                                 in {} there (its rounding, about u·k = {floor:.1e} of the \
-                                 result): ask for rtol ≥ {:.0e}, or compute in double precision",
-                                report.error_estimate,
-                                opts.tol.rtol,
-                                S::NAME,
-                                2.0 * floor
-                            ),
-                        });
-                    }
-                    return Ok((Tridiagonal { k }, coeffs));
-                }
-                if converged || last {
-                    report.converged = converged;
-                    if !converged && !opts.allow_unconverged && !self.partial_at_max_dim {
-                        return Err(Error::NoConvergence {
-                            method: "lanczos",
-                            detail: format!(
-                                "dimension {k} = max_dim reached with estimated error {:.3e} \
-                                 (tolerance rtol = {:.1e}, atol = {:.1e}); {}",
-                                report.error_estimate,
-                                opts.tol.rtol,
-                                opts.tol.atol,
-                                max_dim_hint(&opts, mode, targets)
-                            ),
-                        });
-                    }
-                    report.bounds = self
-                        .ritz_interval(k, op.spectral_bounds())
-                        .or(report.bounds);
-                    return Ok((Tridiagonal { k }, coeffs));
-                }
-                let miss = coeffs
-                    .iter()
-                    .map(|c| c.miss(&opts.tol, beta0))
-                    .fold(0.0, f64::max);
-                if let Some(i) =
-                    restart_point(&mut monitor, &self.alpha, &self.beta, k, previous, miss)
-                {
-                    // Steps 0..i kept a semi-orthogonal basis: redo step i onwards with full
-                    // reorthogonalization (the products since are spent and counted); the
-                    // check due at k is made when k is reached again.
-                    if self.deferred && i == k {
-                        self.form_next(k)?;
-                    }
-                    self.deferred = false;
-                    fused = false;
-                    self.alpha.truncate(i);
-                    self.beta.truncate(i);
-                    scanned = i;
-                    next_check = k;
-                    previous = None;
-                    report.reorthogonalized_from = Some(i);
-                    j = i;
-                    continue;
-                }
-                let (interval, expects) = check_interval(&opts, k, previous, miss);
-                look.expects_convergence = expects;
-                next_check = (k + interval).max(k + ahead + 1).min(opts.max_dim);
-                previous = Some((k, miss));
-                look.host_done(host.elapsed().as_secs_f64());
             }
             j += 1 + ahead;
         }
+    }
+
+    /// One Lanczos step on the host's scalars (reorthogonalization; one-pass only, checked
+    /// by the options): u = A·q_j, α_j, the three-term recurrence, full Gram–Schmidt against
+    /// the stored basis, then β_j and q_{j+1}.
+    fn host_step<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        j: usize,
+        report: &mut Report,
+    ) -> Result<()> {
+        let be = self.backend;
+        self.ensure_basis(j + 2)?;
+        let (q_prev, q_cur, u) = three_slots(&mut self.basis, j.wrapping_sub(1), j, j + 1, j > 0);
+        op.apply(be, S::one(), q_cur, S::zero(), u)?;
+        report.matvecs += 1;
+        let a = be.dot(q_cur, u)?.re().as_f64();
+        be.axpby(S::from_f64(-a), q_cur, S::one(), u)?;
+        if let Some(qp) = q_prev {
+            be.axpby(S::from_f64(-self.beta[j - 1]), qp, S::one(), u)?;
+        }
+        let (done, rest) = self.basis.split_at_mut(j + 1);
+        for q in done.iter() {
+            let h = be.dot(q, &rest[0])?;
+            be.axpby(-h, q, S::one(), &mut rest[0])?;
+        }
+        let b = be.nrm2(&self.basis[j + 1])?.as_f64();
+        be.scale(S::from_f64(inverse_or_zero(b)), &mut self.basis[j + 1])?;
+        self.alpha.push(a);
+        self.beta.push(b);
+        Ok(())
+    }
+
+    /// A read point of the fused recurrence after step `j`: the pending step settled, the
+    /// new coefficients brought to the host and, at a check (`due`) on an asynchronous
+    /// backend, the lookahead steps queued; returns how many.
+    fn read_point<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        st: &mut Build<'_>,
+        j: usize,
+        due: bool,
+        report: &mut Report,
+    ) -> Result<usize> {
+        let (be, opts, k) = (self.backend, self.opts, j + 1);
+        let last = k >= opts.max_dim;
+        let mult = if opts.two_pass { 2 } else { 1 };
+        self.settle()?;
+        let mut ahead = 0;
+        if let Some(c) = self.coeffs.as_ref() {
+            let known = self.alpha.len();
+            let mut fresh = vec![0.0; 2 * (k - known)];
+            let waited = Instant::now();
+            be.read_coeffs(c, 2 * known, &mut fresh)?;
+            st.look.read_done(k, waited.elapsed().as_secs_f64());
+            for pair in fresh.chunks_exact(2) {
+                self.alpha.push(pair[0]);
+                self.beta.push(pair[1]);
+            }
+            if due && !last && k < self.n && be.is_asynchronous() {
+                // Keep the device busy while the host checks (see `Lookahead`); steps
+                // after a breakdown or past convergence are spent and counted.
+                let cap = opts.max_products.saturating_add(usize::from(opts.two_pass)) / mult;
+                ahead = st
+                    .look
+                    .steps(k, opts.check_every)
+                    // Leave the step that reaches max_dim, n or the cap to the loop.
+                    .min(opts.max_dim.saturating_sub(k + 1))
+                    .min(self.n.saturating_sub(k + 1))
+                    .min(cap.saturating_sub(k + 1));
+                for a in 0..ahead {
+                    self.fused_step(op, j + 1 + a)?;
+                    report.matvecs += 1;
+                }
+            }
+        }
+        Ok(ahead)
+    }
+
+    /// Scans the steps `from..k` that reached the host, in order: a non-finite coefficient
+    /// is an error, and the first step whose β_{i+1} falls to 10·u·‖(β_i, α_i, β_{i+1})‖
+    /// broke down (returned).
+    fn breakdown_at(&self, from: usize, k: usize, eps: f64) -> Result<Option<usize>> {
+        for i in from..k {
+            let (a, b) = (self.alpha[i], self.beta[i]);
+            if !(a.is_finite() && b.is_finite()) {
+                return Err(Error::NonFinite {
+                    context: format!(
+                        "lanczos: step {i} produced α = {a}, β = {b} (the operator \
+                         returned NaN/∞)"
+                    ),
+                    index: i,
+                    value: format!("{}", if a.is_finite() { b } else { a }),
+                });
+            }
+            let bprev = if i > 0 { self.beta[i - 1] } else { 0.0 };
+            let scale = (a * a + bprev * bprev + b * b).sqrt();
+            if b <= 10.0 * eps * scale {
+                return Ok(Some(i));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The convergence check at dimension k: the coefficients of every target in T_k and
+    /// their error estimates. Done where they converge, at a breakdown, at `max_dim` or
+    /// below the rounding floor; a restart where the ω-monitor saw the basis lose
+    /// orthogonality; else the worst miss, for the schedule of the next check.
+    fn check<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        st: &mut Build<'_>,
+        k: usize,
+        breakdown: bool,
+        report: &mut Report,
+    ) -> Result<Checked> {
+        let opts = self.opts;
+        let (targets, beta0) = (st.targets, st.beta0);
+        let last = k >= opts.max_dim;
+        // A check that cannot be the last skips what cannot make it pass.
+        let screen = (!last).then_some((&opts.tol, beta0));
+        let coeffs = self.coefficients(targets, k, breakdown, screen)?;
+        self.range_check(targets, &coeffs, k, beta0)?;
+        if let Some(i) = coeffs.iter().position(|c| c.abs_error(beta0).is_nan()) {
+            return Err(self.out_of_range(targets[i].1, k));
+        }
+        let converged = breakdown || coeffs.iter().all(|c| c.converged(&opts.tol, beta0));
+        report.error_estimate = coeffs
+            .iter()
+            .map(|c| c.abs_error(beta0))
+            .fold(0.0, f64::max);
+        if report.cost_estimate == 0 && !converged {
+            // Gershgorin interval of T_k: the width seen so far.
+            let (lo, hi) = (0..k).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), i| {
+                let below = if i > 0 { self.beta[i - 1] } else { 0.0 };
+                let above = if i + 1 < k { self.beta[i] } else { 0.0 };
+                let r = below + above;
+                (lo.min(self.alpha[i] - r), hi.max(self.alpha[i] + r))
+            });
+            self.plan(targets, hi - lo, self.n, report)?;
+        }
+        if !converged {
+            if let Some(cb) = opts.progress {
+                (cb.0)(&Progress {
+                    products: report.matvecs,
+                    estimated_products: report.cost_estimate,
+                    fraction: 0.0,
+                });
+            }
+        }
+        // The accuracy Lanczos attains in the working precision: about u·k relative
+        // to the result (measured in f32 on seed 000's Laplacians: 0.4–1.5·u·k at
+        // k ≈ 290–340, where the estimate had met rtol 1e−5), which no estimate of the
+        // truncation error sees. A tolerance below it is not claimed.
+        let floor = 0.5 * st.eps * k as f64;
+        if converged
+            && !breakdown
+            && coeffs
+                .iter()
+                .any(|c| c.below_floor(&opts.tol, beta0, floor))
+        {
+            return self.at_rounding_floor(op, k, floor, coeffs, report);
+        }
+        if converged || last {
+            report.converged = converged;
+            if !converged && !opts.allow_unconverged && !self.partial_at_max_dim {
+                return Err(Error::NoConvergence {
+                    method: "lanczos",
+                    detail: format!(
+                        "dimension {k} = max_dim reached with estimated error {:.3e} \
+                         (tolerance rtol = {:.1e}, atol = {:.1e}); {}",
+                        report.error_estimate,
+                        opts.tol.rtol,
+                        opts.tol.atol,
+                        max_dim_hint(&opts, st.mode, targets)
+                    ),
+                });
+            }
+            report.bounds = self
+                .ritz_interval(k, op.spectral_bounds())
+                .or(report.bounds);
+            return Ok(Checked::Done(Tridiagonal { k }, coeffs));
+        }
+        let miss = coeffs
+            .iter()
+            .map(|c| c.miss(&opts.tol, beta0))
+            .fold(0.0, f64::max);
+        if let Some(i) = restart_point(
+            &mut st.monitor,
+            &self.alpha,
+            &self.beta,
+            k,
+            st.previous,
+            miss,
+        ) {
+            return Ok(Checked::Restart(i));
+        }
+        Ok(Checked::Next(miss))
+    }
+
+    /// The end of a build whose estimate met a tolerance below the rounding floor `floor`
+    /// of dimension k: the result unconverged with `allow_unconverged`, else the error.
+    fn at_rounding_floor<O: LinearOperator<B, S> + ?Sized>(
+        &self,
+        op: &O,
+        k: usize,
+        floor: f64,
+        coeffs: Vec<Coefficients>,
+        report: &mut Report,
+    ) -> Result<Checked> {
+        let opts = self.opts;
+        report.converged = false;
+        report.bounds = self
+            .ritz_interval(k, op.spectral_bounds())
+            .or(report.bounds);
+        if !opts.allow_unconverged {
+            return Err(Error::NoConvergence {
+                method: "lanczos",
+                detail: format!(
+                    "the estimate meets the tolerance at dimension {k} (estimated \
+                     error {:.3e}), but rtol = {:.1e} is below what Lanczos attains \
+                     in {} there (its rounding, about u·k = {floor:.1e} of the \
+                     result): ask for rtol ≥ {:.0e}, or compute in double precision",
+                    report.error_estimate,
+                    opts.tol.rtol,
+                    S::NAME,
+                    2.0 * floor
+                ),
+            });
+        }
+        Ok(Checked::Done(Tridiagonal { k }, coeffs))
     }
 
     /// The interval [θ_min, θ_max] of the extreme Ritz values of T_k, for the report
