@@ -58,7 +58,7 @@ use matexp_core::{Backend, CpuBackend, LinearOperator, RealScalar};
 use matexp_gpu::{GpuBackend, GpuCsr, GpuPattern, SpmvKernel, median, time_runs};
 use matexp_graph::{
     CommunicabilityOptions, ProbeOptions, QuadratureOptions, estrada_index_hutchpp,
-    subgraph_centrality, top_k, total_communicability,
+    subgraph_centrality_quadrature, top_k, total_communicability,
 };
 use matexp_sparse::matrix_market::{Symmetry, write_pattern_file};
 use matexp_sparse::{CsrMatrix, PatternCsr};
@@ -710,10 +710,10 @@ fn new_measures(ctx: &mut Ctx<'_>, s: &SeedGraph, label: &str, p: &PatternCsr<u3
         total_communicability(&cpu, p, 1.0, &CommunicabilityOptions::default()).map_err(err)?;
     let top: Vec<usize> = top_k(&wc, 10).map_err(err)?.iter().map(|x| x.0).collect();
     let (tg, sg) = wall(1, || {
-        subgraph_centrality::<_, f64, _>(g, &op, 1.0, &top, &quad, false).map_err(err)
+        subgraph_centrality_quadrature::<_, f64, _>(g, &op, 1.0, &top, &quad, false).map_err(err)
     })?;
     let (tc, scc) = wall(1, || {
-        subgraph_centrality::<_, f64, _>(&cpu, p, 1.0, &top, &quad, true).map_err(err)
+        subgraph_centrality_quadrature::<_, f64, _>(&cpu, p, 1.0, &top, &quad, true).map_err(err)
     })?;
     let a: Vec<f64> = sg.iter().map(|f| f.value()).collect();
     let b: Vec<f64> = scc.iter().map(|f| f.value()).collect();

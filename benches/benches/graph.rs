@@ -34,7 +34,7 @@ use matexp_benches::{Record, Recorder};
 use matexp_core::CpuBackend;
 use matexp_graph::{
     CommunicabilityOptions, DenseCentrality, ProbeOptions, QuadratureOptions,
-    estrada_index_hutchpp, estrada_index_slq, subgraph_centrality, subgraph_centrality_estimate,
+    estrada_index_hutchpp, estrada_index_slq, subgraph_centrality_quadrature, subgraph_centrality_estimate,
     top_k, total_communicability,
 };
 use matexp_sparse::PatternCsr;
@@ -142,7 +142,7 @@ fn write_peer_inputs(label: &str, g: &PatternCsr<u32>) -> matexp_core::Result<()
     let t_ee = t.elapsed().as_secs_f64();
     let top: Vec<usize> = top_k(&tc, 10)?.iter().map(|p| p.0).collect();
     let t = std::time::Instant::now();
-    let sc = subgraph_centrality::<_, f64, _>(&cpu, g, 1.0, &top, &quad, true)?;
+    let sc = subgraph_centrality_quadrature::<_, f64, _>(&cpu, g, 1.0, &top, &quad, true)?;
     let t_sc = t.elapsed().as_secs_f64();
     let (lo, hi) = ee.interval();
     let io = |e| matexp_core::Error::io(dir.display(), e);
@@ -298,7 +298,7 @@ fn new_measures(c: &mut Criterion, rec: &mut Recorder) {
         .iter()
         .map(|p| p.0)
         .collect();
-    let run = || subgraph_centrality::<_, f64, _>(&cpu, &g, 1.0, &top, &quad, true).expect("sc");
+    let run = || subgraph_centrality_quadrature::<_, f64, _>(&cpu, &g, 1.0, &top, &quad, true).expect("sc");
     let sc: Vec<f64> = run().iter().map(|f| f.value()).collect();
     let want: Vec<f64> = top.iter().map(|&i| dense.subgraph_centrality[i]).collect();
     group.bench_function("sc_exact_ba700_top10", |b| b.iter(|| black_box(run())));

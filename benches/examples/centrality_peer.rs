@@ -28,7 +28,7 @@ use graph_catalog::SEED_GRAPHS;
 use matexp_core::{CpuBackend, Error, Result};
 use matexp_graph::{
     CommunicabilityOptions, ProbeOptions, QuadratureOptions, estrada_index_hutchpp,
-    subgraph_centrality, top_k, total_communicability,
+    subgraph_centrality_quadrature, top_k, total_communicability,
 };
 use matexp_sparse::PatternCsr;
 use matexp_sparse::generators::barabasi_albert;
@@ -159,7 +159,7 @@ fn main() -> Result<()> {
     );
     let top: Vec<usize> = top_k(&tc, 10)?.iter().map(|p| p.0).collect();
     let (sc, sc_times) = timed(reps, true, || {
-        subgraph_centrality::<_, f64, _>(&cpu, &g, 1.0, &top, &quad, true)
+        subgraph_centrality_quadrature::<_, f64, _>(&cpu, &g, 1.0, &top, &quad, true)
     })?;
     eprintln!(
         "  SC top-10: {:.4} s, {} products",
@@ -200,7 +200,7 @@ fn main() -> Result<()> {
             let mut out = Vec::with_capacity(nodes.len());
             products = 0;
             for chunk in nodes.chunks(block) {
-                let part = subgraph_centrality::<_, f64, _>(&cpu, &g, 1.0, chunk, &quad, true)?;
+                let part = subgraph_centrality_quadrature::<_, f64, _>(&cpu, &g, 1.0, chunk, &quad, true)?;
                 products += part.iter().map(|f| f.steps).sum::<usize>();
                 out.extend(part);
                 let done = out.len();

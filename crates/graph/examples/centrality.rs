@@ -9,7 +9,7 @@
 use matexp_core::CpuBackend;
 use matexp_graph::{
     CommunicabilityOptions, DenseCentrality, MAX_DENSE_NODES, ProbeOptions, QuadratureOptions,
-    estrada_index_hutchpp, estrada_index_slq, subgraph_centrality, top_k, total_communicability,
+    estrada_index_hutchpp, estrada_index_slq, subgraph_centrality_quadrature, top_k, total_communicability,
 };
 use matexp_sparse::generators::barabasi_albert;
 use std::time::Instant;
@@ -37,7 +37,7 @@ fn main() -> matexp_core::Result<()> {
     let nodes: Vec<usize> = top.iter().map(|p| p.0).collect();
     let quad = QuadratureOptions::default();
     let t = Instant::now();
-    let sc = subgraph_centrality::<_, f64, _>(&cpu, &g, 1.0, &nodes, &quad, true)?;
+    let sc = subgraph_centrality_quadrature::<_, f64, _>(&cpu, &g, 1.0, &nodes, &quad, true)?;
     println!(
         "top nodes by e^A·1, with their subgraph centralities ({:.3?}):",
         t.elapsed()

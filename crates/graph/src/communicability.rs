@@ -1,6 +1,6 @@
 //! Total communicability e^{βA}·1.
 
-use crate::tridiagonal::check_beta;
+use crate::gauss::check_beta;
 use matexp_core::{Error, LinearOperator, RealScalar, Result};
 use matexp_expmv::{ExpmvMethod, Lanczos, LanczosOptions, Report, Tolerance};
 
@@ -54,34 +54,17 @@ impl CommunicabilityOptions {
         self
     }
 
-    /// [`CommunicabilityOptions::rtol`].
-    pub fn with_rtol(mut self, rtol: f64) -> Self {
-        self.rtol = rtol;
-        self
-    }
-
-    /// [`CommunicabilityOptions::max_dim`].
-    pub fn with_max_dim(mut self, max_dim: usize) -> Self {
-        self.max_dim = max_dim;
-        self
-    }
-
-    /// [`CommunicabilityOptions::two_pass`].
-    pub fn with_two_pass(mut self, two_pass: bool) -> Self {
-        self.two_pass = two_pass;
-        self
-    }
-
-    /// [`CommunicabilityOptions::assume_symmetric`].
-    pub fn with_assume_symmetric(mut self, assume_symmetric: bool) -> Self {
-        self.assume_symmetric = assume_symmetric;
-        self
-    }
-
-    /// [`CommunicabilityOptions::allow_unconverged`].
-    pub fn with_allow_unconverged(mut self, allow_unconverged: bool) -> Self {
-        self.allow_unconverged = allow_unconverged;
-        self
+    with_setters! {
+        /// [`CommunicabilityOptions::rtol`].
+        with_rtol => rtol: f64;
+        /// [`CommunicabilityOptions::max_dim`].
+        with_max_dim => max_dim: usize;
+        /// [`CommunicabilityOptions::two_pass`].
+        with_two_pass => two_pass: bool;
+        /// [`CommunicabilityOptions::assume_symmetric`].
+        with_assume_symmetric => assume_symmetric: bool;
+        /// [`CommunicabilityOptions::allow_unconverged`].
+        with_allow_unconverged => allow_unconverged: bool;
     }
 
     fn lanczos(&self) -> LanczosOptions {

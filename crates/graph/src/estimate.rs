@@ -36,6 +36,17 @@ impl Default for ProbeOptions {
 pub const MAX_PROBES: usize = 1 << 20;
 
 impl ProbeOptions {
+    with_setters! {
+        /// [`ProbeOptions::probes`].
+        with_probes => probes: usize;
+        /// [`ProbeOptions::sketch`] (Hutch++).
+        with_sketch => sketch: usize;
+        /// [`ProbeOptions::seed`].
+        with_seed => seed: u64;
+        /// [`ProbeOptions::confidence`].
+        with_confidence => confidence: f64;
+    }
+
     pub(crate) fn validate(&self) -> Result<()> {
         if self.probes < 2 {
             return Err(Error::invalid(

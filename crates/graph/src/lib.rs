@@ -8,11 +8,18 @@
 //! | measure | definition | here |
 //! |---|---|---|
 //! | total communicability | TC = e^{βA}·1 | [`total_communicability`]: Lanczos from 1, automatic Krylov dimension, one- or two-pass |
-//! | subgraph centrality | SC = diag(e^{βA}) | [`subgraph_centrality`]: exact per node by Gauss quadrature; [`subgraph_centrality_estimate`]: all nodes by probing, with error bars |
-//! | Estrada index | EE = tr e^{βA} | [`estrada_index_slq`] (stochastic Lanczos quadrature) and [`estrada_index_hutchpp`] (Hutch++), with confidence intervals |
+//! | subgraph centrality | SC = diag(e^{βA}) | [`subgraph_centrality`]: to a tolerance, by quadrature or probing; [`subgraph_centrality_quadrature`]: exact per node by Gauss quadrature; [`subgraph_centrality_estimate`]: all nodes by probing, with error bars |
+//! | Estrada index | EE = tr e^{βA} | [`estrada_index`]: to a tolerance, by quadrature or Hutch++; [`estrada_index_slq`] (stochastic Lanczos quadrature) and [`estrada_index_hutchpp`] (Hutch++), with confidence intervals |
+//!
+//! [`subgraph_centrality`] and [`estrada_index`] take [`CentralityOptions`] (a relative
+//! tolerance, `with_tolerance` as the facade's options) and return [`Centrality`] values:
+//! value, interval, and the method that produced them. Every function takes β as the
+//! scalar of the computation (`1.0` is `f64`), so a pattern graph, an operator in every
+//! precision, needs no turbofish.
 //!
 //! plus [`top_k`] rankings and [`DenseCentrality`], the O(n³) dense reference for small
-//! graphs.
+//! graphs (LAPACK's `dsyevd` with the `lapack` feature, the pure-Rust Jacobi method
+//! without).
 //!
 //! Every routine is written once over [`matexp_core::Backend`] and any symmetric
 //! [`matexp_core::LinearOperator`]: the pattern-only CSR adjacency of
@@ -35,8 +42,8 @@
 //! let cpu = CpuBackend::new();
 //! let (tc, _) = total_communicability(&cpu, &g, 1.0, &CommunicabilityOptions::default())?;
 //! let top = top_k(&tc, 5)?;
-//! let sc = subgraph_centrality::<_, f64, _>(&cpu, &g, 1.0, &[top[0].0], &QuadratureOptions::default(), false)?;
-//! let ee = estrada_index_hutchpp::<_, f64, _>(&cpu, &g, 1.0, &ProbeOptions::default(), &QuadratureOptions::default())?;
+//! let sc = subgraph_centrality_quadrature(&cpu, &g, 1.0, &[top[0].0], &QuadratureOptions::default(), false)?;
+//! let ee = estrada_index_hutchpp(&cpu, &g, 1.0, &ProbeOptions::default(), &QuadratureOptions::default())?;
 //! let dense = DenseCentrality::new(&g, 1.0)?;
 //! assert!((sc[0].value() / dense.subgraph_centrality[top[0].0] - 1.0).abs() < 1e-11);
 //! let (lo, hi) = ee.interval();
@@ -44,22 +51,39 @@
 //! # Ok::<(), matexp_core::Error>(())
 //! ```
 
+/// `pub fn with_<field>(mut self, value) -> Self` builders of option structs, one per
+/// listed field.
+macro_rules! with_setters {
+    ($($(#[$doc:meta])* $name:ident => $field:ident: $ty:ty;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(mut self, $field: $ty) -> Self {
+                self.$field = $field;
+                self
+            }
+        )*
+    };
+}
+
+mod centrality;
 mod communicability;
 mod dense;
 mod estimate;
+mod gauss;
 pub mod probes;
 mod quadrature;
 mod rank;
-mod shifted;
 pub mod stats;
 mod subgraph;
 mod trace;
-mod tridiagonal;
 
+pub use centrality::{
+    Centrality, CentralityMethod, CentralityOptions, estrada_index, subgraph_centrality,
+};
 pub use communicability::{CommunicabilityOptions, total_communicability};
 pub use dense::{DenseCentrality, MAX_DENSE_NODES};
 pub use estimate::{DiagonalEstimate, MAX_PROBES, ProbeOptions, TraceEstimate};
 pub use quadrature::{LanczosQuadrature, QuadraticForm, QuadratureOptions};
 pub use rank::top_k;
-pub use subgraph::{subgraph_centrality, subgraph_centrality_estimate};
+pub use subgraph::{subgraph_centrality_estimate, subgraph_centrality_quadrature};
 pub use trace::{estrada_index_hutchpp, estrada_index_slq};

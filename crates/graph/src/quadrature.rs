@@ -1,6 +1,6 @@
 //! Lanczos quadrature: uᵀe^{βA}u for symmetric A from the Lanczos coefficients alone.
 
-use crate::tridiagonal::{check_beta, gauss_ln, radau_ln};
+use crate::gauss::{check_beta, gauss_ln, radau_ln};
 use matexp_core::{Backend, Error, LinearOperator, RealScalar, Result, Scalar};
 
 /// Options of [`LanczosQuadrature`].
@@ -33,6 +33,25 @@ impl Default for QuadratureOptions {
 }
 
 impl QuadratureOptions {
+    /// The relative tolerance of [`matexp_expmv::Tolerance`] (as the facade's
+    /// `Options::with_tolerance`); a quadratic form is resolved relative to itself, so
+    /// `atol` is not used.
+    pub fn with_tolerance(mut self, tol: matexp_expmv::Tolerance) -> Self {
+        self.rtol = tol.rtol;
+        self
+    }
+
+    with_setters! {
+        /// [`QuadratureOptions::rtol`].
+        with_rtol => rtol: f64;
+        /// [`QuadratureOptions::max_steps`].
+        with_max_steps => max_steps: usize;
+        /// [`QuadratureOptions::assume_symmetric`] (the caller vouches for symmetry).
+        with_assume_symmetric => assume_symmetric: bool;
+        /// [`QuadratureOptions::allow_unconverged`].
+        with_allow_unconverged => allow_unconverged: bool;
+    }
+
     pub(crate) fn validate(&self) -> Result<()> {
         if !(self.rtol.is_finite() && self.rtol >= 1e-16) {
             return Err(Error::invalid(
@@ -114,7 +133,7 @@ impl QuadraticForm {
 /// **Method.** Lanczos without reorthogonalization from q₁ = u/‖u‖ builds the Jacobi
 /// matrix T_k of the spectral measure μ_u (Golub & Meurant 2010); uᵀe^{βA}u =
 /// ∫e^{βλ}dμ_u(λ) is approximated by the k-point Gauss rule ‖u‖²·e₁ᵀe^{βT_k}e₁
-/// ([`crate::tridiagonal`]), which needs no basis: memory is three vectors whatever k.
+/// ([`crate::gauss`]), which needs no basis: memory is three vectors whatever k.
 /// Loss of orthogonality in floating point does not spoil the Gauss values (Golub & Strakoš
 /// 1994; Knizhnerman 1996): they converge as in exact arithmetic, at worst a few steps later.
 ///

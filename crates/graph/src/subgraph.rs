@@ -4,9 +4,9 @@
 use crate::estimate::{DiagonalEstimate, ProbeOptions};
 use crate::probes::rademacher;
 use crate::quadrature::{LanczosQuadrature, QuadraticForm, QuadratureOptions};
-use crate::shifted::ShiftedBy;
-use crate::tridiagonal::check_beta;
-use matexp_core::{Backend, Error, LinearOperator, RealScalar, Result, Scalar, try_filled};
+
+use crate::gauss::check_beta;
+use matexp_core::{Backend, Error, LinearOperator, RealScalar, Result, Shifted, try_filled};
 use matexp_expmv::{ExpmvMethod, Lanczos, LanczosOptions, Tolerance};
 use rayon::prelude::*;
 
@@ -27,30 +27,37 @@ use rayon::prelude::*;
 ///
 /// **Cost.** Per node k ≈ 10–40 products and one upload of e_i (O(n)); for all n nodes
 /// O(n·k·nnz): this is the exact method for graphs up to ~10⁵ nodes, or for a few selected
-/// nodes of any graph. For all nodes of a large graph use [`subgraph_centrality_estimate`].
+/// nodes of any graph. For all nodes of a large graph use [`subgraph_centrality_estimate`]; [`crate::subgraph_centrality`]
+/// chooses between the two for a requested tolerance.
 ///
 /// Errors: [`Error::InvalidArgument`] for a node ≥ n, non-finite β or a non-symmetric
 /// operator; the quadrature's errors.
 ///
 /// ```
 /// use matexp_core::CpuBackend;
-/// use matexp_graph::{QuadratureOptions, subgraph_centrality};
+/// use matexp_graph::{QuadratureOptions, subgraph_centrality_quadrature};
 /// use matexp_sparse::PatternCsr;
-/// // Triangle: e^{A} has diagonal (e² + 2e^{−1})/3.
+/// // Triangle: e^{A} has diagonal (e² + 2e^{−1})/3. The scalar is β's (`1.0`: f64).
 /// let g = PatternCsr::<u32>::undirected_graph(3, &[(0, 1), (1, 2), (2, 0)])?;
-/// let sc = subgraph_centrality::<_, f64, _>(&CpuBackend, &g, 1.0, &[0, 1, 2], &QuadratureOptions::default(), true)?;
+/// let quad = QuadratureOptions::default();
+/// let sc = subgraph_centrality_quadrature(&CpuBackend, &g, 1.0, &[0, 1, 2], &quad, true)?;
 /// let want = (2f64.exp() + 2.0 * (-1f64).exp()) / 3.0;
 /// assert!(sc.iter().all(|f| (f.value() - want).abs() < 1e-14 * want));
 /// # Ok::<(), matexp_core::Error>(())
 /// ```
-pub fn subgraph_centrality<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+pub fn subgraph_centrality_quadrature<
+    B: Backend,
+    S: RealScalar,
+    O: LinearOperator<B, S> + ?Sized,
+>(
     backend: &B,
     op: &O,
-    beta: f64,
+    beta: S,
     nodes: &[usize],
     quad: &QuadratureOptions,
     parallel: bool,
 ) -> Result<Vec<QuadraticForm>> {
+    let beta = beta.as_f64();
     check_beta(beta)?;
     quad.validate()?;
     let n = op.nrows();
@@ -131,15 +138,16 @@ pub fn subgraph_centrality<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Siz
 /// and 3n doubles on the host.
 pub fn subgraph_centrality_estimate<
     B: matexp_core::KrylovBackend,
-    S: Scalar,
+    S: RealScalar,
     O: LinearOperator<B, S> + ?Sized,
 >(
     backend: &B,
     op: &O,
-    beta: f64,
+    beta: S,
     probes: &ProbeOptions,
     quad: &QuadratureOptions,
 ) -> Result<DiagonalEstimate> {
+    let beta = beta.as_f64();
     check_beta(beta)?;
     probes.validate()?;
     let n = op.nrows();
@@ -160,7 +168,7 @@ pub fn subgraph_centrality_estimate<
     let f0 = lq.quadratic_form(op, beta, &be.upload(&z0)?)?;
     let mut matvecs = f0.steps;
     let sigma = f0.exponent_shift(beta);
-    let shifted = ShiftedBy { inner: op, sigma };
+    let shifted = Shifted::new(op, -sigma);
     let lopts = LanczosOptions {
         tol: Tolerance::relative(quad.rtol.max(1e-15)),
         // A Krylov space of A has dimension ≤ n: the quadratures stop there too.

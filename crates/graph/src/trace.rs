@@ -3,9 +3,9 @@
 use crate::estimate::{ProbeOptions, TraceEstimate};
 use crate::probes::rademacher;
 use crate::quadrature::{LanczosQuadrature, QuadraticForm, QuadratureOptions};
-use crate::shifted::ShiftedBy;
-use crate::tridiagonal::check_beta;
-use matexp_core::{Backend, Error, LinearOperator, RealScalar, Result, Scalar};
+
+use crate::gauss::check_beta;
+use matexp_core::{Backend, Error, LinearOperator, RealScalar, Result, Scalar, Shifted};
 use matexp_expmv::{ExpmvMethod, Lanczos, LanczosOptions, Tolerance};
 
 fn upload_probe<B: Backend, S: Scalar>(
@@ -53,7 +53,7 @@ fn square<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(op: &O) -> Re
 /// use matexp_graph::{ProbeOptions, QuadratureOptions, estrada_index_slq};
 /// use matexp_sparse::generators::grid_graph_2d;
 /// let g = grid_graph_2d::<u32>(20, 20)?;
-/// let est = estrada_index_slq::<_, f64, _>(&CpuBackend, &g, 1.0, &ProbeOptions::default(),
+/// let est = estrada_index_slq(&CpuBackend, &g, 1.0, &ProbeOptions::default(),
 ///                             &QuadratureOptions::default())?;
 /// // The grid's spectrum is known: λ = 2cos(πa/21) + 2cos(πb/21), a, b = 1..20.
 /// let c: Vec<f64> = (1..=20).map(|a| (2.0 * (std::f64::consts::PI * a as f64 / 21.0).cos()).exp()).collect();
@@ -62,13 +62,14 @@ fn square<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(op: &O) -> Re
 /// assert!(lo < exact && exact < hi, "{lo} {exact} {hi}");
 /// # Ok::<(), matexp_core::Error>(())
 /// ```
-pub fn estrada_index_slq<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
+pub fn estrada_index_slq<B: Backend, S: RealScalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
-    beta: f64,
+    beta: S,
     probes: &ProbeOptions,
     quad: &QuadratureOptions,
 ) -> Result<TraceEstimate> {
+    let beta = beta.as_f64();
     check_beta(beta)?;
     probes.validate()?;
     let n = square(op)?;
@@ -153,15 +154,16 @@ fn common_scale(forms: &[QuadraticForm], exact: &[QuadraticForm]) -> (f64, Vec<f
 /// Errors: as [`estrada_index_slq`]; [`Error::InvalidArgument`] for `sketch` = 0.
 pub fn estrada_index_hutchpp<
     B: matexp_core::KrylovBackend,
-    S: Scalar,
+    S: RealScalar,
     O: LinearOperator<B, S> + ?Sized,
 >(
     backend: &B,
     op: &O,
-    beta: f64,
+    beta: S,
     probes: &ProbeOptions,
     quad: &QuadratureOptions,
 ) -> Result<TraceEstimate> {
+    let beta = beta.as_f64();
     check_beta(beta)?;
     probes.validate()?;
     if probes.sketch == 0 {
@@ -189,7 +191,7 @@ pub fn estrada_index_hutchpp<
     let f0 = lq.quadratic_form(op, beta, &z0)?;
     matvecs += f0.steps;
     let sigma = f0.exponent_shift(beta);
-    let shifted = ShiftedBy { inner: op, sigma };
+    let shifted = Shifted::new(op, -sigma);
     // The sketch's columns must be accurate well beyond the trace's tolerance: the residual
     // quadratic forms are relative to the deflated trace, and an error of the sketch left
     // in the residual costs far more Gauss-rule steps than the few Lanczos steps saved

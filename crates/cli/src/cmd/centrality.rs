@@ -5,7 +5,7 @@ use crate::error::{CliError, CliResult};
 use crate::solve::finite_or_null;
 use crate::{Outcome, Progress};
 use matexp::{CpuBackend, c64};
-use matexp_graph::{CommunicabilityOptions, ProbeOptions, QuadratureOptions};
+use matexp_graph::{Centrality, CentralityMethod, CentralityOptions, CommunicabilityOptions};
 use std::path::PathBuf;
 
 /// Centrality measures.
@@ -13,9 +13,11 @@ use std::path::PathBuf;
 pub enum Measure {
     /// Total communicability e^{βA}·1 (Lanczos).
     Tc,
-    /// Subgraph centrality diag(e^{βA}) (Gauss quadrature per node).
+    /// Subgraph centrality diag(e^{βA}) to `--rtol` (Gauss quadrature per node, or probing
+    /// where its intervals meet the tolerance).
     Sc,
-    /// The Estrada index tr(e^{βA}) (Hutch++ estimate, with its confidence interval).
+    /// The Estrada index tr(e^{βA}) to `--rtol`, with its interval (quadrature over all
+    /// nodes, or a Hutch++ estimate where its interval meets the tolerance).
     Estrada,
 }
 
@@ -33,6 +35,17 @@ pub struct Args {
     /// Only the K most central nodes, in decreasing order (nodes numbered from 1, as in the file).
     #[arg(long, allow_hyphen_values = true)]
     pub top: Option<usize>,
+    /// Relative tolerance of subgraph centralities and the Estrada index, in (0, 1).
+    #[arg(long, default_value_t = 1e-10)]
+    pub rtol: f64,
+}
+
+fn method_name(c: &Centrality) -> &'static str {
+    match c.method {
+        CentralityMethod::Quadrature => "lanczos_quadrature",
+        CentralityMethod::Probing => "probing",
+        CentralityMethod::HutchPlusPlus => "hutch++",
+    }
 }
 
 /// Runs `matexp centrality`.
@@ -55,6 +68,13 @@ pub fn run(args: &Args, quiet: bool) -> CliResult<Outcome> {
             args.beta
         )));
     }
+    if !(args.rtol > 0.0 && args.rtol < 1.0) {
+        return Err(CliError::usage(format!(
+            "--rtol {}: must be in (0, 1)",
+            args.rtol
+        )));
+    }
+    let opts = CentralityOptions::default().with_rtol(args.rtol);
     let cpu = CpuBackend::new();
     let n = g.nrows();
     let mut out = Outcome::default();
@@ -81,42 +101,39 @@ pub fn run(args: &Args, quiet: bool) -> CliResult<Outcome> {
         }
         Measure::Sc => {
             let nodes: Vec<usize> = (0..n).collect();
-            let sc = matexp_graph::subgraph_centrality::<_, f64, _>(
-                &cpu,
-                &g,
-                args.beta,
-                &nodes,
-                &QuadratureOptions::default(),
-                true,
-            )
-            .map_err(CliError::compute)?;
-            let worst = sc.iter().map(|q| q.relative_error()).fold(0.0f64, f64::max);
+            let sc = matexp_graph::subgraph_centrality(&cpu, &g, args.beta, &nodes, &opts)
+                .map_err(CliError::compute)?;
+            let worst = sc
+                .iter()
+                .map(|c| (c.upper - c.lower) / (2.0 * c.value))
+                .fold(0.0f64, f64::max);
             r.insert("measure".into(), "subgraph_centrality".into());
-            r.insert("method".into(), "lanczos_quadrature".into());
+            r.insert(
+                "method".into(),
+                sc.first().map_or("lanczos_quadrature", method_name).into(),
+            );
+            r.insert(
+                "products".into(),
+                sc.first().map_or(0, |c| c.matvecs).into(),
+            );
             r.insert("rel_error_estimate".into(), finite_or_null(worst));
-            r.insert("converged".into(), sc.iter().all(|q| q.converged).into());
-            Ok(sc.iter().map(|q| q.value()).collect())
+            r.insert("converged".into(), sc.iter().all(|c| c.met).into());
+            Ok(sc.iter().map(|c| c.value).collect())
         }
         Measure::Estrada => {
-            let ee = matexp_graph::estrada_index_hutchpp::<_, f64, _>(
-                &cpu,
-                &g,
-                args.beta,
-                &ProbeOptions::default(),
-                &QuadratureOptions::default(),
-            )
-            .map_err(CliError::compute)?;
-            let (lo, hi) = ee.interval();
+            let ee = matexp_graph::estrada_index(&cpu, &g, args.beta, &opts)
+                .map_err(CliError::compute)?;
             r.insert("measure".into(), "estrada_index".into());
-            r.insert("method".into(), "hutch++".into());
-            r.insert("estrada_index".into(), finite_or_null(ee.value()));
-            r.insert("ln_estrada_index".into(), finite_or_null(ee.ln_value()));
-            r.insert("converged".into(), ee.converged.into());
+            r.insert("method".into(), method_name(&ee).into());
+            r.insert("products".into(), ee.matvecs.into());
+            r.insert("estrada_index".into(), finite_or_null(ee.value));
+            r.insert("ln_estrada_index".into(), finite_or_null(ee.ln_value));
+            r.insert("converged".into(), ee.met.into());
             r.insert(
                 "interval".into(),
-                serde_json::json!([finite_or_null(lo), finite_or_null(hi)]),
+                serde_json::json!([finite_or_null(ee.lower), finite_or_null(ee.upper)]),
             );
-            Ok(vec![ee.value()])
+            Ok(vec![ee.value])
         }
     })();
     progress.finish();

@@ -6,7 +6,7 @@ use crate::error::{CliError, CliResult};
 use crate::io::Matrix;
 use crate::{Outcome, Progress};
 use matexp::methods::spectrum::{SpectrumOptions, lanczos_bounds, power_bounds};
-use matexp::{CpuBackend, CsrMatrix, LinearOperator, Scalar, SpectralBounds, c64};
+use matexp::{CpuBackend, CsrMatrix, Scalar, SpectralBounds, c64};
 use std::path::PathBuf;
 
 /// Arguments of `matexp spectrum`.

@@ -7,3 +7,4 @@ mod hostile;
 mod power_law_cost;
 mod scale;
 mod seed_graphs;
+mod tolerance;

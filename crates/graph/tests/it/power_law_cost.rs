@@ -10,7 +10,7 @@
 use matexp_core::CpuBackend;
 use matexp_graph::{
     CommunicabilityOptions, DenseCentrality, ProbeOptions, QuadratureOptions,
-    estrada_index_hutchpp, subgraph_centrality, top_k, total_communicability,
+    estrada_index_hutchpp, subgraph_centrality_quadrature, top_k, total_communicability,
 };
 use matexp_sparse::PatternCsr;
 use matexp_sparse::generators::barabasi_albert;
@@ -51,7 +51,7 @@ fn measures_on_a_dense_power_law_graph_stop_early_and_stay_accurate() {
         .copied()
         .chain((0..g.nrows()).step_by(97))
         .collect();
-    let sc = subgraph_centrality::<_, f64, _>(&cpu, &g, 1.0, &nodes, &quad, true).unwrap();
+    let sc = subgraph_centrality_quadrature::<_, f64, _>(&cpu, &g, 1.0, &nodes, &quad, true).unwrap();
     for (&i, f) in nodes.iter().zip(&sc) {
         assert!(f.steps <= 25, "node {i}: {} steps", f.steps);
         let want = dense.subgraph_centrality[i];

@@ -12,7 +12,7 @@ use matexp_core::CpuBackend;
 use matexp_dense::{Matrix, expm};
 use matexp_graph::{
     CommunicabilityOptions, DenseCentrality, ProbeOptions, QuadratureOptions,
-    estrada_index_hutchpp, subgraph_centrality, top_k, total_communicability,
+    estrada_index_hutchpp, subgraph_centrality_quadrature, top_k, total_communicability,
 };
 use matexp_sparse::{PatternCsr, fixtures};
 
@@ -161,7 +161,7 @@ fn subgraph_centrality_matches_dense_references() {
         let e = pade_exp(&case.graph);
         for parallel in [false, true] {
             let sc =
-                subgraph_centrality::<_, f64, _>(&cpu, &case.graph, 1.0, &nodes, &quad(), parallel)
+                subgraph_centrality_quadrature::<_, f64, _>(&cpu, &case.graph, 1.0, &nodes, &quad(), parallel)
                     .unwrap();
             let v: Vec<f64> = sc.iter().map(|f| f.value()).collect();
             let pade: Vec<f64> = (0..10).map(|i| e[(i, i)]).collect();
@@ -211,7 +211,7 @@ fn estrada_index_matches_dense_references() {
         // A deterministic estimate: the interval is the point up to the quadrature allowance.
         assert!(hi - lo < 1e-12 * mp_ee, "{}: [{lo}, {hi}]", case.name);
         // The trace from the exact per-node quadratures agrees as well.
-        let sc = subgraph_centrality::<_, f64, _>(
+        let sc = subgraph_centrality_quadrature::<_, f64, _>(
             &cpu,
             &case.graph,
             1.0,
@@ -264,7 +264,7 @@ fn beta_scales_the_walks() {
         .unwrap();
         let e = max_rel(&tc, &mp_tc);
         assert!(e < TOL, "β={beta}: {e:e}");
-        let sc = subgraph_centrality::<_, f64, _>(
+        let sc = subgraph_centrality_quadrature::<_, f64, _>(
             &cpu,
             &case.graph,
             beta,

@@ -1,4 +1,5 @@
-//! Gauss and Gauss–Radau rules of the Lanczos tridiagonal matrix, in logarithms.
+//! Gauss and Gauss–Radau rules of the Lanczos tridiagonal matrix, in logarithms (the
+//! eigenproblem itself is `matexp-dense`'s implicit QL).
 //!
 //! Lanczos started at u/‖u‖ produces T_k, the Jacobi matrix of the spectral measure of A
 //! weighted by u (Golub & Meurant, *Matrices, Moments and Quadrature*, 2010). With
@@ -12,7 +13,7 @@
 //! weights Z₁ᵢ² sum to one, so nothing overflows for any β‖A‖.
 
 use matexp_core::{Error, Result};
-use matexp_leja::symmetric_tridiagonal_rotations;
+use matexp_dense::symmetric_tridiagonal_rotations;
 
 /// ln(e₁ᵀe^{βT}e₁) for the symmetric tridiagonal T with diagonal `alpha` and off-diagonal
 /// `off` (length `alpha.len() − 1`), and the smallest and largest eigenvalues of T (the
@@ -20,7 +21,7 @@ use matexp_leja::symmetric_tridiagonal_rotations;
 ///
 /// The Golub–Welsch algorithm: the eigenvalues θᵢ and the first components Z₁ᵢ of the
 /// eigenvectors from implicit QL with the eigenvectors kept as plane rotations
-/// ([`matexp_leja::symmetric_tridiagonal_rotations`]), O(k²) flops. A full eigendecomposition
+/// ([`matexp_dense::symmetric_tridiagonal_rotations`]), O(k²) flops. A full eigendecomposition
 /// (O(k³); a dense Jacobi solve of ~50k³ flops without LAPACK) at every Lanczos step made a
 /// k-step quadrature cost O(k⁴).
 pub(crate) fn gauss_ln(alpha: &[f64], off: &[f64], beta: f64) -> Result<(f64, f64, f64)> {
