@@ -8,7 +8,7 @@
 //! `Reorthogonalize::Auto` on a stiff matrix, and substeps.
 
 use crate::common;
-use matexp_core::FusedOperator;
+use matexp_core::{FusedOperator, OperatorSteps};
 
 use common::{dense_expmv, dense_phimv, laplacian, rel_err, spin_chain, start_vector};
 use matexp_core::{
@@ -192,15 +192,13 @@ fn settle_and_form_reproduce_the_update() {
     let (mut s1, mut s2) = (vec![0.0; 5], vec![0.0; 5]);
     // Classical: product + update leaves q1 in w.
     let mut w = vec![0.0; n];
-    p.op.lanczos_product(&CPU, 0, None, &q0, &mut w, &c1, &mut s1)
-        .unwrap();
+    OperatorSteps::lanczos_product(&p.op, &CPU, 0, None, &q0, &mut w, &c1, &mut s1).unwrap();
     CPU.lanczos_update(0, &q0, &mut w, &mut c1, &mut s1)
         .unwrap();
     // Deferred: product, settle, form.
     let mut wd = vec![0.0; n];
     let mut q1 = vec![0.0; n];
-    p.op.lanczos_product(&CPU, 0, None, &q0, &mut wd, &c2, &mut s2)
-        .unwrap();
+    OperatorSteps::lanczos_product(&p.op, &CPU, 0, None, &q0, &mut wd, &c2, &mut s2).unwrap();
     CPU.lanczos_settle(0, &q0, &mut wd, &mut c2, &mut s2)
         .unwrap();
     CPU.lanczos_form(0, &q0, &wd, &c2, &s2, &mut q1).unwrap();
@@ -223,15 +221,11 @@ fn settle_and_form_reproduce_the_update() {
     let (mut c1, mut c2) = (vec![0.0; 8], vec![0.0; 8]);
     let (mut s1, mut s2) = (vec![0.0; 5], vec![0.0; 5]);
     let mut w = vec![0.0; n];
-    shifted
-        .lanczos_product(&CPU, 0, None, &q0, &mut w, &c1, &mut s1)
-        .unwrap();
+    OperatorSteps::lanczos_product(&shifted, &CPU, 0, None, &q0, &mut w, &c1, &mut s1).unwrap();
     CPU.lanczos_update(0, &q0, &mut w, &mut c1, &mut s1)
         .unwrap();
     let mut wd = vec![0.0; n];
-    shifted
-        .lanczos_product(&CPU, 0, None, &q0, &mut wd, &c2, &mut s2)
-        .unwrap();
+    OperatorSteps::lanczos_product(&shifted, &CPU, 0, None, &q0, &mut wd, &c2, &mut s2).unwrap();
     CPU.lanczos_settle(0, &q0, &mut wd, &mut c2, &mut s2)
         .unwrap();
     CPU.lanczos_form(0, &q0, &wd, &c2, &s2, &mut q1).unwrap();
