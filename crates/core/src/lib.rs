@@ -37,11 +37,11 @@ pub use backend::{Backend, check_combination};
 pub use combinators::{Scaled, Shifted, Sum};
 pub use cpu::CpuBackend;
 pub use error::{Error, Result, check_dim};
-pub use fused::{
-    FusedOperator, KrylovBackend, LANCZOS_SUMS, LANCZOS_TRUST, OperatorSteps, lanczos_pythagoras,
-};
+pub use fused::{KrylovBackend, LANCZOS_SUMS, LANCZOS_TRUST, OperatorSteps, lanczos_pythagoras};
 pub use memory::try_filled;
-pub use operator::{DenseMatrixOperator, LinearOperator, ShiftedStep, SpectralBounds};
+pub use operator::{
+    DenseMatrixOperator, FusedOperator, LinearOperator, ShiftedStep, SpectralBounds,
+};
 pub use scalar::{RealScalar, Scalar, c32, c64};
 pub use time_dependent::{AtTime, Autonomous, TimeDependentOperator};
 

@@ -6,13 +6,14 @@
 //! * [`krylov`]: [`KrylovBackend`], the Krylov hooks of a backend (Lanczos' steps with their
 //!   coefficients kept where the vectors live), defaulting to the BLAS-1 sequences of
 //!   [`crate::Backend`].
-//! * [`operator`]: [`FusedOperator`], an operator's fused passes (the Lanczos product with
-//!   its sums, the deferred Lanczos step, Leja's shifted step), reached through
-//!   [`crate::LinearOperator::fused`]; methods call them through [`OperatorSteps`], which
-//!   falls back on the BLAS-1 sequences for operators without them.
+//! * [`operator`]: [`OperatorSteps`], the fused passes of any operator (the Lanczos product
+//!   with its sums, the deferred Lanczos step, Leja's shifted step): the operator's
+//!   [`crate::FusedOperator`] override, reached through [`crate::LinearOperator::fused`], or
+//!   the BLAS-1 sequences for operators without one. (`FusedOperator` lives beside
+//!   `LinearOperator`, which names it.)
 
 pub mod krylov;
 pub mod operator;
 
 pub use krylov::{KrylovBackend, LANCZOS_SUMS, LANCZOS_TRUST, lanczos_pythagoras};
-pub use operator::{FusedOperator, OperatorSteps};
+pub use operator::OperatorSteps;
