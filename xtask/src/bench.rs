@@ -4,10 +4,11 @@
 use crate::records::{read_folder, store};
 use crate::report::{render_summary, write_report};
 use crate::util::{
-    Steps, cargo, ensure_python_venv, ensure_system_packages, git_commit, run_cmd, utc_stamp,
-    workspace_packages, workspace_root,
+    Steps, cargo_program, ensure_python_venv, ensure_system_packages, git_commit, root_shell,
+    run_cmd, shell, utc_stamp, workspace_packages, workspace_root,
 };
 use std::path::{Path, PathBuf};
+use xshell::cmd;
 
 /// What `cargo xtask bench --help` says beyond the options.
 pub const ABOUT: &str = "\
@@ -205,25 +206,28 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
             continue;
         }
         steps.run(suite, &what, || {
-            let mut cmd = cargo();
-            cmd.args(["bench", "-p", "matexp-benches", "--bench", suite])
-                .env("CRITERION_HOME", root.join("target").join("criterion"))
-                .env("MATEXP_BENCH_RECORDS", &run_dir)
-                .env("MATEXP_COMMIT", &commit)
-                .env("MATEXP_BENCH_DEVICE", &device);
+            let sh = root_shell()?;
+            let cargo = cargo_program();
+            let criterion = &args.criterion;
+            let separator = (!criterion.is_empty()).then_some("--");
+            let mut cmd = cmd!(
+                sh,
+                "{cargo} bench -p matexp-benches --bench {suite} {separator...} {criterion...}"
+            )
+            .env("CRITERION_HOME", root.join("target").join("criterion"))
+            .env("MATEXP_BENCH_RECORDS", &run_dir)
+            .env("MATEXP_COMMIT", &commit)
+            .env("MATEXP_BENCH_DEVICE", &device);
             if let Some(py) = &peer_python {
-                cmd.env("MATEXP_PYTHON", py);
+                cmd = cmd.env("MATEXP_PYTHON", py);
             }
-            if args.full {
-                cmd.env("MATEXP_BENCH_FULL", "1");
+            cmd = if args.full {
+                cmd.env("MATEXP_BENCH_FULL", "1")
             } else {
                 // The flag, not a stray variable in the caller's shell, decides the sizes.
-                cmd.env_remove("MATEXP_BENCH_FULL");
-            }
-            if !args.criterion.is_empty() {
-                cmd.arg("--").args(&args.criterion);
-            }
-            run_cmd(&mut cmd)
+                cmd.env_remove("MATEXP_BENCH_FULL")
+            };
+            run_cmd(cmd)
         });
     }
 
@@ -305,11 +309,13 @@ pub fn rel(root: &Path, path: &Path) -> String {
 /// Whether this machine has the CUDA driver library, so that GPU suites can run at all.
 /// Without it they are skipped rather than failed: a CPU-only laptop still runs the main job.
 fn has_cuda_driver() -> bool {
-    let listed = std::process::Command::new("ldconfig")
-        .arg("-p")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).contains("libcuda.so.1"))
-        .unwrap_or(false);
+    let listed = shell().is_ok_and(|sh| {
+        cmd!(sh, "ldconfig -p")
+            .quiet()
+            .ignore_status()
+            .output()
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("libcuda.so.1"))
+    });
     listed || std::path::Path::new("/dev/nvidia0").exists()
 }
 

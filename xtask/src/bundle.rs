@@ -31,7 +31,8 @@
 //! and cuBLAS / cuSPARSE kernels are neither ours nor tracked reliably by it.
 
 use crate::util::{
-    cargo, crate_dirs, ensure_system_packages, git_commit, workspace_packages, workspace_root,
+    cargo, crate_dirs, ensure_system_packages, git_commit, root_shell, workspace_packages,
+    workspace_root,
 };
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -361,12 +362,11 @@ fn project_kernels() -> Result<Vec<String>, String> {
 /// Runs `cargo <args> --message-format=json` and returns (target name, executable) of every
 /// built target of kind `kind`.
 fn build_executables(args: &[&str], kind: &str) -> Result<Vec<(String, PathBuf)>, String> {
-    let mut cmd = cargo();
-    cmd.args(args)
+    let sh = root_shell()?;
+    let output = Command::from(cargo(&sh).args(args))
         .arg("--message-format=json-render-diagnostics")
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
-    let output = cmd
+        .stderr(Stdio::inherit())
         .output()
         .map_err(|e| format!("cannot run cargo {}: {e}", args.join(" ")))?;
     if !output.status.success() {

@@ -24,10 +24,11 @@
 //! `python3 -m venv .tools/nvcc && .tools/nvcc/bin/pip install <pins>`.
 
 use crate::ptx_stamp::{self, fnv1a64};
-use crate::util::{cargo, crate_dirs, ensure_python_venv, workspace_root};
+use crate::util::{cargo_program, crate_dirs, ensure_python_venv, root_shell, workspace_root};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use xshell::cmd;
 
 /// The pip pins of the CUDA 13.0 toolchain (see DEVICE notes of the project).
 const NVCC_PINS: [&str; 4] = [
@@ -447,16 +448,12 @@ fn regenerate_bindings() -> Result<(), String> {
                 .into(),
         );
     }
-    capture(cargo().args([
-        "run",
-        "--quiet",
-        "-p",
-        "matexp-cuda-sys",
-        "--example",
-        "bindgen",
-        "--features",
-        "bindgen",
-    ]))
+    let sh = root_shell()?;
+    let cargo = cargo_program();
+    capture(&mut Command::from(cmd!(
+        sh,
+        "{cargo} run --quiet -p matexp-cuda-sys --example bindgen --features bindgen"
+    )))
     .map(|o| print!("{}", String::from_utf8_lossy(&o.stdout)))
 }
 

@@ -1,8 +1,9 @@
 //! `cargo xtask fuzz`: runs the cargo-fuzz targets of `fuzz/` for a given time each and
 //! reports every target's executions and verdict.
 
-use crate::util::{display_cmd, workspace_root};
+use crate::util::{display_cmd, root_shell};
 use std::process::{Command, Stdio};
+use xshell::cmd;
 
 /// What `cargo xtask fuzz --help` says beyond the options.
 pub const ABOUT: &str = "\
@@ -79,7 +80,6 @@ fn parse_outcome(log: &str) -> Outcome {
 }
 
 pub fn run(args: FuzzArgs) -> Result<(), String> {
-    let fuzz_dir = workspace_root().join("fuzz");
     let probe = Command::new("cargo")
         .args(["fuzz", "--version"])
         .stdout(Stdio::null())
@@ -88,6 +88,9 @@ pub fn run(args: FuzzArgs) -> Result<(), String> {
     if !probe.is_ok_and(|s| s.success()) {
         return Err("cargo-fuzz is not installed: run `cargo install cargo-fuzz`".into());
     }
+    let sh = root_shell()?;
+    sh.change_dir("fuzz");
+    let (seconds, rss_mb) = (args.seconds.to_string(), args.rss_mb.to_string());
     let mut rows = Vec::new();
     let mut failed = Vec::new();
     for target in &args.targets() {
@@ -96,19 +99,16 @@ pub fn run(args: FuzzArgs) -> Result<(), String> {
             .find(|(t, _)| t == target)
             .map(|(_, f)| *f)
             .unwrap_or(&[]);
-        let mut cmd = Command::new("cargo");
-        cmd.current_dir(&fuzz_dir)
-            .env("RUSTC_BOOTSTRAP", "1")
-            .args(["fuzz", "run", "-O", "-a", "-s", "none"]);
-        if !features.is_empty() {
-            cmd.args(["--features", &features.join(",")]);
-        }
-        cmd.arg(target)
-            .arg(format!("corpus/{target}"))
-            .arg("--")
-            .arg(format!("-max_total_time={}", args.seconds))
-            .arg(format!("-rss_limit_mb={}", args.rss_mb))
-            .arg("-print_final_stats=1");
+        let features = (!features.is_empty()).then(|| features.join(","));
+        let features = features.iter().flat_map(|f| ["--features", f]);
+        let mut cmd = Command::from(
+            cmd!(
+                sh,
+                "cargo fuzz run -O -a -s none {features...} {target} corpus/{target} --
+                 -max_total_time={seconds} -rss_limit_mb={rss_mb} -print_final_stats=1"
+            )
+            .env("RUSTC_BOOTSTRAP", "1"),
+        );
         let shown = display_cmd(&cmd);
         println!("$ (cd fuzz && {shown})");
         let out = cmd

@@ -7,7 +7,8 @@
 //! too. Members with `publish = false` (test support, end-to-end tests, benches, xtask) are
 //! skipped by cargo itself, so a new crate is covered the moment it joins the workspace.
 
-use crate::util::{Steps, cargo, run_cmd, workspace_packages};
+use crate::util::{Steps, cargo_program, root_shell, run_cmd, workspace_packages};
+use xshell::cmd;
 
 /// What `cargo xtask package --help` says beyond the options.
 pub const ABOUT: &str = "\
@@ -87,13 +88,16 @@ pub fn package_workspace(no_verify: bool) -> Result<(), String> {
                 .map_err(|e| format!("removing {}: {e}", dir.display()))?;
         }
     }
-    let mut cmd = cargo();
-    cmd.args(["package", "--workspace", "--allow-dirty"])
-        .env("CARGO_TARGET_DIR", &verify_target);
-    if no_verify {
-        cmd.arg("--no-verify");
-    }
-    run_cmd(&mut cmd)
+    let sh = root_shell()?;
+    let cargo = cargo_program();
+    let no_verify = no_verify.then_some("--no-verify");
+    run_cmd(
+        cmd!(
+            sh,
+            "{cargo} package --workspace --allow-dirty {no_verify...}"
+        )
+        .env("CARGO_TARGET_DIR", &verify_target),
+    )
 }
 
 /// Removes our crates from cargo's caches of local registries.

@@ -2,9 +2,10 @@
 
 use crate::cuda;
 use crate::util::{
-    Steps, cargo, ensure_python_venv, ensure_rustup_component, ensure_system_packages, run_cmd,
-    workspace_root,
+    Steps, cargo_program, ensure_python_venv, ensure_rustup_component, ensure_system_packages,
+    root_shell, run_cmd, workspace_root,
 };
+use xshell::cmd;
 
 /// What `cargo xtask test --help` says beyond the options.
 pub const ABOUT: &str = "\
@@ -28,6 +29,8 @@ pub struct TestArgs {
 }
 
 pub fn run(args: TestArgs) -> Result<(), String> {
+    let sh = root_shell()?;
+    let cargo = cargo_program();
     let mut steps = Steps::new("test", 6);
 
     let provisioned = steps.run(
@@ -38,7 +41,7 @@ pub fn run(args: TestArgs) -> Result<(), String> {
 
     steps.run("fmt", "cargo fmt --all --check", || {
         ensure_rustup_component("rustfmt", &["fmt", "--version"])?;
-        run_cmd(cargo().args(["fmt", "--all", "--check"]))
+        run_cmd(cmd!(sh, "{cargo} fmt --all --check"))
     });
 
     if args.quick {
@@ -49,21 +52,17 @@ pub fn run(args: TestArgs) -> Result<(), String> {
             "cargo clippy --workspace --all-targets -- -D warnings",
             || {
                 ensure_rustup_component("clippy", &["clippy", "--version"])?;
-                run_cmd(cargo().args([
-                    "clippy",
-                    "--workspace",
-                    "--all-targets",
-                    "--",
-                    "-D",
-                    "warnings",
-                ]))
+                run_cmd(cmd!(
+                    sh,
+                    "{cargo} clippy --workspace --all-targets -- -D warnings"
+                ))
             },
         );
     }
 
     if provisioned {
         steps.run("test", "cargo test --workspace --no-fail-fast", || {
-            run_cmd(cargo().args(["test", "--workspace", "--no-fail-fast"]))
+            run_cmd(cmd!(sh, "{cargo} test --workspace --no-fail-fast"))
         });
     } else {
         steps.skip("test", "system libraries missing (see provision)");

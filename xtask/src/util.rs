@@ -1,12 +1,17 @@
 //! Helpers shared by the xtask subcommands: where the workspace is, running commands visibly,
 //! timed steps with a closing summary, and provisioning of the system libraries and tools the
 //! workspace needs on a fresh Debian/Ubuntu machine.
+//!
+//! Commands are written with xshell's `cmd!` in a [`Shell`]; [`run_cmd`] runs them with
+//! inherited standard streams and [`cmd_stdout`] reads what they print.
 
 use matexp_records::{now_secs, utc_parts};
+use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use xshell::{Cmd, Shell, cmd};
 
 /// The workspace root (the directory holding the workspace `Cargo.toml`).
 ///
@@ -45,13 +50,27 @@ pub fn crate_dirs() -> Result<Vec<PathBuf>, String> {
         .collect())
 }
 
-/// A `cargo` command run from the workspace root, with the same cargo binary (and thus the
-/// same toolchain) that runs xtask.
-pub fn cargo() -> Command {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut cmd = Command::new(cargo);
-    cmd.current_dir(workspace_root());
-    cmd
+/// A shell in the folder xtask was started from.
+pub fn shell() -> Result<Shell, String> {
+    Shell::new().map_err(|e| format!("no working folder: {e}"))
+}
+
+/// A shell in the workspace root, where every cargo command of xtask runs.
+pub fn root_shell() -> Result<Shell, String> {
+    let sh = shell()?;
+    sh.change_dir(workspace_root());
+    Ok(sh)
+}
+
+/// The cargo binary that runs xtask (and thus the same toolchain), for `cmd!(sh, "{cargo} …")`.
+pub fn cargo_program() -> OsString {
+    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+}
+
+/// A `cargo` command in `sh` (from [`root_shell`]: the workspace root), with the same cargo
+/// binary that runs xtask.
+pub fn cargo(sh: &Shell) -> Cmd<'_> {
+    sh.cmd(cargo_program())
 }
 
 /// The command line as a user could paste it into a shell (explicitly set environment
@@ -95,8 +114,9 @@ fn shell_quote(s: &str) -> String {
 
 /// Prints the command (`$ cmd args`), runs it with inherited stdio, and fails with the
 /// command line and exit status when it does not succeed.
-pub fn run_cmd(cmd: &mut Command) -> Result<(), String> {
-    let shown = display_cmd(cmd);
+pub fn run_cmd(cmd: impl Into<Command>) -> Result<(), String> {
+    let mut cmd = cmd.into();
+    let shown = display_cmd(&cmd);
     println!("$ {shown}");
     let status = cmd
         .status()
@@ -109,34 +129,27 @@ pub fn run_cmd(cmd: &mut Command) -> Result<(), String> {
 }
 
 /// Runs a command quietly and returns its stdout; `None` when it cannot start or fails.
-pub fn cmd_stdout(cmd: &mut Command) -> Option<String> {
-    let out = cmd
-        .stderr(Stdio::null())
-        .stdin(Stdio::null())
-        .output()
-        .ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+pub fn cmd_stdout(cmd: Cmd<'_>) -> Option<String> {
+    let out = cmd.quiet().ignore_stderr().output().ok()?;
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Whether a command runs and succeeds, with no input and its output discarded.
+fn succeeds(cmd: Cmd<'_>) -> bool {
+    cmd.quiet().ignore_stdout().ignore_stderr().run().is_ok()
 }
 
 /// Short hash of `HEAD` (12 hex digits), with `-dirty` when tracked files differ from it, so
 /// that a benchmark record names exactly the code it measured; `unknown` outside git.
 pub fn git_commit() -> String {
-    let root = workspace_root();
-    let Some(hash) = cmd_stdout(Command::new("git").current_dir(&root).args([
-        "rev-parse",
-        "--short=12",
-        "HEAD",
-    ])) else {
+    let Ok(sh) = root_shell() else {
         return "unknown".into();
     };
-    let dirty = cmd_stdout(Command::new("git").current_dir(&root).args([
-        "status",
-        "--porcelain",
-        "--untracked-files=no",
-    ]))
-    .is_some_and(|s| !s.trim().is_empty());
+    let Some(hash) = cmd_stdout(cmd!(sh, "git rev-parse --short=12 HEAD")) else {
+        return "unknown".into();
+    };
+    let dirty = cmd_stdout(cmd!(sh, "git status --porcelain --untracked-files=no"))
+        .is_some_and(|s| !s.trim().is_empty());
     format!("{}{}", hash.trim(), if dirty { "-dirty" } else { "" })
 }
 
@@ -326,7 +339,10 @@ pub fn is_root() -> bool {
             return line.split_whitespace().nth(2) == Some("0");
         }
     }
-    cmd_stdout(Command::new("id").arg("-u")).is_some_and(|s| s.trim() == "0")
+    let Ok(sh) = shell() else {
+        return false;
+    };
+    cmd_stdout(cmd!(sh, "id -u")).is_some_and(|s| s.trim() == "0")
 }
 
 /// Debian/Ubuntu packages that provide the link-time libraries of the workspace: LAPACKE
@@ -338,9 +354,10 @@ pub const SYSTEM_LIBRARIES: [&str; 2] = ["lapacke", "openblas"];
 
 /// Names the dynamic linker cache knows (`ldconfig -p`), e.g. `liblapacke.so`.
 fn ldconfig_names() -> Option<Vec<String>> {
+    let sh = shell().ok()?;
     ["ldconfig", "/sbin/ldconfig", "/usr/sbin/ldconfig"]
         .iter()
-        .find_map(|exe| cmd_stdout(Command::new(exe).arg("-p")))
+        .find_map(|exe| cmd_stdout(cmd!(sh, "{exe} -p")))
         .map(|out| {
             out.lines()
                 .skip(1) // "N libs found in cache ..."
@@ -379,14 +396,7 @@ fn privilege_prefix() -> Option<Vec<&'static str>> {
         return Some(Vec::new());
     }
     let on_ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false");
-    let sudo_ok = on_ci
-        && Command::new("sudo")
-            .args(["-n", "true"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
+    let sudo_ok = on_ci && shell().is_ok_and(|sh| succeeds(cmd!(sh, "sudo -n true")));
     sudo_ok.then(|| vec!["sudo", "-n"])
 }
 
@@ -414,7 +424,8 @@ pub fn apt_install(packages: &[&str], why: &str) -> Result<(), String> {
         "sudo apt-get update && sudo apt-get install -y {}",
         packages.join(" ")
     );
-    let has_apt = cmd_stdout(Command::new("apt-get").arg("--version")).is_some();
+    let sh = shell()?;
+    let has_apt = cmd_stdout(cmd!(sh, "apt-get --version")).is_some();
     if !has_apt {
         return Err(format!(
             "{why}; this is not a Debian/Ubuntu system (no apt-get): install the equivalent of \
@@ -429,10 +440,10 @@ pub fn apt_install(packages: &[&str], why: &str) -> Result<(), String> {
     };
     let apt = |args: &[&str]| apt_command(&prefix, args);
     println!("{why}; installing {} with apt-get", packages.join(" "));
-    run_cmd(&mut apt(&["update"]))?;
+    run_cmd(apt(&["update"]))?;
     let mut install = apt(&["install", "-y", "--no-install-recommends"]);
     install.args(packages);
-    run_cmd(&mut install)
+    run_cmd(install)
 }
 
 /// Makes sure the system libraries the workspace links are installed: LAPACKE and OpenBLAS
@@ -479,15 +490,8 @@ pub fn ensure_system_packages() -> Result<(), String> {
 /// in `python3-venv`), installing `python3 python3-venv` like [`ensure_system_packages`]
 /// when it does not. The pinned nvcc is installed from pip wheels into such a venv.
 pub fn ensure_python_venv() -> Result<(), String> {
-    let works = || {
-        Command::new("python3")
-            .args(["-c", "import venv, ensurepip"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    };
+    let sh = shell()?;
+    let works = || succeeds(cmd!(sh, "python3 -c 'import venv, ensurepip'"));
     if works() {
         println!("python3 with venv and ensurepip present");
         return Ok(());
@@ -509,26 +513,20 @@ pub fn ensure_python_venv() -> Result<(), String> {
 /// Makes sure a rustup component (`rustfmt`, `clippy`) is installed: adds it with rustup
 /// when it is missing and rustup is there, else fails with the command to run.
 pub fn ensure_rustup_component(component: &str, probe: &[&str]) -> Result<(), String> {
-    let present = || {
-        cargo()
-            .args(probe)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    };
+    let root = root_shell()?;
+    let present = || succeeds(cargo(&root).args(probe));
     if present() {
         return Ok(());
     }
-    if cmd_stdout(Command::new("rustup").arg("--version")).is_none() {
+    let sh = shell()?;
+    if cmd_stdout(cmd!(sh, "rustup --version")).is_none() {
         return Err(format!(
             "`cargo {}` does not work and rustup is not installed: install the Rust component \
              `{component}` for this toolchain",
             probe.join(" ")
         ));
     }
-    run_cmd(Command::new("rustup").args(["component", "add", component]))?;
+    run_cmd(cmd!(sh, "rustup component add {component}"))?;
     if present() {
         Ok(())
     } else {
@@ -577,7 +575,8 @@ mod tests {
         let mut cmd = Command::new("printf");
         cmd.arg("%s\\n").args(args);
         let line = display_cmd(&cmd);
-        let out = cmd_stdout(Command::new("sh").arg("-c").arg(&line)).expect("sh runs");
+        let sh = shell().expect("a working folder");
+        let out = cmd_stdout(cmd!(sh, "sh -c {line}")).expect("sh runs");
         let lines: Vec<&str> = out.split('\n').collect();
         assert_eq!(&lines[..args.len()], &args);
     }
