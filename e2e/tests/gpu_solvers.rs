@@ -163,11 +163,11 @@ fn real_solvers_agree_with_the_cpu_backend_on_the_3d_laplacian() {
         "arnoldi phi_2",
         bound,
         || {
-            let (w, r) = arnoldi_phimv(&g, &ag, 2, t, &vg, &ao).unwrap();
+            let (w, r) = arnoldi_phimv(&g, &ag, t, &vg, 2, &ao).unwrap();
             (g.to_host(&w).unwrap(), r.matvecs)
         },
         || {
-            let (w, r) = arnoldi_phimv(&cpu, &a, 2, t, &v, &ao).unwrap();
+            let (w, r) = arnoldi_phimv(&cpu, &a, t, &v, 2, &ao).unwrap();
             (w, r.matvecs)
         },
     );

@@ -299,7 +299,7 @@ impl Interval {
     }
 
     /// Coefficients of one Newton–Leja step `y_m = ((A − center)/scale − ξ_{m−1}) y_{m−1}`
-    /// for [`matexp_core::LinearOperator::shifted_step`]: `inv_gamma = 1/scale` and
+    /// for [`matexp_core::FusedOperator::shifted_step`]: `inv_gamma = 1/scale` and
     /// `shift = −center/scale − ξ_{m−1}` (`1/γ` and `−c/γ − ξ` for a real interval,
     /// `−i/γ` and `−c/γ − ξ` for an imaginary one).
     ///

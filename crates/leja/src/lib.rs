@@ -68,7 +68,7 @@
 //! assert!(z.iter().all(|&t| (-8.0..=0.0).contains(&t)));
 //!
 //! // One step y ← ((A − c)/γ − ξ₀) y of the Newton recurrence, in the form of
-//! // `LinearOperator::shifted_step`.
+//! // `FusedOperator::shifted_step`.
 //! let step = k.shifted_step::<f64>(xi[0], 1.0)?;
 //! assert_eq!((step.alpha, step.shift), (0.5, 0.0));
 //! # Ok::<(), matexp_core::Error>(())

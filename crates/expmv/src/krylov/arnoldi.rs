@@ -1063,14 +1063,16 @@ pub fn arnoldi_expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     crate::method::expmv_with::<Arnoldi<'_, B, S>, _, _, _>(backend, op, t, v, *opts)
 }
 
-/// φ_k(tA)v by Arnoldi with a fresh workspace. See [`ExpmvMethod::phimv_k`].
+/// φ_k(tA)v by Arnoldi with a fresh workspace, in the argument order of the facade's
+/// `matexp::phimv_k` (backend, operator, t, v, k, options): the lower layer for callers that
+/// name the method. See [`ExpmvMethod::phimv_k`].
 ///
 /// ```
 /// use matexp_core::{CpuBackend, DenseMatrixOperator};
 /// use matexp_expmv::{ArnoldiOptions, arnoldi_phimv};
 /// let cpu = CpuBackend::new();
 /// let op = DenseMatrixOperator::new(1, 1, vec![-2.0])?;
-/// let (w, _) = arnoldi_phimv(&cpu, &op, 1, 1.0, &vec![1.0], &ArnoldiOptions::default())?;
+/// let (w, _) = arnoldi_phimv(&cpu, &op, 1.0, &vec![1.0], 1, &ArnoldiOptions::default())?;
 /// assert!((w[0] - (1.0 - (-2f64).exp()) / 2.0).abs() < 1e-8);
 /// # Ok::<(), matexp_core::Error>(())
 /// ```
@@ -1084,9 +1086,9 @@ pub fn arnoldi_expmv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
 pub fn arnoldi_phimv<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
-    k: usize,
     t: S,
     v: &B::Vector<S>,
+    k: usize,
     opts: &ArnoldiOptions,
 ) -> Result<(B::Vector<S>, Report)> {
     crate::method::phimv_k_with::<Arnoldi<'_, B, S>, _, _, _>(backend, op, k, t, v, *opts)

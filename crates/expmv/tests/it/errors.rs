@@ -186,15 +186,15 @@ fn nan_in_the_vector_is_reported_with_index_and_value() {
     check(arnoldi_phimv(
         &CPU,
         &q.op,
-        1,
         1.0,
         &v,
+        1,
         &ArnoldiOptions::default(),
     ));
     let mut inf = vec![1.0; 6];
     inf[0] = f64::NEG_INFINITY;
     assert!(matches!(
-        lanczos_phimv(&CPU, &q.op, 2, 1.0, &inf, &LanczosOptions::default()),
+        lanczos_phimv(&CPU, &q.op, 1.0, &inf, 2, &LanczosOptions::default()),
         Err(Error::NonFinite { index: 0, .. })
     ));
     let mut arn = Arnoldi::new(&CPU, ArnoldiOptions::default()).unwrap();
@@ -319,9 +319,9 @@ fn non_finite_times() {
         assert!(inv(arnoldi_phimv(
             &CPU,
             &q.op,
-            2,
             t,
             &v,
+            2,
             &ArnoldiOptions::default()
         )));
     }
@@ -612,21 +612,21 @@ fn invalid_options() {
         accepted(
             "arnoldi",
             k,
-            arnoldi_phimv(&CPU, &q.op, k, 1.0, &v, &ArnoldiOptions::default()),
+            arnoldi_phimv(&CPU, &q.op, 1.0, &v, k, &ArnoldiOptions::default()),
         );
         accepted(
             "lanczos",
             k,
-            lanczos_phimv(&CPU, &q.op, k, 1.0, &v, &LanczosOptions::default()),
+            lanczos_phimv(&CPU, &q.op, 1.0, &v, k, &LanczosOptions::default()),
         );
     }
     let over = MAX_PHI_ORDER + 1;
     inv(
-        arnoldi_phimv(&CPU, &q.op, over, 1.0, &v, &ArnoldiOptions::default()).map(|_| ()),
+        arnoldi_phimv(&CPU, &q.op, 1.0, &v, over, &ArnoldiOptions::default()).map(|_| ()),
         "k",
     );
     inv(
-        lanczos_phimv(&CPU, &q.op, over, 1.0, &v, &LanczosOptions::default()).map(|_| ()),
+        lanczos_phimv(&CPU, &q.op, 1.0, &v, over, &LanczosOptions::default()).map(|_| ()),
         "k",
     );
     let mut arn = Arnoldi::new(&CPU, ArnoldiOptions::default()).unwrap();

@@ -144,13 +144,13 @@ fn every_method_takes_phi_orders_up_to_the_common_cap() {
     assert!(r.converged && w.iter().all(|x| x.is_finite()));
     // Arnoldi's augmented matrix stops at its own, documented cap, with a typed refusal.
     assert!(matches!(
-        arnoldi_phimv(&CPU, &p.op, k, 0.5, &v, &ArnoldiOptions::default()),
+        arnoldi_phimv(&CPU, &p.op, 0.5, &v, k, &ArnoldiOptions::default()),
         Err(Error::Unsupported(_))
     ));
     let ka = matexp_expmv::MAX_AUGMENTED_COLUMNS;
-    let (w, r) = arnoldi_phimv(&CPU, &p.op, ka, 0.5, &v, &ArnoldiOptions::default()).unwrap();
+    let (w, r) = arnoldi_phimv(&CPU, &p.op, 0.5, &v, ka, &ArnoldiOptions::default()).unwrap();
     assert!(r.converged && w.iter().all(|x| x.is_finite()));
-    let (w, r) = lanczos_phimv(&CPU, &p.op, k, 0.5, &v, &LanczosOptions::default()).unwrap();
+    let (w, r) = lanczos_phimv(&CPU, &p.op, 0.5, &v, k, &LanczosOptions::default()).unwrap();
     assert!(r.converged && w.iter().all(|x| x.is_finite()));
     let over = k + 1;
     assert!(matches!(
@@ -158,11 +158,11 @@ fn every_method_takes_phi_orders_up_to_the_common_cap() {
         Err(Error::InvalidArgument { .. })
     ));
     assert!(matches!(
-        arnoldi_phimv(&CPU, &p.op, over, 0.5, &v, &ArnoldiOptions::default()),
+        arnoldi_phimv(&CPU, &p.op, 0.5, &v, over, &ArnoldiOptions::default()),
         Err(Error::InvalidArgument { .. })
     ));
     assert!(matches!(
-        lanczos_phimv(&CPU, &p.op, over, 0.5, &v, &LanczosOptions::default()),
+        lanczos_phimv(&CPU, &p.op, 0.5, &v, over, &LanczosOptions::default()),
         Err(Error::InvalidArgument { .. })
     ));
 }
@@ -400,7 +400,7 @@ fn free_functions_refuse_an_operator_larger_than_memory() {
         "lanczos",
     );
     dim(
-        lanczos_phimv(&CPU, &op, 1, 1.0, &v, &LanczosOptions::default()),
+        lanczos_phimv(&CPU, &op, 1.0, &v, 1, &LanczosOptions::default()),
         "lanczos_phimv",
     );
     dim(
@@ -408,7 +408,7 @@ fn free_functions_refuse_an_operator_larger_than_memory() {
         "arnoldi",
     );
     dim(
-        arnoldi_phimv(&CPU, &op, 1, 1.0, &v, &ArnoldiOptions::default()),
+        arnoldi_phimv(&CPU, &op, 1.0, &v, 1, &ArnoldiOptions::default()),
         "arnoldi_phimv",
     );
     dim(

@@ -34,8 +34,8 @@ fn two_pass_lanczos_matches_one_pass_to_rounding() {
         "second pass regenerates k − 1 vectors"
     );
     assert!(rel_err(&w2, &w1) <= 1e-15, "{:e}", rel_err(&w2, &w1));
-    let (p1, _) = lanczos_phimv(&CPU, &q.op, 2, 1.0, &v, &one).unwrap();
-    let (p2, _) = lanczos_phimv(&CPU, &q.op, 2, 1.0, &v, &two).unwrap();
+    let (p1, _) = lanczos_phimv(&CPU, &q.op, 1.0, &v, 2, &one).unwrap();
+    let (p2, _) = lanczos_phimv(&CPU, &q.op, 1.0, &v, 2, &two).unwrap();
     assert!(rel_err(&p2, &p1) <= 1e-15);
 }
 
@@ -286,9 +286,9 @@ fn phi_functions_against_the_dense_augmented_exponential() {
             let (w, _) = lanczos_phimv(
                 &CPU,
                 &s.op,
-                k,
                 1.0,
                 &v,
+                k,
                 &LanczosOptions {
                     tol,
                     ..Default::default()
@@ -303,9 +303,9 @@ fn phi_functions_against_the_dense_augmented_exponential() {
             let (w, _) = arnoldi_phimv(
                 &CPU,
                 &s.op,
-                k,
                 1.0,
                 &v,
+                k,
                 &ArnoldiOptions {
                     tol,
                     ..Default::default()
@@ -321,9 +321,9 @@ fn phi_functions_against_the_dense_augmented_exponential() {
             let (w, _) = arnoldi_phimv(
                 &CPU,
                 &a.op,
-                k,
                 1.0,
                 &va,
+                k,
                 &ArnoldiOptions {
                     tol,
                     ..Default::default()
@@ -345,9 +345,9 @@ fn phi_functions_against_the_dense_augmented_exponential() {
     let (w, _) = arnoldi_phimv(
         &CPU,
         &hq.op,
-        1,
         t,
         &v,
+        1,
         &ArnoldiOptions {
             tol,
             ..Default::default()
@@ -358,9 +358,9 @@ fn phi_functions_against_the_dense_augmented_exponential() {
     let (w, _) = lanczos_phimv(
         &CPU,
         &hq.op,
-        1,
         t,
         &v,
+        1,
         &LanczosOptions {
             tol,
             ..Default::default()
@@ -523,7 +523,7 @@ fn reports_describe_the_work() {
 fn phi_at_time_zero_is_v_over_k_factorial() {
     let q = advection_diffusion(20, 5.0);
     let v = start_vector::<f64>(q.n(), 1);
-    let (w, r) = arnoldi_phimv(&CPU, &q.op, 3, 0.0, &v, &ArnoldiOptions::default()).unwrap();
+    let (w, r) = arnoldi_phimv(&CPU, &q.op, 0.0, &v, 3, &ArnoldiOptions::default()).unwrap();
     assert_eq!(r.matvecs, 0);
     for (a, b) in w.iter().zip(&v) {
         assert!((a - b / 6.0).abs() <= 1e-16 * b.abs().max(1.0));

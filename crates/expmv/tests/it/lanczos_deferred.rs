@@ -119,8 +119,8 @@ fn phi_functions_match_the_classical_form() {
     for k in 1..=3 {
         let opts = LanczosOptions::default().with_rtol(1e-9);
         let exact = dense_phimv(&p.a, k, t, &v);
-        let (wc, rc) = lanczos_phimv(&CPU, &p.op, k, t, &v, &opts).unwrap();
-        let (wd, rd) = lanczos_phimv(&CPU, &Deferred(&p.op), k, t, &v, &opts).unwrap();
+        let (wc, rc) = lanczos_phimv(&CPU, &p.op, t, &v, k, &opts).unwrap();
+        let (wd, rd) = lanczos_phimv(&CPU, &Deferred(&p.op), t, &v, k, &opts).unwrap();
         check(&format!("φ_{k}"), [(wc, rc), (wd, rd)], &exact, 1e-9);
     }
 }

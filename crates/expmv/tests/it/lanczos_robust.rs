@@ -387,7 +387,7 @@ fn no_convergence_messages_say_what_to_try() {
         other => panic!("expected NoConvergence, got {:?}", other.map(|x| x.1)),
     };
     // φ: no substeps; the message says so.
-    let d = detail(lanczos_phimv(&CPU, &h, 1, tau, &v, &small));
+    let d = detail(lanczos_phimv(&CPU, &h, tau, &v, 1, &small));
     assert!(
         d.contains("max_dim") && d.contains("single output time of exp"),
         "{d}"

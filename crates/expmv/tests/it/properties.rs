@@ -119,9 +119,9 @@ proptest! {
         let kfact: f64 = (1..=k).map(|i| i as f64).product();
         let phi = |order: usize| -> Vec<f64> {
             if sym {
-                lanczos_phimv(&CPU, &q.op, order, t, &v, &LanczosOptions { tol: tol(), ..Default::default() }).unwrap().0
+                lanczos_phimv(&CPU, &q.op, t, &v, order, &LanczosOptions { tol: tol(), ..Default::default() }).unwrap().0
             } else {
-                arnoldi_phimv(&CPU, &q.op, order, t, &v, &ArnoldiOptions { tol: tol(), ..Default::default() }).unwrap().0
+                arnoldi_phimv(&CPU, &q.op, t, &v, order, &ArnoldiOptions { tol: tol(), ..Default::default() }).unwrap().0
             }
         };
         let (pk, pk1) = (phi(k), phi(k + 1));

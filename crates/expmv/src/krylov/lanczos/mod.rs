@@ -1454,7 +1454,9 @@ pub fn lanczos_expmv<B: KrylovBackend, S: Scalar, O: LinearOperator<B, S> + ?Siz
     crate::method::expmv_with::<Lanczos<'_, B, S>, _, _, _>(backend, op, t, v, *opts)
 }
 
-/// φ_k(tA)v by Lanczos with a fresh workspace. See [`ExpmvMethod::phimv_k`].
+/// φ_k(tA)v by Lanczos with a fresh workspace, in the argument order of the facade's
+/// `matexp::phimv_k` (backend, operator, t, v, k, options): the lower layer for callers that
+/// name the method. See [`ExpmvMethod::phimv_k`].
 ///
 /// # Errors
 ///
@@ -1465,9 +1467,9 @@ pub fn lanczos_expmv<B: KrylovBackend, S: Scalar, O: LinearOperator<B, S> + ?Siz
 pub fn lanczos_phimv<B: KrylovBackend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     backend: &B,
     op: &O,
-    k: usize,
     t: S,
     v: &B::Vector<S>,
+    k: usize,
     opts: &LanczosOptions,
 ) -> Result<(B::Vector<S>, Report)> {
     crate::method::phimv_k_with::<Lanczos<'_, B, S>, _, _, _>(backend, op, k, t, v, *opts)
