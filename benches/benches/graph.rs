@@ -34,8 +34,8 @@ use matexp_benches::{Record, Recorder};
 use matexp_core::CpuBackend;
 use matexp_graph::{
     CommunicabilityOptions, DenseCentrality, ProbeOptions, QuadratureOptions,
-    estrada_index_hutchpp, estrada_index_slq, subgraph_centrality_quadrature, subgraph_centrality_estimate,
-    top_k, total_communicability,
+    estrada_index_hutchpp, estrada_index_slq, subgraph_centrality_estimate,
+    subgraph_centrality_quadrature, top_k, total_communicability,
 };
 use matexp_sparse::PatternCsr;
 use matexp_sparse::generators::barabasi_albert;
@@ -298,7 +298,9 @@ fn new_measures(c: &mut Criterion, rec: &mut Recorder) {
         .iter()
         .map(|p| p.0)
         .collect();
-    let run = || subgraph_centrality_quadrature::<_, f64, _>(&cpu, &g, 1.0, &top, &quad, true).expect("sc");
+    let run = || {
+        subgraph_centrality_quadrature::<_, f64, _>(&cpu, &g, 1.0, &top, &quad, true).expect("sc")
+    };
     let sc: Vec<f64> = run().iter().map(|f| f.value()).collect();
     let want: Vec<f64> = top.iter().map(|&i| dense.subgraph_centrality[i]).collect();
     group.bench_function("sc_exact_ba700_top10", |b| b.iter(|| black_box(run())));

@@ -118,7 +118,11 @@ impl LinearOperator<CpuBackend, f64> for Laplacian1d {
         let mut lx = vec![0.0; self.0];
         laplacian_1d(x, &mut lx);
         for (yi, l) in y.iter_mut().zip(lx) {
-            *yi = if beta == 0.0 { alpha * l } else { alpha * l + beta * *yi };
+            *yi = if beta == 0.0 {
+                alpha * l
+            } else {
+                alpha * l + beta * *yi
+            };
         }
         Ok(())
     }

@@ -200,7 +200,8 @@ fn main() -> Result<()> {
             let mut out = Vec::with_capacity(nodes.len());
             products = 0;
             for chunk in nodes.chunks(block) {
-                let part = subgraph_centrality_quadrature::<_, f64, _>(&cpu, &g, 1.0, chunk, &quad, true)?;
+                let part =
+                    subgraph_centrality_quadrature::<_, f64, _>(&cpu, &g, 1.0, chunk, &quad, true)?;
                 products += part.iter().map(|f| f.steps).sum::<usize>();
                 out.extend(part);
                 let done = out.len();

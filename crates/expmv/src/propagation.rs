@@ -200,7 +200,10 @@ where
     O: LinearOperator<B, S> + ?Sized,
 {
     let n = op.nrows();
-    let r = be.upload(&crate::spectrum::start_vector::<S>(n, crate::spectrum::DEFAULT_SEED))?;
+    let r = be.upload(&crate::spectrum::start_vector::<S>(
+        n,
+        crate::spectrum::DEFAULT_SEED,
+    ))?;
     let mut outs = (0..times.len())
         .map(|_| be.alloc(n))
         .collect::<Result<Vec<_>>>()?;

@@ -9,7 +9,8 @@
 use matexp_core::CpuBackend;
 use matexp_graph::{
     CommunicabilityOptions, DenseCentrality, MAX_DENSE_NODES, ProbeOptions, QuadratureOptions,
-    estrada_index_hutchpp, estrada_index_slq, subgraph_centrality_quadrature, top_k, total_communicability,
+    estrada_index_hutchpp, estrada_index_slq, subgraph_centrality_quadrature, top_k,
+    total_communicability,
 };
 use matexp_sparse::generators::barabasi_albert;
 use std::time::Instant;

@@ -7,7 +7,7 @@ use matexp_core::{Backend, CpuBackend};
 use matexp_gpu::{GpuBackend, GpuPattern};
 use matexp_graph::{
     CommunicabilityOptions, ProbeOptions, QuadratureOptions, estrada_index_hutchpp,
-    estrada_index_slq, subgraph_centrality_quadrature, subgraph_centrality_estimate, top_k,
+    estrada_index_slq, subgraph_centrality_estimate, subgraph_centrality_quadrature, top_k,
     total_communicability,
 };
 use matexp_sparse::PatternCsr;
@@ -85,8 +85,10 @@ fn quadratures_and_estimates_on_the_gpu_match_the_cpu() {
             .map(|x| x.0)
             .chain([0, p.nrows() - 1])
             .collect();
-        let sg = subgraph_centrality_quadrature::<_, f64, _>(&g, &op, 1.0, &nodes, &quad, false).unwrap();
-        let sc = subgraph_centrality_quadrature::<_, f64, _>(&cpu, &p, 1.0, &nodes, &quad, true).unwrap();
+        let sg = subgraph_centrality_quadrature::<_, f64, _>(&g, &op, 1.0, &nodes, &quad, false)
+            .unwrap();
+        let sc = subgraph_centrality_quadrature::<_, f64, _>(&cpu, &p, 1.0, &nodes, &quad, true)
+            .unwrap();
         let a: Vec<f64> = sg.iter().map(|f| f.value()).collect();
         let b: Vec<f64> = sc.iter().map(|f| f.value()).collect();
         let e = max_rel(&a, &b);

@@ -5,7 +5,8 @@
 use matexp_core::{CpuBackend, Error, LinearOperator, Result};
 use matexp_graph::{
     CommunicabilityOptions, MAX_PROBES, ProbeOptions, QuadratureOptions, estrada_index_hutchpp,
-    estrada_index_slq, subgraph_centrality_quadrature, subgraph_centrality_estimate, total_communicability,
+    estrada_index_slq, subgraph_centrality_estimate, subgraph_centrality_quadrature,
+    total_communicability,
 };
 use matexp_sparse::{CsrMatrix, PatternCsr};
 
@@ -53,8 +54,15 @@ fn beta_beyond_the_range_is_non_finite_not_nan() {
     let probes = ProbeOptions::default();
     for beta in [1e308, -1e308, f64::MAX] {
         for parallel in [false, true] {
-            let e = subgraph_centrality_quadrature::<_, f64, _>(&cpu, &g, beta, &[0, 2], &quad, parallel)
-                .unwrap_err();
+            let e = subgraph_centrality_quadrature::<_, f64, _>(
+                &cpu,
+                &g,
+                beta,
+                &[0, 2],
+                &quad,
+                parallel,
+            )
+            .unwrap_err();
             assert!(matches!(e, Error::NonFinite { .. }), "β = {beta:e}: {e}");
         }
         let e = estrada_index_slq::<_, f64, _>(&cpu, &g, beta, &probes, &quad).unwrap_err();
@@ -76,7 +84,8 @@ fn beta_beyond_the_range_is_non_finite_not_nan() {
     }
     // β = 300 is far beyond e^{β·2} in f64 and still answered in logarithms: the 4-cycle has
     // eigenvalues 2, 0, 0, −2, so SC_i = (e^{2β} + 2 + e^{−2β})/4 and ln SC ≈ 2β − ln 4.
-    let sc = subgraph_centrality_quadrature::<_, f64, _>(&cpu, &g, 300.0, &[1], &quad, true).unwrap();
+    let sc =
+        subgraph_centrality_quadrature::<_, f64, _>(&cpu, &g, 300.0, &[1], &quad, true).unwrap();
     assert!((sc[0].ln_value - (600.0 - 4f64.ln())).abs() < 1e-12 * 600.0);
 }
 
@@ -105,7 +114,8 @@ fn an_operator_claiming_2_61_rows_is_refused_before_allocating() {
     let quad = QuadratureOptions::default();
     for parallel in [true, false] {
         let e =
-            subgraph_centrality_quadrature::<_, f64, _>(&cpu, &op, 1.0, &[0, 5], &quad, parallel).unwrap_err();
+            subgraph_centrality_quadrature::<_, f64, _>(&cpu, &op, 1.0, &[0, 5], &quad, parallel)
+                .unwrap_err();
         assert!(
             matches!(
                 e,
@@ -174,7 +184,8 @@ fn converged_flags_obey_their_rules() {
             ..Default::default()
         };
         let sc =
-            subgraph_centrality_quadrature::<_, f64, _>(&cpu, &g, 2.0, &[0, 17, 70], &quad, true).unwrap();
+            subgraph_centrality_quadrature::<_, f64, _>(&cpu, &g, 2.0, &[0, 17, 70], &quad, true)
+                .unwrap();
         for f in &sc {
             assert_eq!(
                 f.converged,

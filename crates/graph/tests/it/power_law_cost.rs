@@ -51,7 +51,8 @@ fn measures_on_a_dense_power_law_graph_stop_early_and_stay_accurate() {
         .copied()
         .chain((0..g.nrows()).step_by(97))
         .collect();
-    let sc = subgraph_centrality_quadrature::<_, f64, _>(&cpu, &g, 1.0, &nodes, &quad, true).unwrap();
+    let sc =
+        subgraph_centrality_quadrature::<_, f64, _>(&cpu, &g, 1.0, &nodes, &quad, true).unwrap();
     for (&i, f) in nodes.iter().zip(&sc) {
         assert!(f.steps <= 25, "node {i}: {} steps", f.steps);
         let want = dense.subgraph_centrality[i];

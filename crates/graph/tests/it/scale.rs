@@ -5,7 +5,8 @@
 use matexp_core::{CpuBackend, Error};
 use matexp_graph::{
     CommunicabilityOptions, ProbeOptions, QuadratureOptions, estrada_index_hutchpp,
-    estrada_index_slq, subgraph_centrality_quadrature, subgraph_centrality_estimate, total_communicability,
+    estrada_index_slq, subgraph_centrality_estimate, subgraph_centrality_quadrature,
+    total_communicability,
 };
 use matexp_sparse::PatternCsr;
 use matexp_sparse::generators::{RoadNetwork, barabasi_albert};
@@ -45,7 +46,8 @@ fn measures_survive_exponentials_beyond_the_f64_range() {
     // ... while the quadratures and the trace estimates are carried in logarithms.
     let ln_sc = beta * lam + (1.0 + lam * (-beta * n as f64).exp()).ln() - (n as f64).ln();
     let quad = QuadratureOptions::default();
-    let sc = subgraph_centrality_quadrature::<_, f64, _>(&cpu, &g, beta, &[0, 7], &quad, false).unwrap();
+    let sc =
+        subgraph_centrality_quadrature::<_, f64, _>(&cpu, &g, beta, &[0, 7], &quad, false).unwrap();
     for f in &sc {
         assert!(f.value().is_infinite());
         assert!(
@@ -109,11 +111,12 @@ fn probing_estimate_brackets_exact_subgraph_centralities() {
         ..Default::default()
     };
     let nodes: Vec<usize> = (0..g.nrows()).collect();
-    let exact: Vec<f64> = subgraph_centrality_quadrature::<_, f64, _>(&cpu, &g, 1.0, &nodes, &quad, true)
-        .unwrap()
-        .iter()
-        .map(|f| f.value())
-        .collect();
+    let exact: Vec<f64> =
+        subgraph_centrality_quadrature::<_, f64, _>(&cpu, &g, 1.0, &nodes, &quad, true)
+            .unwrap()
+            .iter()
+            .map(|f| f.value())
+            .collect();
     let est = subgraph_centrality_estimate::<_, f64, _>(
         &cpu,
         &g,
@@ -149,8 +152,13 @@ fn bad_arguments_are_typed_errors() {
     let g = barabasi_albert::<u32>(50, 2, 1).unwrap();
     let cpu = CpuBackend::new();
     let quad = QuadratureOptions::default();
-    assert!(subgraph_centrality_quadrature::<_, f64, _>(&cpu, &g, 1.0, &[50], &quad, false).is_err());
-    assert!(subgraph_centrality_quadrature::<_, f64, _>(&cpu, &g, f64::NAN, &[0], &quad, false).is_err());
+    assert!(
+        subgraph_centrality_quadrature::<_, f64, _>(&cpu, &g, 1.0, &[50], &quad, false).is_err()
+    );
+    assert!(
+        subgraph_centrality_quadrature::<_, f64, _>(&cpu, &g, f64::NAN, &[0], &quad, false)
+            .is_err()
+    );
     let one = ProbeOptions {
         probes: 1,
         ..Default::default()
@@ -168,6 +176,8 @@ fn bad_arguments_are_typed_errors() {
     assert!(estrada_index_slq::<_, f64, _>(&cpu, &g, 1.0, &ProbeOptions::default(), &bad).is_err());
     // A directed pattern is refused unless the caller vouches for symmetry.
     let d = PatternCsr::<u32>::from_coordinates(3, 3, &[(0, 1), (1, 2)]).unwrap();
-    assert!(subgraph_centrality_quadrature::<_, f64, _>(&cpu, &d, 1.0, &[0], &quad, false).is_err());
+    assert!(
+        subgraph_centrality_quadrature::<_, f64, _>(&cpu, &d, 1.0, &[0], &quad, false).is_err()
+    );
     assert!(total_communicability(&cpu, &d, 1.0, &Default::default()).is_err());
 }

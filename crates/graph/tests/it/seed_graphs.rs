@@ -160,9 +160,15 @@ fn subgraph_centrality_matches_dense_references() {
     for case in cases() {
         let e = pade_exp(&case.graph);
         for parallel in [false, true] {
-            let sc =
-                subgraph_centrality_quadrature::<_, f64, _>(&cpu, &case.graph, 1.0, &nodes, &quad(), parallel)
-                    .unwrap();
+            let sc = subgraph_centrality_quadrature::<_, f64, _>(
+                &cpu,
+                &case.graph,
+                1.0,
+                &nodes,
+                &quad(),
+                parallel,
+            )
+            .unwrap();
             let v: Vec<f64> = sc.iter().map(|f| f.value()).collect();
             let pade: Vec<f64> = (0..10).map(|i| e[(i, i)]).collect();
             let e0 = max_rel(&v, &mpmath(case.key, "1", "sc"));
