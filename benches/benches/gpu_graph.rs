@@ -54,8 +54,12 @@ mod graph_catalog;
 use cusparse_route::CusparseRoute;
 use graph_catalog::{SEED_GRAPHS, SeedGraph};
 use matexp_benches::Record;
+use matexp_benches::gpu_harness::{
+    CommonArgs, Res, device_tag, err, exit_on_failure, gpu_or_exit, median, parse_value,
+    time_median, time_wall_last, write_records,
+};
 use matexp_core::{Backend, CpuBackend, LinearOperator, RealScalar};
-use matexp_gpu::{GpuBackend, GpuCsr, GpuPattern, SpmvKernel, median, time_runs};
+use matexp_gpu::{GpuBackend, GpuCsr, GpuPattern, SpmvKernel};
 use matexp_graph::{
     CommunicabilityOptions, ProbeOptions, QuadratureOptions, estrada_index_hutchpp,
     subgraph_centrality_quadrature, top_k, total_communicability,
@@ -63,19 +67,14 @@ use matexp_graph::{
 use matexp_sparse::matrix_market::{Symmetry, write_pattern_file};
 use matexp_sparse::{CsrMatrix, PatternCsr};
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
-type Res<T> = Result<T, String>;
-
-fn err<E: std::fmt::Display>(e: E) -> String {
-    e.to_string()
-}
+/// The suite's name in its records and its records file: `DIR/gpu_graph.jsonl`.
+const SUITE: &str = "gpu_graph";
 
 struct Args {
-    out: PathBuf,
-    small: bool,
-    reps: usize,
+    common: CommonArgs,
     only: Option<Vec<String>>,
     f32: bool,
     probe: bool,
@@ -84,67 +83,42 @@ struct Args {
 }
 
 fn parse_args() -> Args {
-    let mut a = Args {
-        out: std::env::var("MATEXP_BENCH_RECORDS")
-            .map(PathBuf::from)
-            .unwrap_or_else(|_| PathBuf::from("target/bench-records")),
-        small: false,
-        reps: 20,
-        only: None,
-        f32: true,
-        probe: false,
-        peers: true,
-        peer_limit: 120.0,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(s) = it.next() {
-        match s.as_str() {
-            "--out" => a.out = it.next().map(PathBuf::from).unwrap_or(a.out),
-            "--small" => a.small = true,
-            "--reps" => a.reps = it.next().and_then(|v| v.parse().ok()).unwrap_or(a.reps),
-            "--only" => {
-                a.only = it
-                    .next()
-                    .map(|v| v.split(',').map(|p| p.trim().to_string()).collect())
-            }
-            "--no-f32" => a.f32 = false,
-            "--cusparse-probe" => a.probe = true,
-            "--no-peers" => a.peers = false,
-            "--peer-time-limit" => {
-                a.peer_limit = it
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(a.peer_limit)
-            }
-            _ => {} // cargo bench passes --bench
+    let mut only = None;
+    let (mut f32, mut probe, mut peers, mut peer_limit) = (true, false, true, 120.0);
+    let common = CommonArgs::parse(20, |flag, it| match flag {
+        "--only" => {
+            only = it
+                .next()
+                .map(|v| v.split(',').map(|p| p.trim().to_string()).collect())
         }
+        "--no-f32" => f32 = false,
+        "--cusparse-probe" => probe = true,
+        "--no-peers" => peers = false,
+        "--peer-time-limit" => peer_limit = parse_value(it, peer_limit),
+        _ => {} // cargo bench passes --bench
+    });
+    Args {
+        common,
+        only,
+        f32,
+        probe,
+        peers,
+        peer_limit,
     }
-    a
 }
 
 fn main() {
     let args = parse_args();
-    let gpu = match GpuBackend::new(0) {
-        Ok(g) => g,
-        Err(e) => {
-            eprintln!("gpu_graph: no CUDA device: {e}");
-            std::process::exit(3);
-        }
-    };
+    let gpu = gpu_or_exit(SUITE);
     if args.probe {
-        match cusparse_probe(&gpu) {
-            Ok(()) => println!("cusparse probe: ok"),
-            Err(e) => {
-                eprintln!("cusparse probe: FAILED: {e}");
-                std::process::exit(1);
-            }
+        let probe = cusparse_probe(&gpu);
+        if probe.is_ok() {
+            println!("cusparse probe: ok");
         }
+        exit_on_failure("cusparse probe", probe);
         return;
     }
-    if let Err(e) = run(&gpu, &args) {
-        eprintln!("gpu_graph: FAILED: {e}");
-        std::process::exit(1);
-    }
+    exit_on_failure(SUITE, run(&gpu, &args));
 }
 
 /// cuSPARSE on a small pattern with explicit ones against the CPU (run in a child process
@@ -185,7 +159,7 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn record(&self, case: &str, backend: &str, s: &SeedGraph, p: &PatternCsr<u32>) -> Record {
-        let mut r = Record::new("gpu_graph", case, backend, "f64")
+        let mut r = Record::new(SUITE, case, backend, "f64")
             .size("n", p.nrows())
             .size("nnz", p.nnz())
             .size("seed_n", s.n)
@@ -208,7 +182,7 @@ impl Ctx<'_> {
 
 fn run(gpu: &GpuBackend, args: &Args) -> Res<()> {
     let info = gpu.device().info().clone();
-    let tag = std::env::var("MATEXP_BENCH_DEVICE").unwrap_or_else(|_| info.short_name());
+    let tag = device_tag(|| info.short_name());
     println!(
         "device: {info}; host: {} rayon threads",
         rayon::current_num_threads()
@@ -227,12 +201,12 @@ fn run(gpu: &GpuBackend, args: &Args) -> Res<()> {
     let mut ctx = Ctx {
         gpu,
         tag,
-        reps: args.reps,
+        reps: args.common.reps,
         cusparse,
         records: Vec::new(),
         summary: Vec::new(),
     };
-    let scale = if args.small { 0.01 } else { 1.0 };
+    let scale = if args.common.small { 0.01 } else { 1.0 };
     for s in &SEED_GRAPHS {
         if args.only.as_ref().is_some_and(|o| {
             !o.iter()
@@ -262,9 +236,10 @@ fn run(gpu: &GpuBackend, args: &Args) -> Res<()> {
             new_measures(&mut ctx, s, &label, &p)?;
         }
         if p.nnz() <= 4_000_000 {
-            write_peer_inputs(&args.out, &label, &p, &tc)?;
+            write_peer_inputs(&args.common.out, &label, &p, &tc)?;
         }
-        flush(&args.out, &mut ctx.records)?;
+        write_records(&args.common.out, SUITE, &ctx.records)?;
+        ctx.records.clear();
     }
     println!("\nsummary ({}):", ctx.tag);
     for line in &ctx.summary {
@@ -285,22 +260,16 @@ fn spmv_case(ctx: &mut Ctx<'_>, s: &SeedGraph, label: &str, p: &PatternCsr<u32>)
     let mut y = g.zeros::<f64>(n).map_err(err)?;
     let mut want = vec![0.0; n];
     p.spmv(1.0, &xh, 0.0, &mut want).map_err(err)?;
-    let mut ours = time_runs(&dev, 3, ctx.reps, || {
+    let t = time_median(&dev, 3, ctx.reps, || {
         op.apply_with(g, SpmvKernel::Auto, 1.0, &x, 0.0, &mut y)
-    })
-    .map_err(err)?;
-    ours.sort_by(f64::total_cmp);
+    })?;
     let e = rel_diff(&g.to_host(&y).map_err(err)?, &want);
-    let t = median(&ours);
     let vendor = if ctx.cusparse {
         let ones: CsrMatrix<f64, u32> = p.with_values(1.0);
         let a = GpuCsr::from_csr(g, &ones).map_err(err)?;
-        let mut tv = time_runs(&dev, 3, ctx.reps, || {
+        let tv = time_median(&dev, 3, ctx.reps, || {
             a.apply_with(g, SpmvKernel::Cusparse, 1.0, &x, 0.0, &mut y)
-        })
-        .map_err(err)?;
-        tv.sort_by(f64::total_cmp);
-        let tv = median(&tv);
+        })?;
         let mut r = ctx
             .record(&format!("spmv_pattern/{label}"), "cusparse", s, p)
             .extra("kernel", "cusparseSpMV on explicit ones")
@@ -333,16 +302,10 @@ fn spmv_case(ctx: &mut Ctx<'_>, s: &SeedGraph, label: &str, p: &PatternCsr<u32>)
     Ok(())
 }
 
-fn wall<T>(runs: usize, mut f: impl FnMut() -> Res<T>) -> Res<(Vec<f64>, T)> {
-    let mut times = Vec::with_capacity(runs);
-    let mut last = None;
-    for _ in 0..runs {
-        let t = Instant::now();
-        last = Some(f()?);
-        times.push(t.elapsed().as_secs_f64());
-    }
+/// `times` sorted ascending, for [`median`].
+fn sorted(mut times: Vec<f64>) -> Vec<f64> {
     times.sort_by(f64::total_cmp);
-    Ok((times, last.ok_or("no run")?))
+    times
 }
 
 /// One timed GPU run of `total_communicability` in precision S: median wall time of `runs`
@@ -353,12 +316,12 @@ fn tc_gpu<S: RealScalar, O: LinearOperator<GpuBackend, S>>(
     opts: &CommunicabilityOptions,
     runs: usize,
 ) -> Res<(f64, usize, Vec<f64>, usize)> {
-    total_communicability(g, op, S::from_f64(1.0), opts).map_err(err)?;
-    let (times, (w, rep)) = wall(runs, || {
+    let (times, (w, rep)) = time_wall_last(1, runs, || {
         let r = total_communicability(g, op, S::from_f64(1.0), opts).map_err(err)?;
         g.synchronize().map_err(err)?;
         Ok(r)
     })?;
+    let times = sorted(times);
     let w: Vec<f64> = g
         .to_host(&w)
         .map_err(err)?
@@ -382,18 +345,19 @@ fn tc_case(
         two_pass,
         ..CommunicabilityOptions::fixed_dimension(s.k)
     };
-    // First GPU run: kernel loading and allocations, not timed.
-    total_communicability(g, &op, 1.0, &opts).map_err(err)?;
-    let (tg, (w, rep)) = wall(3, || {
+    // First GPU run (kernel loading and allocations) not timed.
+    let (tg, (w, rep)) = time_wall_last(1, 3, || {
         let r = total_communicability(g, &op, 1.0, &opts).map_err(err)?;
         g.synchronize().map_err(err)?;
         Ok(r)
     })?;
+    let tg = sorted(tg);
     let wg = g.to_host(&w).map_err(err)?;
     let cpu = CpuBackend::new();
-    let (tc_cpu, (wc, repc)) = wall(2, || {
+    let (tc_cpu, (wc, repc)) = time_wall_last(0, 2, || {
         total_communicability(&cpu, p, 1.0, &opts).map_err(err)
     })?;
+    let tc_cpu = sorted(tc_cpu);
     let diff = rel_diff(&wg, &wc);
     let max = wc.iter().copied().fold(0.0, f64::max);
     let (tgm, tcm) = (median(&tg), median(&tc_cpu));
@@ -597,7 +561,7 @@ fn tc_peers(
         format!("{limit}"),
     ];
     let Some(answer) = gpu_peer::run_or_report(
-        "gpu_graph",
+        SUITE,
         "expm_multiply",
         &case,
         &scratch,
@@ -615,14 +579,14 @@ fn tc_peers(
             Ok(w) if w.len() == wc.len() => w,
             Ok(w) => {
                 eprintln!(
-                    "gpu_graph: peer {backend} of {case} returned {} values, not {}; not recorded",
+                    "{SUITE}: peer {backend} of {case} returned {} values, not {}; not recorded",
                     w.len(),
                     wc.len()
                 );
                 continue;
             }
             Err(e) => {
-                eprintln!("gpu_graph: peer {backend} of {case} not recorded: {e}");
+                eprintln!("{SUITE}: peer {backend} of {case} not recorded: {e}");
                 continue;
             }
         };
@@ -680,10 +644,10 @@ fn new_measures(ctx: &mut Ctx<'_>, s: &SeedGraph, label: &str, p: &PatternCsr<u3
         ..Default::default()
     };
     let probes = ProbeOptions::default();
-    let (tg, eg) = wall(1, || {
+    let (tg, eg) = time_wall_last(0, 1, || {
         estrada_index_hutchpp::<_, f64, _>(g, &op, 1.0, &probes, &quad).map_err(err)
     })?;
-    let (tc, ec) = wall(1, || {
+    let (tc, ec) = time_wall_last(0, 1, || {
         estrada_index_hutchpp::<_, f64, _>(&cpu, p, 1.0, &probes, &quad).map_err(err)
     })?;
     for (backend, t, e) in [("gpu", tg[0], eg), ("cpu", tc[0], ec)] {
@@ -709,10 +673,10 @@ fn new_measures(ctx: &mut Ctx<'_>, s: &SeedGraph, label: &str, p: &PatternCsr<u3
     let (wc, _) =
         total_communicability(&cpu, p, 1.0, &CommunicabilityOptions::default()).map_err(err)?;
     let top: Vec<usize> = top_k(&wc, 10).map_err(err)?.iter().map(|x| x.0).collect();
-    let (tg, sg) = wall(1, || {
+    let (tg, sg) = time_wall_last(0, 1, || {
         subgraph_centrality_quadrature::<_, f64, _>(g, &op, 1.0, &top, &quad, false).map_err(err)
     })?;
-    let (tc, scc) = wall(1, || {
+    let (tc, scc) = time_wall_last(0, 1, || {
         subgraph_centrality_quadrature::<_, f64, _>(&cpu, p, 1.0, &top, &quad, true).map_err(err)
     })?;
     let a: Vec<f64> = sg.iter().map(|f| f.value()).collect();
@@ -748,20 +712,4 @@ fn write_peer_inputs(out: &Path, label: &str, p: &PatternCsr<u32>, tc: &[f64]) -
         writeln!(f, "{v:e}").map_err(err)?;
     }
     Ok(())
-}
-
-fn flush(dir: &Path, records: &mut Vec<Record>) -> Res<()> {
-    std::fs::create_dir_all(dir).map_err(err)?;
-    let path = dir.join("gpu_graph.jsonl");
-    let mut text = String::new();
-    for r in records.drain(..) {
-        text.push_str(&serde_json::to_string(&r).map_err(err)?);
-        text.push('\n');
-    }
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .and_then(|mut f| f.write_all(text.as_bytes()))
-        .map_err(|e| format!("write {}: {e}", path.display()))
 }

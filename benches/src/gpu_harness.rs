@@ -213,6 +213,22 @@ pub fn time_wall(warmup: usize, reps: usize, mut f: impl FnMut() -> Res<()>) -> 
     Ok(times)
 }
 
+/// [`time_wall`] of a run that yields a value: the host wall times (s) of `reps` runs of `f`
+/// after `warmup` untimed ones, in run order, and the last run's value (a warm-up's when
+/// `reps` is 0; an error when there was no run at all).
+pub fn time_wall_last<T>(
+    warmup: usize,
+    reps: usize,
+    mut f: impl FnMut() -> Res<T>,
+) -> Res<(Vec<f64>, T)> {
+    let mut last = None;
+    let times = time_wall(warmup, reps, || {
+        last = Some(f()?);
+        Ok(())
+    })?;
+    Ok((times, last.ok_or("no run")?))
+}
+
 /// Device-to-device copy bandwidth (bytes read + written per second) of a `bytes` buffer:
 /// median of 20 event-timed copies after 3 warm-up ones.
 pub fn copy_bandwidth(gpu: &GpuBackend, bytes: usize) -> Res<f64> {
@@ -354,5 +370,19 @@ mod tests {
         })
         .unwrap();
         assert_eq!((t.len(), calls), (3, 4));
+    }
+
+    #[test]
+    fn wall_times_keep_the_last_value() {
+        let mut calls = 0;
+        let (t, last) = time_wall_last(1, 2, || {
+            calls += 1;
+            Ok(calls)
+        })
+        .unwrap();
+        assert_eq!((t.len(), last), (2, 3));
+        // Only a warm-up: its value; no run at all: an error.
+        assert_eq!(time_wall_last(1, 0, || Ok(7)).unwrap(), (vec![], 7));
+        assert!(time_wall_last(0, 0, || Ok(())).is_err());
     }
 }
