@@ -3,7 +3,7 @@
 
 use crate::Tolerance;
 use matexp_core::{Error, Result, Scalar, c64};
-use matexp_dense::{Matrix, phi_vectors};
+use matexp_dense::{Matrix, phi_scalar, phi_vectors};
 use matexp_dense::{
     symmetric_tridiagonal_extreme_eigenvalues, symmetric_tridiagonal_rotations,
     symmetric_tridiagonal_rotations_unrefined,
@@ -412,8 +412,42 @@ fn e1(k: usize) -> Vec<c64> {
     e
 }
 
-/// φ_p(τT_k)e₁ (no scaling, c = 0) from the augmented exponential, with the estimate of
-/// [`estimate`], screened and solved as in [`exp_coefficients`] ([`solve_and_estimate`]).
+/// φ_p(τT)e₁ = Z·(φ_p(τλ) ∘ Zᵀe₁) for the tridiagonal T (diagonal `alpha`, off-diagonal
+/// `beta`), as [`exp_first_column`] does for the exponential: the decomposition T = ZΛZᵀ and
+/// k scalar φ_p(τλᵢ) (`matexp_dense::phi_scalar`, accurate to a few ulps for p ≤ 30): the
+/// cost of the exponential's small problem, where the augmented exponential of order k + p
+/// (Padé with scaling and squaring) costs O((k + p)³) with a large constant per call. An
+/// eigenvalue error δᵢ moves its term by about τδᵢ·φ_p′(τλᵢ) with φ_p′ = φ_p − p·φ_{p+1}, so
+/// ‖Δy‖ ≲ |τ|·δ·maxᵢ(|φ_p(τλᵢ)| + p·|φ_{p+1}(τλᵢ)|), which for Re τλ ≤ 0 is at most
+/// 2|τ|δ/p!: the exponential's perturbation bound with φ_p in place of e^z, so the
+/// exponential's refinement rule ([`refinement_needed`]) is kept.
+fn phi_first_column(
+    alpha: &[f64],
+    beta: &[f64],
+    tau: c64,
+    p: usize,
+    refine: bool,
+) -> Result<Vec<c64>> {
+    let e = if refine {
+        symmetric_tridiagonal_rotations(alpha, beta)?
+    } else {
+        symmetric_tridiagonal_rotations_unrefined(alpha, beta)?
+    };
+    let mut y = e
+        .row(0)
+        .iter()
+        .zip(&e.values)
+        .map(|(&z0, &l)| Ok(phi_scalar(p, tau * l)? * z0))
+        .collect::<Result<Vec<c64>>>()?;
+    e.mul(&mut y);
+    Ok(y)
+}
+
+/// φ_p(τT_k)e₁ (no scaling, c = 0) with the estimate of [`estimate`], screened and solved
+/// as in [`exp_coefficients`] ([`solve_and_estimate`]): by the decomposition of T
+/// ([`phi_first_column`]), and from the augmented exponential where a φ_p(τλᵢ) is beyond
+/// the floating-point range there (the augmented form then reports what the range allows).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn phi_coefficients(
     alpha: &[f64],
     beta: &[f64],
@@ -421,11 +455,18 @@ pub(crate) fn phi_coefficients(
     p: usize,
     tau: c64,
     exact: bool,
+    tol: &Tolerance,
     screen: Screen<'_>,
 ) -> Result<Coefficients> {
+    let refine = refinement_needed(&alpha[..k], &beta[..k - 1], tau, tol);
     let column = |j: usize| -> Result<Vec<c64>> {
-        let m = tridiagonal_times(alpha, beta, j, tau);
-        Ok(phi_vectors(&m, &e1(j), p)?.pop().expect("p + 1 vectors"))
+        match phi_first_column(&alpha[..j], &beta[..j - 1], tau, p, refine) {
+            Err(Error::NonFinite { .. }) => {
+                let m = tridiagonal_times(alpha, beta, j, tau);
+                Ok(phi_vectors(&m, &e1(j), p)?.pop().expect("p + 1 vectors"))
+            }
+            other => other,
+        }
     };
     let threshold =
         screen.map(|(tol, beta0)| move |norm_y| scaled_tolerance(tol, 0.0, beta0, norm_y));

@@ -1272,7 +1272,10 @@ impl<'a, B: KrylovBackend, S: Scalar> Lanczos<'a, B, S> {
                     let tol = &self.opts.tol;
                     exp_coefficients(&self.alpha, &self.beta, k, tau, exact, tol, screen)
                 }
-                Func::Phi(p) => phi_coefficients(&self.alpha, &self.beta, k, p, tau, exact, screen),
+                Func::Phi(p) => {
+                    let tol = &self.opts.tol;
+                    phi_coefficients(&self.alpha, &self.beta, k, p, tau, exact, tol, screen)
+                }
             })
             .collect()
     }
