@@ -86,6 +86,74 @@ fn growth(sigma: c64, (lo, hi): (f64, f64)) -> f64 {
     (sigma.re * lo).max(sigma.re * hi).exp()
 }
 
+/// The state of a substep march (see the module docs): the call's τ and options, the
+/// plan's width and target dimension, the current vector and its norm, and what the
+/// substeps so far have done.
+struct Substeps<V> {
+    tau: c64,
+    /// The caller's options (`self.opts` holds each substep's share).
+    opts: LanczosOptions,
+    /// The Krylov dimension a substep is planned for: `max_dim`, at most n.
+    target: f64,
+    /// The width of the spectrum, once known.
+    width: Option<f64>,
+    /// The unconverged first run over the whole τ, taken by the first substep.
+    first: Option<Tridiagonal>,
+    cur: V,
+    next: V,
+    /// ‖cur‖.
+    nrm: f64,
+    /// Fraction of τ done.
+    done: f64,
+    /// Error estimates summed.
+    err_sum: f64,
+    /// Predicted/actual dimension.
+    scale: f64,
+    /// Each substep's estimate and the fraction done after it, for the propagated sum.
+    errors: Vec<(f64, f64)>,
+    /// From the smallest to the largest Ritz value seen (the spectrum as far as known).
+    interval: (f64, f64),
+    /// Substeps taken.
+    count: usize,
+    /// The reorthogonalization of the next substep's run.
+    reorth: Reorthogonalize,
+    /// Largest fraction for the next substep after a T_k that carried none.
+    cap: f64,
+    /// Dimension of the last accepted substep.
+    last_k: usize,
+}
+
+impl<V> Substeps<V> {
+    /// The up-front estimate where the width is known: equal substeps at the planned
+    /// fraction; a cost over the cap is refused before the first product.
+    fn up_front_estimate(&self, report: &mut Report) -> Result<()> {
+        let Some(w) = self.width else {
+            return Ok(());
+        };
+        let (opts, tau) = (self.opts, self.tau);
+        let theta = planned_fraction(w, tau, opts.tol.rtol, 1.0, self.target);
+        let k = predicted_dim(w, tau * theta, opts.tol.rtol * theta).min(opts.max_dim);
+        report.cost_estimate = (1.0 / theta).ceil() as usize * k;
+        // Refused only when planned before the first product (an oscillatory τ, whose
+        // bound is sharp; the decay bound overestimates several-fold).
+        if self.first.is_none() && report.cost_estimate / 2 > opts.max_products {
+            return Err(Error::NoConvergence {
+                method: "lanczos",
+                detail: format!(
+                    "cost cap max_products = {} refused after {} products: about {} are \
+                     needed ({} substeps of Krylov dimension {k} for a spectrum of width \
+                     {w:.3e})",
+                    opts.max_products,
+                    report.matvecs,
+                    report.cost_estimate,
+                    (1.0 / theta).ceil()
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
 impl<B: KrylovBackend, S: Scalar> Lanczos<'_, B, S> {
     /// Whether a call for these targets may take substeps (not with `allow_unconverged`,
     /// which asks for the result at `max_dim`, e.g. the graph crate's fixed dimension).
@@ -130,6 +198,8 @@ impl<B: KrylovBackend, S: Scalar> Lanczos<'_, B, S> {
         result
     }
 
+    /// The substep march: the state set up from v and the first run, the up-front cost
+    /// estimate, then substeps until the whole τ is done, and the propagated error sum.
     #[allow(clippy::too_many_arguments)]
     fn substeps_inner<O: LinearOperator<B, S> + ?Sized>(
         &mut self,
@@ -137,245 +207,272 @@ impl<B: KrylovBackend, S: Scalar> Lanczos<'_, B, S> {
         tau: c64,
         v: &B::Vector<S>,
         beta0: f64,
-        mut width: Option<f64>,
-        mut first: Option<Tridiagonal>,
+        width: Option<f64>,
+        first: Option<Tridiagonal>,
         out: &mut B::Vector<S>,
         report: &mut Report,
     ) -> Result<()> {
         let be = self.backend;
         let opts: LanczosOptions = self.opts;
         let n = self.n;
-        let target = opts.max_dim.min(n) as f64;
         let mut cur = be.zeros::<S>(n)?;
-        let mut next = be.zeros::<S>(n)?;
+        let next = be.zeros::<S>(n)?;
         be.copy(v, &mut cur)?;
-        let mut nrm = beta0;
-        // Fraction of τ done, error estimates summed, predicted/actual dimension.
-        let (mut done, mut err_sum, mut scale) = (0.0f64, 0.0f64, 1.0f64);
-        // Each substep's estimate and the fraction done after it, for the propagated sum.
-        let mut errors: Vec<(f64, f64)> = Vec::new();
-        // From the smallest to the largest Ritz value seen (the spectrum as far as known).
-        let mut interval = (f64::INFINITY, f64::NEG_INFINITY);
-        let mut count = 0usize;
-        // A first run that restarted with reorthogonalization: the substeps start with it.
-        let mut reorth = if report.reorthogonalized_from.is_some() && !opts.two_pass {
-            Reorthogonalize::Always
-        } else {
-            opts.reorthogonalization
+        let mut st = Substeps {
+            tau,
+            opts,
+            target: opts.max_dim.min(n) as f64,
+            width,
+            first,
+            cur,
+            next,
+            nrm: beta0,
+            done: 0.0,
+            err_sum: 0.0,
+            scale: 1.0,
+            errors: Vec::new(),
+            interval: (f64::INFINITY, f64::NEG_INFINITY),
+            count: 0,
+            // A first run that restarted with reorthogonalization: the substeps start with it.
+            reorth: if report.reorthogonalized_from.is_some() && !opts.two_pass {
+                Reorthogonalize::Always
+            } else {
+                opts.reorthogonalization
+            },
+            cap: f64::INFINITY,
+            last_k: 0,
         };
-        // Largest fraction for the next substep after a T_k that carried none.
-        let mut cap = f64::INFINITY;
-        // Dimension of the last accepted substep.
-        let mut last_k = 0usize;
-        if let Some(w) = width {
-            // The up-front estimate: equal substeps at the planned fraction.
-            let theta = planned_fraction(w, tau, opts.tol.rtol, 1.0, target);
-            let k = predicted_dim(w, tau * theta, opts.tol.rtol * theta).min(opts.max_dim);
-            report.cost_estimate = (1.0 / theta).ceil() as usize * k;
-            // Refused only when planned before the first product (an oscillatory τ, whose
-            // bound is sharp; the decay bound overestimates several-fold).
-            if first.is_none() && report.cost_estimate / 2 > opts.max_products {
-                return Err(Error::NoConvergence {
-                    method: "lanczos",
-                    detail: format!(
-                        "cost cap max_products = {} refused after {} products: about {} are \
-                         needed ({} substeps of Krylov dimension {k} for a spectrum of width \
-                         {w:.3e})",
-                        opts.max_products,
-                        report.matvecs,
-                        report.cost_estimate,
-                        (1.0 / theta).ceil()
-                    ),
-                });
-            }
-        }
-        while done < 1.0 {
-            if count >= opts.max_substeps {
+        st.up_front_estimate(report)?;
+        while st.done < 1.0 {
+            if st.count >= opts.max_substeps {
                 return Err(Error::NoConvergence {
                     method: "lanczos",
                     detail: format!(
                         "max_substeps = {} reached at t = {:.6e}·τ after {} products (estimated \
-                         error so far {err_sum:.3e}); raise max_substeps or max_dim",
-                        opts.max_substeps, done, report.matvecs
+                         error so far {:.3e}); raise max_substeps or max_dim",
+                        opts.max_substeps, st.done, report.matvecs, st.err_sum
                     ),
                 });
             }
-            let left = 1.0 - done;
-            let last_fraction = |theta: f64| {
-                if theta >= left * (1.0 - 1e-12) {
-                    left
-                } else {
-                    theta
-                }
+            let left = 1.0 - st.done;
+            let (tri, theta, coeffs) = self.substep_run(op, &mut st, left, report)?;
+            let Some((theta, c)) = self.carried(&mut st, tri.k, theta, coeffs, report)? else {
+                continue;
             };
-            let (tri, theta, coeffs) = match first.take() {
-                Some(tri) => (tri, left, None),
-                None => {
-                    let theta = match width {
-                        Some(w) => last_fraction(
-                            planned_fraction(
-                                w,
-                                tau,
-                                opts.tol.rtol,
-                                left,
-                                (target * scale).max(1.0),
-                            )
-                            .min(cap),
-                        ),
-                        None => left,
-                    };
-                    let budget = opts.max_products.saturating_sub(report.matvecs);
-                    if budget == 0 {
-                        return Err(self.cap_error(&opts, report, done, err_sum));
-                    }
-                    self.opts.tol = share(&opts.tol, theta);
-                    self.opts.reorthogonalization = reorth;
-                    // Progress is reported per substep, below.
-                    self.opts.progress = None;
-                    self.opts.max_products = budget;
-                    self.partial_at_max_dim = true;
-                    // Oscillatory substeps are planned alike and need about the same
-                    // dimension: no check before 3/4 of the last one's (the small problems of
-                    // the early checks are spared). Decaying ones vary (the state smooths), so
-                    // they keep the usual schedule.
-                    if tau.im.abs() >= tau.re.abs() {
-                        self.first_check = last_k * 3 / 4;
-                    }
-                    // A nonzero estimate keeps `build` from planning (and refusing) anew.
-                    let mut sub = Report::new("lanczos");
-                    sub.cost_estimate = 1;
-                    let built = self.build(op, &[(Func::Exp, tau * theta)], &cur, nrm, &mut sub);
-                    report.matvecs += sub.matvecs;
-                    if let Some(i) = sub.reorthogonalized_from {
-                        // Auto found the loss of orthogonality harmful on this operator: the
-                        // later substeps reorthogonalize from their first step (sparing the
-                        // steps a restart redoes).
-                        report.reorthogonalized_from = report.reorthogonalized_from.or(Some(i));
-                        reorth = Reorthogonalize::Always;
-                    }
-                    let (tri, coeffs) = match built {
-                        Ok(b) => b,
-                        Err(Error::NoConvergence { detail, .. }) => {
-                            return Err(Error::NoConvergence {
-                                method: "lanczos",
-                                detail: format!(
-                                    "substep {} at t = {done:.6e}·τ (products left of \
-                                     max_products = {}: {budget}): {detail}",
-                                    count + 1,
-                                    opts.max_products
-                                ),
-                            });
-                        }
-                        Err(e) => return Err(e),
-                    };
-                    let c = sub.converged.then(|| coeffs.into_iter().next()).flatten();
-                    (tri, theta, c)
-                }
-            };
-            let k = tri.k;
-            let (theta, c) = match coeffs {
-                Some(c) => (theta, c),
-                None => match self.cut(tau, &opts.tol, nrm, theta, k)? {
-                    Some(cut) => cut,
-                    None => {
-                        // No fraction passes on this T_k (the rounding floor of its estimate
-                        // is above the share of every fraction it carries): its products are
-                        // spent, and the next try is planned from the width, at most a
-                        // quarter of this one.
-                        report.rejected += 1;
-                        if report.rejected > 40 {
-                            return Err(Error::NoConvergence {
-                                method: "lanczos",
-                                detail: format!(
-                                    "substeps: 40 tries at t = {done:.6e}·τ met no fraction of \
-                                     the time (the estimate's rounding floor is above the \
-                                     tolerance's share); loosen the tolerance or raise max_dim"
-                                ),
-                            });
-                        }
-                        if width.is_none() {
-                            let (lo, hi) = gershgorin(&self.alpha, &self.beta, k);
-                            width = Some(hi - lo);
-                        }
-                        cap = theta / 4.0;
-                        continue;
-                    }
-                },
-            };
-            cap = f64::INFINITY;
-            let (lo, hi) = gershgorin(&self.alpha, &self.beta, k);
-            if width.is_none() {
-                // Known now: the estimate of the whole call, from the products so far and
-                // equal substeps over what is left at the step this T_k suggests.
-                let w = hi - lo;
-                width = Some(w);
-                let left = 1.0 - done - theta;
-                if left > 0.0 {
-                    let t = planned_fraction(w, tau, opts.tol.rtol, left, k as f64);
-                    report.cost_estimate = report.matvecs + (left / t).ceil() as usize * k;
-                }
-            }
-            // The extreme Ritz values (inside the spectrum, the outer ones converging first):
-            // for the norm of e^{sA} that carries this substep's error to the end.
-            let ritz = symmetric_tridiagonal_eigenvalues(&self.alpha[..k], &self.beta[..k - 1])?;
-            if let (Some(&a), Some(&b)) = (ritz.first(), ritz.last()) {
-                interval = (interval.0.min(a), interval.1.max(b));
-            }
-            if let Some(w) = width {
-                // The prediction's error on this operator, for the next step's plan (the
-                // Hochbruck–Lubich bound for decay overestimates by orders of magnitude).
-                let predicted = predicted_dim(w, tau * theta, opts.tol.rtol * theta) as f64;
-                scale = (predicted / k as f64).clamp(0.05, 1e6);
-            }
-            self.accumulate(
-                op,
-                &tri,
-                std::slice::from_ref(&c),
-                &cur,
-                nrm,
-                std::slice::from_mut(&mut next),
-                report,
-            )?;
-            err_sum += c.abs_error(nrm);
-            errors.push((c.abs_error(nrm), (done + theta).min(1.0)));
-            std::mem::swap(&mut cur, &mut next);
-            nrm = be.nrm2(&cur)?.as_f64();
-            done += theta;
-            if theta == left {
-                done = 1.0;
-            }
-            count += 1;
-            report.max_degree = report.max_degree.max(k);
-            last_k = k;
-            if done < 1.0 {
-                if let Some(cb) = opts.progress {
-                    (cb.0)(&Progress {
-                        products: report.matvecs,
-                        estimated_products: report.cost_estimate,
-                        fraction: done,
-                    });
-                }
-            }
-            if nrm == 0.0 {
+            self.accept_substep(op, &mut st, &tri, theta, c, left, report)?;
+            if st.nrm == 0.0 {
                 break;
             }
         }
-        be.copy(&cur, out)?;
-        report.substeps = count;
+        be.copy(&st.cur, out)?;
+        report.substeps = st.count;
         // Σ err_i·‖e^{(1 − t_i)τA}‖, the norm taken over the Ritz interval (exactly 1 for
         // imaginary τ; for real τ an estimate, the extreme Ritz values being at most
         // slightly inside the spectrum).
-        report.error_estimate = errors
+        report.error_estimate = st
+            .errors
             .iter()
             .map(|&(e, t)| {
                 if e == 0.0 {
                     0.0
                 } else {
-                    e * growth(tau * (1.0 - t), interval)
+                    e * growth(tau * (1.0 - t), st.interval)
                 }
             })
             .sum();
         report.converged = true;
+        Ok(())
+    }
+
+    /// One substep's Lanczos run over the fraction `left` of τ still to do: the first run's
+    /// T_k where there is one, otherwise a run from the current vector at the planned
+    /// fraction and its share of the tolerance. Returns T_k, the fraction and, when the run
+    /// converged, its coefficients.
+    fn substep_run<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        st: &mut Substeps<B::Vector<S>>,
+        left: f64,
+        report: &mut Report,
+    ) -> Result<(Tridiagonal, f64, Option<Coefficients>)> {
+        let (opts, tau, done) = (st.opts, st.tau, st.done);
+        if let Some(tri) = st.first.take() {
+            return Ok((tri, left, None));
+        }
+        let last_fraction = |theta: f64| {
+            if theta >= left * (1.0 - 1e-12) {
+                left
+            } else {
+                theta
+            }
+        };
+        let theta = match st.width {
+            Some(w) => last_fraction(
+                planned_fraction(w, tau, opts.tol.rtol, left, (st.target * st.scale).max(1.0))
+                    .min(st.cap),
+            ),
+            None => left,
+        };
+        let budget = opts.max_products.saturating_sub(report.matvecs);
+        if budget == 0 {
+            return Err(self.cap_error(&opts, report, done, st.err_sum));
+        }
+        self.opts.tol = share(&opts.tol, theta);
+        self.opts.reorthogonalization = st.reorth;
+        // Progress is reported per substep, in `accept_substep`.
+        self.opts.progress = None;
+        self.opts.max_products = budget;
+        self.partial_at_max_dim = true;
+        // Oscillatory substeps are planned alike and need about the same
+        // dimension: no check before 3/4 of the last one's (the small problems of
+        // the early checks are spared). Decaying ones vary (the state smooths), so
+        // they keep the usual schedule.
+        if tau.im.abs() >= tau.re.abs() {
+            self.first_check = st.last_k * 3 / 4;
+        }
+        // A nonzero estimate keeps `build` from planning (and refusing) anew.
+        let mut sub = Report::new("lanczos");
+        sub.cost_estimate = 1;
+        let built = self.build(op, &[(Func::Exp, tau * theta)], &st.cur, st.nrm, &mut sub);
+        report.matvecs += sub.matvecs;
+        if let Some(i) = sub.reorthogonalized_from {
+            // Auto found the loss of orthogonality harmful on this operator: the
+            // later substeps reorthogonalize from their first step (sparing the
+            // steps a restart redoes).
+            report.reorthogonalized_from = report.reorthogonalized_from.or(Some(i));
+            st.reorth = Reorthogonalize::Always;
+        }
+        let (tri, coeffs) = match built {
+            Ok(b) => b,
+            Err(Error::NoConvergence { detail, .. }) => {
+                return Err(Error::NoConvergence {
+                    method: "lanczos",
+                    detail: format!(
+                        "substep {} at t = {done:.6e}·τ (products left of \
+                         max_products = {}: {budget}): {detail}",
+                        st.count + 1,
+                        opts.max_products
+                    ),
+                });
+            }
+            Err(e) => return Err(e),
+        };
+        let c = sub.converged.then(|| coeffs.into_iter().next()).flatten();
+        Ok((tri, theta, c))
+    }
+
+    /// The fraction a substep's T_k (of dimension `k`, run for `theta`) carries: `theta`
+    /// when it converged, otherwise the cut; `None` when no fraction passes, after which the
+    /// next try is planned smaller.
+    fn carried(
+        &self,
+        st: &mut Substeps<B::Vector<S>>,
+        k: usize,
+        theta: f64,
+        coeffs: Option<Coefficients>,
+        report: &mut Report,
+    ) -> Result<Option<(f64, Coefficients)>> {
+        if let Some(c) = coeffs {
+            return Ok(Some((theta, c)));
+        }
+        if let Some(cut) = self.cut(st.tau, &st.opts.tol, st.nrm, theta, k)? {
+            return Ok(Some(cut));
+        }
+        // No fraction passes on this T_k (the rounding floor of its estimate
+        // is above the share of every fraction it carries): its products are
+        // spent, and the next try is planned from the width, at most a
+        // quarter of this one.
+        report.rejected += 1;
+        if report.rejected > 40 {
+            return Err(Error::NoConvergence {
+                method: "lanczos",
+                detail: format!(
+                    "substeps: 40 tries at t = {:.6e}·τ met no fraction of \
+                     the time (the estimate's rounding floor is above the \
+                     tolerance's share); loosen the tolerance or raise max_dim",
+                    st.done
+                ),
+            });
+        }
+        if st.width.is_none() {
+            let (lo, hi) = gershgorin(&self.alpha, &self.beta, k);
+            st.width = Some(hi - lo);
+        }
+        st.cap = theta / 4.0;
+        Ok(None)
+    }
+
+    /// An accepted substep of fraction `theta` with coefficients `c` on T_k: the width and
+    /// the estimate of the whole call where they were unknown, the Ritz interval and the
+    /// prediction's ratio for the next plan, the result e^{θτA}·cur into `cur`, its error
+    /// recorded, and the progress report.
+    #[allow(clippy::too_many_arguments)]
+    fn accept_substep<O: LinearOperator<B, S> + ?Sized>(
+        &mut self,
+        op: &O,
+        st: &mut Substeps<B::Vector<S>>,
+        tri: &Tridiagonal,
+        theta: f64,
+        c: Coefficients,
+        left: f64,
+        report: &mut Report,
+    ) -> Result<()> {
+        let (be, opts, tau, k) = (self.backend, st.opts, st.tau, tri.k);
+        st.cap = f64::INFINITY;
+        let (lo, hi) = gershgorin(&self.alpha, &self.beta, k);
+        if st.width.is_none() {
+            // Known now: the estimate of the whole call, from the products so far and
+            // equal substeps over what is left at the step this T_k suggests.
+            let w = hi - lo;
+            st.width = Some(w);
+            let rest = 1.0 - st.done - theta;
+            if rest > 0.0 {
+                let t = planned_fraction(w, tau, opts.tol.rtol, rest, k as f64);
+                report.cost_estimate = report.matvecs + (rest / t).ceil() as usize * k;
+            }
+        }
+        // The extreme Ritz values (inside the spectrum, the outer ones converging first):
+        // for the norm of e^{sA} that carries this substep's error to the end.
+        let ritz = symmetric_tridiagonal_eigenvalues(&self.alpha[..k], &self.beta[..k - 1])?;
+        if let (Some(&a), Some(&b)) = (ritz.first(), ritz.last()) {
+            st.interval = (st.interval.0.min(a), st.interval.1.max(b));
+        }
+        if let Some(w) = st.width {
+            // The prediction's error on this operator, for the next step's plan (the
+            // Hochbruck–Lubich bound for decay overestimates by orders of magnitude).
+            let predicted = predicted_dim(w, tau * theta, opts.tol.rtol * theta) as f64;
+            st.scale = (predicted / k as f64).clamp(0.05, 1e6);
+        }
+        self.accumulate(
+            op,
+            tri,
+            std::slice::from_ref(&c),
+            &st.cur,
+            st.nrm,
+            std::slice::from_mut(&mut st.next),
+            report,
+        )?;
+        st.err_sum += c.abs_error(st.nrm);
+        st.errors
+            .push((c.abs_error(st.nrm), (st.done + theta).min(1.0)));
+        std::mem::swap(&mut st.cur, &mut st.next);
+        st.nrm = be.nrm2(&st.cur)?.as_f64();
+        st.done += theta;
+        if theta == left {
+            st.done = 1.0;
+        }
+        st.count += 1;
+        report.max_degree = report.max_degree.max(k);
+        st.last_k = k;
+        if st.done < 1.0 {
+            if let Some(cb) = opts.progress {
+                (cb.0)(&Progress {
+                    products: report.matvecs,
+                    estimated_products: report.cost_estimate,
+                    fraction: st.done,
+                });
+            }
+        }
         Ok(())
     }
 
