@@ -143,7 +143,9 @@ impl<'a, B: Backend, S: Scalar> ExpIntegrator<'a, B, S> {
         Ok(out)
     }
 
-    /// The step into `self.w.out` (and the estimate into `self.w.err`).
+    /// The step into `self.w.out` (and the estimate into `self.w.err`): g(t, u), then the
+    /// exponential Euler step with A itself, or F, ∂g/∂t and the Jacobian at (t, u) for the
+    /// stages of a Rosenbrock-type scheme.
     fn step_unchecked<A, G>(
         &mut self,
         a: &A,
@@ -226,7 +228,6 @@ impl<'a, B: Backend, S: Scalar> ExpIntegrator<'a, B, S> {
                 Error::Device("exponential integrator workspace lost its scratch vectors".into())
             })?),
         };
-        let jac = Jacobian { a, dg: &dg };
         // bs = [0, F, v]: Σ (c h)^k φ_k(c h J) b_k = c h φ₁ F + (c h)² φ₂ v.
         let base_full = [None, Some(&*f), Some(&*v)];
         let base = if autonomous {
@@ -234,120 +235,35 @@ impl<'a, B: Backend, S: Scalar> ExpIntegrator<'a, B, S> {
         } else {
             &base_full[..]
         };
-        // R(t', U) = g(t', U) − g(t, u) − ∂g/∂u (U − u) − v (t' − t) into `r`.
-        let remainder = |tt: f64,
-                         st: &B::Vector<S>,
-                         r: &mut B::Vector<S>,
-                         d: &mut B::Vector<S>|
-         -> Result<()> {
-            g.eval(be, tt, st, r)?;
-            be.axpby(-one, gu, one, r)?;
-            be.copy(st, d)?;
-            be.axpby(-one, u, one, d)?;
-            dg.apply(be, -one, d, one, r)?;
-            if !autonomous {
-                be.axpby(S::from_f64(-(tt - t)), v, one, r)?;
-            }
-            Ok(())
-        };
         let g_per_product = usize::from(!g.has_jacobian());
-        let result = (|| -> Result<()> {
-            match scheme {
-                Scheme::ExponentialEuler => unreachable!("handled above"),
-                Scheme::RosenbrockEuler => {
-                    o.matvecs +=
-                        phi.combination(&jac, h, &[1.0], base, std::slice::from_mut(out))?;
-                    o.phi_calls += 1;
-                    be.axpby(one, u, one, out)?;
-                }
-                Scheme::Exprb32 => {
-                    // U₂ = u + hφ₁F + h²φ₂v (Rosenbrock–Euler), then U₂ + 2hφ₃R₂.
-                    o.matvecs +=
-                        phi.combination(&jac, h, &[1.0], base, std::slice::from_mut(stage))?;
-                    be.axpby(one, u, one, stage)?;
-                    remainder(t + h, stage, &mut r[0], d)?;
-                    o.g_evals += 1 + g_per_product;
-                    be.copy(&r[0], c3)?;
-                    be.scale(S::from_f64(2.0 / (h * h)), c3)?;
-                    let bs = [None, None, None, Some(&*c3)];
-                    o.matvecs +=
-                        phi.combination(&jac, h, &[1.0], &bs, std::slice::from_mut(err))?;
-                    o.phi_calls += 2;
-                    be.copy(stage, out)?;
-                    be.axpby(one, err, one, out)?;
-                    if estimate {
-                        o.error_norm = be.nrm2(err)?.as_f64();
-                    }
-                }
-                Scheme::Exprb43 => {
-                    // inc[0] = ½hφ₁(½hJ)F + …, inc[1] = hφ₁(hJ)F + h²φ₂(hJ)v.
-                    o.matvecs += phi.combination(&jac, h, &[0.5, 1.0], base, &mut inc[..])?;
-                    be.copy(u, stage)?;
-                    be.axpby(one, &inc[0], one, stage)?;
-                    remainder(t + 0.5 * h, stage, &mut r[0], d)?;
-                    // U₃ = u + inc[1] + hφ₁(hJ)R₂.
-                    let bs = [None, Some(&r[0])];
-                    o.matvecs +=
-                        phi.combination(&jac, h, &[1.0], &bs, std::slice::from_mut(stage))?;
-                    be.axpby(one, u, one, stage)?;
-                    be.axpby(one, &inc[1], one, stage)?;
-                    remainder(t + h, stage, &mut r[1], d)?;
-                    o.g_evals += 2 * (1 + g_per_product);
-                    let h2 = 1.0 / (h * h);
-                    let h3 = h2 / h;
-                    // c3 = (16R₂ − 2R₃)/h², c4 = (−48R₂ + 12R₃)/h³.
-                    be.copy(&r[0], c3)?;
-                    be.axpby(S::from_f64(-2.0 * h2), &r[1], S::from_f64(16.0 * h2), c3)?;
-                    be.copy(&r[0], c4)?;
-                    be.axpby(S::from_f64(12.0 * h3), &r[1], S::from_f64(-48.0 * h3), c4)?;
-                    let bs = [None, None, None, Some(&*c3), Some(&*c4)];
-                    o.matvecs +=
-                        phi.combination(&jac, h, &[1.0], &bs, std::slice::from_mut(out))?;
-                    o.phi_calls += 3;
-                    be.axpby(one, u, one, out)?;
-                    be.axpby(one, &inc[1], one, out)?;
-                    if estimate {
-                        let bs = [None, None, None, None, Some(&*c4)];
-                        o.matvecs +=
-                            phi.combination(&jac, h, &[1.0], &bs, std::slice::from_mut(err))?;
-                        o.phi_calls += 1;
-                        o.error_norm = be.nrm2(err)?.as_f64();
-                    }
-                }
-                Scheme::Epirk4s3 => {
-                    o.matvecs += phi.combination(&jac, h, &epirk4s3::NODES, base, &mut inc[..])?;
-                    for i in 0..2 {
-                        be.copy(u, stage)?;
-                        be.axpby(one, &inc[i], one, stage)?;
-                        remainder(t + epirk4s3::NODES[i] * h, stage, &mut r[i], d)?;
-                    }
-                    o.g_evals += 2 * (1 + g_per_product);
-                    let h2 = 1.0 / (h * h);
-                    let h3 = h2 / h;
-                    let (b9, b8) = (epirk4s3::B_NINTH, epirk4s3::B_EIGHTH);
-                    be.copy(&r[0], c3)?;
-                    be.axpby(S::from_f64(b8.0 * h2), &r[1], S::from_f64(b9.0 * h2), c3)?;
-                    be.copy(&r[0], c4)?;
-                    be.axpby(S::from_f64(b8.1 * h3), &r[1], S::from_f64(b9.1 * h3), c4)?;
-                    let vv = if autonomous { None } else { Some(&*v) };
-                    let bs = [None, Some(&*f), vv, Some(&*c3), Some(&*c4)];
-                    o.matvecs +=
-                        phi.combination(&jac, h, &[1.0], &bs, std::slice::from_mut(out))?;
-                    o.phi_calls += 2;
-                    be.axpby(one, u, one, out)?;
-                    if estimate {
-                        // u_{n+1} − û = hφ₃(c3 − 128R_{1/8}/h²)·h² + hφ₄ c4·h³.
-                        be.axpby(S::from_f64(-epirk4s3::B_HAT_EIGHTH * h2), &r[1], one, c3)?;
-                        let bs = [None, None, None, Some(&*c3), Some(&*c4)];
-                        o.matvecs +=
-                            phi.combination(&jac, h, &[1.0], &bs, std::slice::from_mut(err))?;
-                        o.phi_calls += 1;
-                        o.error_norm = be.nrm2(err)?.as_f64();
-                    }
-                }
-            }
-            Ok(())
-        })();
+        let lin = Linearization {
+            be,
+            jac: Jacobian { a, dg: &dg },
+            g,
+            t,
+            h,
+            u,
+            gu,
+            f,
+            v,
+            base,
+            autonomous,
+            g_per_product,
+            estimate,
+        };
+        let mut s = Stages {
+            inc,
+            stage,
+            r,
+            d,
+            c3,
+            c4,
+            out,
+            err,
+        };
+        let result = lin.stages(scheme, phi, &mut s, &mut o);
+        // The scratch vectors go back to the workspace before an error of the stages is
+        // passed on.
         *diff = Some(
             dg.scratch
                 .into_inner()
@@ -491,6 +407,220 @@ impl<'a, B: Backend, S: Scalar> ExpIntegrator<'a, B, S> {
             }
         }
         Ok(rep)
+    }
+}
+
+/// The stage vectors of the Rosenbrock-type schemes, from the step's [`Work`].
+struct Stages<'w, B: Backend, S: Scalar> {
+    /// Stage increments from one φ-combination at up to two times.
+    inc: &'w mut [B::Vector<S>; 2],
+    stage: &'w mut B::Vector<S>,
+    r: &'w mut [B::Vector<S>; 2],
+    d: &'w mut B::Vector<S>,
+    c3: &'w mut B::Vector<S>,
+    c4: &'w mut B::Vector<S>,
+    out: &'w mut B::Vector<S>,
+    err: &'w mut B::Vector<S>,
+}
+
+/// A Rosenbrock-type step's linearization at (t, u): g(t, u), F = A u + g(t, u), v = ∂g/∂t,
+/// the Jacobian J = A + ∂g/∂u, and the step h with its φ-combinations' base terms.
+struct Linearization<'s, B: Backend, S: Scalar, A: ?Sized, G: ?Sized> {
+    be: &'s B,
+    jac: Jacobian<'s, 's, B, S, A, G>,
+    g: &'s G,
+    t: f64,
+    h: f64,
+    u: &'s B::Vector<S>,
+    gu: &'s B::Vector<S>,
+    f: &'s B::Vector<S>,
+    v: &'s B::Vector<S>,
+    /// bs = [0, F, v], without v for an autonomous g.
+    base: &'s [Option<&'s B::Vector<S>>],
+    autonomous: bool,
+    /// Evaluations of g per product with a difference Jacobian.
+    g_per_product: usize,
+    /// Whether the embedded error estimate is asked for.
+    estimate: bool,
+}
+
+impl<B, S, A, G> Linearization<'_, B, S, A, G>
+where
+    B: Backend,
+    S: Scalar,
+    A: LinearOperator<B, S> + ?Sized,
+    G: Nonlinearity<B, S> + ?Sized,
+{
+    /// The stages of `scheme` (not exponential Euler) into `s.out` and `s.err`.
+    fn stages(
+        &self,
+        scheme: Scheme,
+        phi: &mut PhiEvaluator<'_, B, S>,
+        s: &mut Stages<'_, B, S>,
+        o: &mut StepOutcome,
+    ) -> Result<()> {
+        match scheme {
+            Scheme::ExponentialEuler => unreachable!("handled above"),
+            Scheme::RosenbrockEuler => {
+                let (be, one) = (self.be, S::one());
+                o.matvecs += phi.combination(
+                    &self.jac,
+                    self.h,
+                    &[1.0],
+                    self.base,
+                    std::slice::from_mut(s.out),
+                )?;
+                o.phi_calls += 1;
+                be.axpby(one, self.u, one, s.out)?;
+            }
+            Scheme::Exprb32 => self.exprb32(phi, s, o)?,
+            Scheme::Exprb43 => self.exprb43(phi, s, o)?,
+            Scheme::Epirk4s3 => self.epirk4s3(phi, s, o)?,
+        }
+        Ok(())
+    }
+
+    /// R(t', U) = g(t', U) − g(t, u) − ∂g/∂u (U − u) − v (t' − t) into `r`.
+    fn remainder(
+        &self,
+        tt: f64,
+        st: &B::Vector<S>,
+        r: &mut B::Vector<S>,
+        d: &mut B::Vector<S>,
+    ) -> Result<()> {
+        let (be, one) = (self.be, S::one());
+        self.g.eval(be, tt, st, r)?;
+        be.axpby(-one, self.gu, one, r)?;
+        be.copy(st, d)?;
+        be.axpby(-one, self.u, one, d)?;
+        self.jac.dg.apply(be, -one, d, one, r)?;
+        if !self.autonomous {
+            be.axpby(S::from_f64(-(tt - self.t)), self.v, one, r)?;
+        }
+        Ok(())
+    }
+
+    /// c3 = w₀·R₀ + w₁·R₁ and c4 likewise, from the remainders of the two stages (weights
+    /// (w₀, w₁) with their powers of 1/h): the φ₃ and φ₄ vectors of the last combination.
+    fn combine_remainders(
+        &self,
+        s: &mut Stages<'_, B, S>,
+        c3: (f64, f64),
+        c4: (f64, f64),
+    ) -> Result<()> {
+        let be = self.be;
+        be.copy(&s.r[0], s.c3)?;
+        be.axpby(S::from_f64(c3.1), &s.r[1], S::from_f64(c3.0), s.c3)?;
+        be.copy(&s.r[0], s.c4)?;
+        be.axpby(S::from_f64(c4.1), &s.r[1], S::from_f64(c4.0), s.c4)?;
+        Ok(())
+    }
+
+    /// The `exprb32` step: the Rosenbrock–Euler stage U₂, then its correction (the error
+    /// estimate) from the remainder at t + h.
+    fn exprb32(
+        &self,
+        phi: &mut PhiEvaluator<'_, B, S>,
+        s: &mut Stages<'_, B, S>,
+        o: &mut StepOutcome,
+    ) -> Result<()> {
+        let (be, one, jac, t, h, u) = (self.be, S::one(), &self.jac, self.t, self.h, self.u);
+        // U₂ = u + hφ₁F + h²φ₂v (Rosenbrock–Euler), then U₂ + 2hφ₃R₂.
+        o.matvecs += phi.combination(jac, h, &[1.0], self.base, std::slice::from_mut(s.stage))?;
+        be.axpby(one, u, one, s.stage)?;
+        self.remainder(t + h, s.stage, &mut s.r[0], s.d)?;
+        o.g_evals += 1 + self.g_per_product;
+        be.copy(&s.r[0], s.c3)?;
+        be.scale(S::from_f64(2.0 / (h * h)), s.c3)?;
+        let bs = [None, None, None, Some(&*s.c3)];
+        o.matvecs += phi.combination(jac, h, &[1.0], &bs, std::slice::from_mut(s.err))?;
+        o.phi_calls += 2;
+        be.copy(s.stage, s.out)?;
+        be.axpby(one, s.err, one, s.out)?;
+        if self.estimate {
+            o.error_norm = be.nrm2(s.err)?.as_f64();
+        }
+        Ok(())
+    }
+
+    /// The `exprb43` step: the stages at t + ½h and t + h from one combination and the
+    /// remainders, the φ₃/φ₄ combination of the result, and the estimate's extra one.
+    fn exprb43(
+        &self,
+        phi: &mut PhiEvaluator<'_, B, S>,
+        s: &mut Stages<'_, B, S>,
+        o: &mut StepOutcome,
+    ) -> Result<()> {
+        let (be, one, jac, t, h, u) = (self.be, S::one(), &self.jac, self.t, self.h, self.u);
+        // inc[0] = ½hφ₁(½hJ)F + …, inc[1] = hφ₁(hJ)F + h²φ₂(hJ)v.
+        o.matvecs += phi.combination(jac, h, &[0.5, 1.0], self.base, &mut s.inc[..])?;
+        be.copy(u, s.stage)?;
+        be.axpby(one, &s.inc[0], one, s.stage)?;
+        self.remainder(t + 0.5 * h, s.stage, &mut s.r[0], s.d)?;
+        // U₃ = u + inc[1] + hφ₁(hJ)R₂.
+        let bs = [None, Some(&s.r[0])];
+        o.matvecs += phi.combination(jac, h, &[1.0], &bs, std::slice::from_mut(s.stage))?;
+        be.axpby(one, u, one, s.stage)?;
+        be.axpby(one, &s.inc[1], one, s.stage)?;
+        self.remainder(t + h, s.stage, &mut s.r[1], s.d)?;
+        o.g_evals += 2 * (1 + self.g_per_product);
+        let h2 = 1.0 / (h * h);
+        let h3 = h2 / h;
+        // c3 = (16R₂ − 2R₃)/h², c4 = (−48R₂ + 12R₃)/h³.
+        self.combine_remainders(s, (16.0 * h2, -2.0 * h2), (-48.0 * h3, 12.0 * h3))?;
+        let bs = [None, None, None, Some(&*s.c3), Some(&*s.c4)];
+        o.matvecs += phi.combination(jac, h, &[1.0], &bs, std::slice::from_mut(s.out))?;
+        o.phi_calls += 3;
+        be.axpby(one, u, one, s.out)?;
+        be.axpby(one, &s.inc[1], one, s.out)?;
+        if self.estimate {
+            let bs = [None, None, None, None, Some(&*s.c4)];
+            o.matvecs += phi.combination(jac, h, &[1.0], &bs, std::slice::from_mut(s.err))?;
+            o.phi_calls += 1;
+            o.error_norm = be.nrm2(s.err)?.as_f64();
+        }
+        Ok(())
+    }
+
+    /// The `epirk4s3` step: both stages from one combination at the scheme's nodes, the
+    /// final combination, and the estimate's extra one.
+    fn epirk4s3(
+        &self,
+        phi: &mut PhiEvaluator<'_, B, S>,
+        s: &mut Stages<'_, B, S>,
+        o: &mut StepOutcome,
+    ) -> Result<()> {
+        let (be, one, jac, t, h, u) = (self.be, S::one(), &self.jac, self.t, self.h, self.u);
+        o.matvecs += phi.combination(jac, h, &epirk4s3::NODES, self.base, &mut s.inc[..])?;
+        for i in 0..2 {
+            be.copy(u, s.stage)?;
+            be.axpby(one, &s.inc[i], one, s.stage)?;
+            self.remainder(t + epirk4s3::NODES[i] * h, s.stage, &mut s.r[i], s.d)?;
+        }
+        o.g_evals += 2 * (1 + self.g_per_product);
+        let h2 = 1.0 / (h * h);
+        let h3 = h2 / h;
+        let (b9, b8) = (epirk4s3::B_NINTH, epirk4s3::B_EIGHTH);
+        self.combine_remainders(s, (b9.0 * h2, b8.0 * h2), (b9.1 * h3, b8.1 * h3))?;
+        let vv = if self.autonomous { None } else { Some(self.v) };
+        let bs = [None, Some(self.f), vv, Some(&*s.c3), Some(&*s.c4)];
+        o.matvecs += phi.combination(jac, h, &[1.0], &bs, std::slice::from_mut(s.out))?;
+        o.phi_calls += 2;
+        be.axpby(one, u, one, s.out)?;
+        if self.estimate {
+            // u_{n+1} − û = hφ₃(c3 − 128R_{1/8}/h²)·h² + hφ₄ c4·h³.
+            be.axpby(
+                S::from_f64(-epirk4s3::B_HAT_EIGHTH * h2),
+                &s.r[1],
+                one,
+                s.c3,
+            )?;
+            let bs = [None, None, None, Some(&*s.c3), Some(&*s.c4)];
+            o.matvecs += phi.combination(jac, h, &[1.0], &bs, std::slice::from_mut(s.err))?;
+            o.phi_calls += 1;
+            o.error_norm = be.nrm2(s.err)?.as_f64();
+        }
+        Ok(())
     }
 }
 
