@@ -87,6 +87,7 @@ mod krylov;
 pub mod leja;
 mod method;
 mod options;
+pub mod plan;
 mod propagation;
 mod report;
 pub mod spectrum;
