@@ -10,6 +10,8 @@
 //!   or periodic chain, a [`matexp_core::TimeDependentOperator`] (`y ← α·H(t)·x + β·y`, any
 //!   scalar type, rayon); [`BoseHubbard::at`] freezes it into a
 //!   [`matexp_core::LinearOperator`] and [`BoseHubbard::to_csr`] assembles it.
+//! * [`SpinBasis`] and [`XxzChain`] ([`spin`]): spin-½ chains in one `S^z` sector as hard-core
+//!   bosons, the XXZ chain with fields, its initial states and `⟨S^z⟩` observables.
 //! * Observables: [`site_densities`], [`energy`], and the initial states [`fock_state`] and
 //!   [`mean_field_state`].
 //!
@@ -43,9 +45,15 @@ pub mod gpu;
 mod model;
 mod observables;
 mod packed;
+pub mod spin;
 
 pub use apply::BLOCK;
 pub use basis::{FockBasis, MAX_SITES, MAX_TABLE_ENTRIES, dimension};
 pub use model::{BoseHubbard, Boundary, Coefficients, Coupling, FrozenBoseHubbard, SiteFn};
 pub use observables::{energy, fock_state, mean_field_state, site_densities};
 pub use packed::{PackBits, PackedStates};
+pub use spin::basis::{MAX_SPIN_SITES, SpinBasis, binomial};
+pub use spin::model::XxzChain;
+pub use spin::states::{
+    basis_state, neel_word, product_state, random_state, random_unit, sz_correlations, sz_profile,
+};

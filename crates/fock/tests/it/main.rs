@@ -5,4 +5,5 @@ mod basis;
 mod dynamics;
 mod hamiltonian;
 mod hostile;
+mod spin;
 mod states;
