@@ -1,7 +1,9 @@
 //! The embedded Runge–Kutta 5(4) pair of Cash and Karp with the seed's step control.
 
 use super::{LinearOde, RkReport, check_interval, check_state};
-use matexp_core::{Backend, Error, RealScalar, Result, Scalar, TimeDependentOperator};
+use matexp_core::{
+    Autonomous, Backend, Error, LinearOperator, RealScalar, Result, Scalar, TimeDependentOperator,
+};
 
 /// Nodes `c_i` of the Cash–Karp tableau.
 const C: [f64; 6] = [0.0, 0.2, 0.3, 0.6, 1.0, 0.875];
@@ -138,7 +140,10 @@ pub struct CashKarp<'b, B: Backend, S: Scalar> {
     opts: Rk45Options,
     k: Vec<B::Vector<S>>,
     tmp: B::Vector<S>,
-    err: B::Vector<S>,
+    /// The error vector of the standard mode; `None` in the lean mode.
+    err: Option<B::Vector<S>>,
+    /// The lean mode's polynomial coefficients `(R₅, E)` (see [`CashKarpLean`]).
+    lean: Option<([f64; 7], [f64; 7])>,
 }
 
 impl<'b, B: Backend, S: Scalar> CashKarp<'b, B, S> {
@@ -155,8 +160,15 @@ impl<'b, B: Backend, S: Scalar> CashKarp<'b, B, S> {
             opts,
             k: (0..6).map(|_| backend.zeros(n)).collect::<Result<_>>()?,
             tmp: backend.zeros(n)?,
-            err: backend.zeros(n)?,
+            err: Some(backend.zeros(n)?),
+            lean: None,
         })
+    }
+
+    /// The backend vectors the workspace holds besides the state: 8 in the standard mode, 3
+    /// in the lean one (the plan of `matexp_expmv::plan` adds the state).
+    pub fn workspace_vectors(&self) -> usize {
+        self.k.len() + 1 + usize::from(self.err.is_some())
     }
 
     /// The options.
@@ -291,6 +303,37 @@ impl<'b, B: Backend, S: Scalar> CashKarp<'b, B, S> {
     }
 
     /// One attempted step: the 5th-order solution into `tmp`, returns the error estimate.
+    /// The lean attempt (see [`CashKarpLean`]): `w_j = (h·c·A)ʲ·y` in two rotating buffers,
+    /// `tmp ← Σ_j r_j w_j`, and the error `e₅w₅ + e₆w₆` formed in the buffer of `w₅`.
+    fn attempt_lean<Op>(
+        &mut self,
+        ode: &LinearOde<'_, Op, S>,
+        t: f64,
+        h: f64,
+        y: &B::Vector<S>,
+        (r5, e): ([f64; 7], [f64; 7]),
+    ) -> Result<f64>
+    where
+        Op: TimeDependentOperator<B, S> + ?Sized,
+    {
+        let b = self.backend;
+        let (one, zero) = (S::one(), S::zero());
+        let gamma = S::from_f64(h);
+        let (wa, wb) = self.k.split_at_mut(1);
+        let (mut wa, mut wb) = (&mut wa[0], &mut wb[0]);
+        b.copy(y, &mut self.tmp)?;
+        ode.eval_scaled(b, t, gamma, y, zero, wa)?;
+        b.axpby(S::from_f64(r5[1]), wa, one, &mut self.tmp)?;
+        for r in &r5[2..] {
+            ode.eval_scaled(b, t, gamma, wa, zero, wb)?;
+            b.axpby(S::from_f64(*r), wb, one, &mut self.tmp)?;
+            std::mem::swap(&mut wa, &mut wb);
+        }
+        // wa = w₆, wb = w₅: the error e₅w₅ + e₆w₆ (e_j = 0 for j ≤ 4) into wb.
+        b.axpby(S::from_f64(e[6]), wa, S::from_f64(e[5]), wb)?;
+        Ok(b.amax(wb)?.as_f64())
+    }
+
     fn attempt<Op>(
         &mut self,
         ode: &LinearOde<'_, Op, S>,
@@ -301,8 +344,16 @@ impl<'b, B: Backend, S: Scalar> CashKarp<'b, B, S> {
     where
         Op: TimeDependentOperator<B, S> + ?Sized,
     {
+        if let Some(coeffs) = self.lean {
+            return self.attempt_lean(ode, t, h, y, coeffs);
+        }
         let b = self.backend;
         let (one, zero) = (S::one(), S::zero());
+        let Some(err) = self.err.as_mut() else {
+            return Err(Error::Device(
+                "Cash–Karp: the error vector is missing".into(),
+            ));
+        };
         ode.eval_scaled(b, t, one, y, zero, &mut self.k[0])?;
         for i in 1..6 {
             b.copy(y, &mut self.tmp)?;
@@ -322,10 +373,137 @@ impl<'b, B: Backend, S: Scalar> CashKarp<'b, B, S> {
             let d = B5[i] - B4[i];
             if d != 0.0 {
                 let beta = if first { zero } else { one };
-                b.axpby(S::from_f64(h * d), &self.k[i], beta, &mut self.err)?;
+                b.axpby(S::from_f64(h * d), &self.k[i], beta, err)?;
                 first = false;
             }
         }
-        Ok(b.amax(&self.err)?.as_f64())
+        Ok(b.amax(err)?.as_f64())
+    }
+}
+
+/// The stability polynomials of the Cash–Karp pair in powers of `z = h·c·A`: the stage
+/// polynomials `K_i(z) = z·(1 + Σ_{j<i} a_ij K_j(z))`, then `R₅ = 1 + Σ b⁵_i K_i`,
+/// `R₄ = 1 + Σ b⁴_i K_i`; returns `(R₅, R₅ − R₄)`, coefficients of `z⁰…z⁶`.
+pub(super) fn stability_polynomials() -> ([f64; 7], [f64; 7]) {
+    let mut k = [[0.0f64; 7]; 6];
+    for i in 0..6 {
+        let mut inner = [0.0f64; 7];
+        inner[0] = 1.0;
+        for j in 0..i {
+            for d in 0..7 {
+                inner[d] += A[i][j] * k[j][d];
+            }
+        }
+        for d in 0..6 {
+            k[i][d + 1] = inner[d];
+        }
+    }
+    let (mut r5, mut r4) = ([0.0f64; 7], [0.0f64; 7]);
+    r5[0] = 1.0;
+    r4[0] = 1.0;
+    for i in 0..6 {
+        for d in 0..7 {
+            r5[d] += B5[i] * k[i][d];
+            r4[d] += B4[i] * k[i][d];
+        }
+    }
+    let mut e = [0.0f64; 7];
+    for d in 0..7 {
+        e[d] = r5[d] - r4[d];
+    }
+    // Orders 5 and 4: R₅ and R₄ agree with e^z through z⁴, so e₀…e₄ vanish exactly in exact
+    // arithmetic; drop their rounding.
+    for x in &mut e[..5] {
+        *x = 0.0;
+    }
+    (r5, e)
+}
+
+/// The Cash–Karp RK45 of [`CashKarp`] in its lean mode, for a linear **autonomous** system
+/// `u' = c·A·u`: 4 full-size vectors in all (the state, the new solution and two powers)
+/// instead of 9, the same step control, the same 6 products per attempted step.
+///
+/// For a constant operator every stage of an explicit Runge–Kutta method is a polynomial in
+/// `z = h·c·A` applied to `u`, so a step is `u ← R₅(z)u` with the error estimate
+/// `(R₅ − R₄)(z)u = e₅z⁵u + e₆z⁶u` ([`stability_polynomials`]; the pair has orders 5 and 4,
+/// so the lower terms cancel). The step forms the powers `w_j = zʲu` one after the other in
+/// two buffers and accumulates `Σ r_j w_j`; the error is formed in the buffer of `w₅` once
+/// `w₆` is there. Equal to the standard mode in exact arithmetic; the rounding differs (a sum
+/// in the power basis, whose terms `|r_j|·‖zʲu‖` stay within `e^{‖z‖}‖u‖`, with `‖z‖` below the
+/// stability bound ≈ 3.4 of the method). The operator type is a
+/// [`matexp_core::LinearOperator`], so a time-dependent operator cannot be passed by mistake.
+///
+/// ```
+/// use matexp_core::{CpuBackend, DenseMatrixOperator, c64};
+/// use matexp_integrators::rk::{CashKarpLean, Rk45Options};
+/// let (one, zero) = (c64::new(1.0, 0.0), c64::new(0.0, 0.0));
+/// let h = DenseMatrixOperator::new(2, 2, vec![zero, one, one, zero])?;
+/// let cpu = CpuBackend;
+/// let mut rk = CashKarpLean::new(&cpu, 2, Rk45Options::new(1e-10))?;
+/// let mut psi = vec![one, zero];
+/// rk.integrate(&h, c64::new(0.0, -1.0), 0.0, 3.0, &mut psi)?;
+/// assert!((psi[0] - c64::new(3.0f64.cos(), 0.0)).norm() < 1e-9);
+/// assert_eq!(rk.workspace_vectors(), 3);
+/// # Ok::<(), matexp_core::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct CashKarpLean<'b, B: Backend, S: Scalar>(CashKarp<'b, B, S>);
+
+impl<'b, B: Backend, S: Scalar> CashKarpLean<'b, B, S> {
+    /// A lean workspace for systems of order `n` (three vectors).
+    ///
+    /// # Errors
+    /// As [`CashKarp::new`].
+    pub fn new(backend: &'b B, n: usize, opts: Rk45Options) -> Result<Self> {
+        opts.validate::<S::Real>()?;
+        Ok(CashKarpLean(CashKarp {
+            backend,
+            n,
+            opts,
+            k: (0..2).map(|_| backend.zeros(n)).collect::<Result<_>>()?,
+            tmp: backend.zeros(n)?,
+            err: None,
+            lean: Some(stability_polynomials()),
+        }))
+    }
+
+    /// The backend vectors held besides the state (3).
+    pub fn workspace_vectors(&self) -> usize {
+        self.0.workspace_vectors()
+    }
+
+    /// Integrates `u' = c·A·u` from `t0` to `t1` in place.
+    ///
+    /// # Errors
+    /// As [`CashKarp::integrate`].
+    pub fn integrate<Op: LinearOperator<B, S>>(
+        &mut self,
+        op: &Op,
+        c: S,
+        t0: f64,
+        t1: f64,
+        y: &mut B::Vector<S>,
+    ) -> Result<RkReport> {
+        self.integrate_observed(op, c, &[t0, t1], y, |_, _| Ok(()))
+    }
+
+    /// As [`CashKarp::integrate_observed`]: `observe(t, u)` at every time of `times`.
+    ///
+    /// # Errors
+    /// As [`CashKarp::integrate_observed`], and the observer's errors.
+    pub fn integrate_observed<Op: LinearOperator<B, S>, F>(
+        &mut self,
+        op: &Op,
+        c: S,
+        times: &[f64],
+        y: &mut B::Vector<S>,
+        observe: F,
+    ) -> Result<RkReport>
+    where
+        F: FnMut(f64, &B::Vector<S>) -> Result<()>,
+    {
+        let frozen = Autonomous(op);
+        let ode = LinearOde::new(&frozen, c);
+        self.0.integrate_observed(&ode, times, y, observe)
     }
 }

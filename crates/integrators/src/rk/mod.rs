@@ -9,7 +9,8 @@
 //!   error `O(h⁴)`, workspace of 3 vectors besides the state.
 //! * [`CashKarp`]: the embedded 5(4) pair of Cash and Karp (Numerical Recipes, §16.2) with the
 //!   seed's two-rule step control (per-step error and an accumulated-error budget to the final
-//!   time, see [`Rk45Options`]); 6 products per attempted step, workspace of 8 vectors.
+//!   time, see [`Rk45Options`]); 6 products per attempted step, workspace of 8 vectors;
+//!   [`CashKarpLean`], its mode for autonomous systems, with 3 (the stages as powers of `hA`).
 //!
 //! Both are explicit, so stable only for `h·‖A‖` below a method constant (about 2.8 on the
 //! imaginary axis for RK4): they suit moderately stiff problems with time-dependent
@@ -37,7 +38,7 @@
 mod cash_karp;
 mod rk4;
 
-pub use cash_karp::{CashKarp, Rk45Options};
+pub use cash_karp::{CashKarp, CashKarpLean, Rk45Options};
 pub use rk4::Rk4;
 
 use matexp_core::{Backend, Error, Result, Scalar, TimeDependentOperator, c64};

@@ -179,3 +179,69 @@ fn bad_input_is_rejected() {
         Err(Error::NonFinite { .. })
     ));
 }
+
+#[test]
+fn the_lean_pair_is_the_standard_pair_in_powers_of_ha() {
+    use super::CashKarpLean;
+    use super::cash_karp::stability_polynomials;
+    use matexp_core::{Autonomous, DenseMatrixOperator};
+    use matexp_expmv::plan::Method;
+    // R₅ is e^z through z⁵ (order 5): r_j = 1/j!; the error polynomial starts at z⁵.
+    let (r5, e) = stability_polynomials();
+    let mut fact = 1.0;
+    for (j, r) in r5.iter().enumerate().take(6) {
+        if j > 0 {
+            fact *= j as f64;
+        }
+        assert!((r - 1.0 / fact).abs() < 1e-15, "r_{j} = {r}");
+    }
+    assert!(e[5].abs() > 1e-6 && e[6].abs() > 1e-8);
+    // A 12-level chain H (tridiagonal, symmetric, random diagonal): lean and standard modes
+    // take the same steps and agree to rounding.
+    let n = 12;
+    let mut r = matexp_core::rng::SplitMix64::new(0x1ea);
+    let mut a = vec![c64::new(0.0, 0.0); n * n];
+    for i in 0..n {
+        a[i * n + i] = c64::new(4.0 * r.next_f64() - 2.0, 0.0);
+        if i + 1 < n {
+            a[i * n + i + 1] = c64::new(1.0, 0.0);
+            a[(i + 1) * n + i] = c64::new(1.0, 0.0);
+        }
+    }
+    let h = DenseMatrixOperator::new(n, n, a).unwrap();
+    let psi0: Vec<c64> = (0..n)
+        .map(|i| c64::new(1.0 / (1.0 + i as f64), 0.0))
+        .collect();
+    let cpu = CpuBackend;
+    let opts = Rk45Options::new(1e-9);
+    let mut lean = CashKarpLean::new(&cpu, n, opts).unwrap();
+    let mut u = psi0.clone();
+    let rl = lean
+        .integrate(&h, c64::new(0.0, -1.0), 0.0, 4.0, &mut u)
+        .unwrap();
+    let auto = Autonomous(&h);
+    let ode = LinearOde::schrodinger(&auto).unwrap();
+    let mut std_rk = CashKarp::new(&cpu, n, opts).unwrap();
+    let mut v = psi0.clone();
+    let rs = std_rk.integrate(&ode, 0.0, 4.0, &mut v).unwrap();
+    assert_eq!(
+        (rl.steps, rl.rejected, rl.products),
+        (rs.steps, rs.rejected, rs.products)
+    );
+    let diff = u
+        .iter()
+        .zip(&v)
+        .map(|(a, b)| (a - b).norm())
+        .fold(0.0, f64::max);
+    assert!(diff < 1e-13, "lean vs standard {diff:e}");
+    assert!((rl.accumulated_error - rs.accumulated_error).abs() < 1e-6 * rs.accumulated_error);
+    // Their vector counts are the planner's (the state besides the workspace).
+    assert_eq!(
+        lean.workspace_vectors() + 1,
+        Method::Rk45 { lean: true }.full_vectors() as usize
+    );
+    assert_eq!(
+        std_rk.workspace_vectors() + 1,
+        Method::Rk45 { lean: false }.full_vectors() as usize
+    );
+}
