@@ -80,9 +80,9 @@ pub use solve::{expmv, expmv_columns, expmv_times, phi_combination, phimv, phimv
 pub use target::{AnyBackend, Target};
 
 pub use matexp_core::{
-    AtTime, Autonomous, Backend, Complex, CpuBackend, DenseMatrixOperator, Error, KrylovBackend,
-    LinearOperator, RealScalar, Result, Scalar, Scaled, Shifted, ShiftedStep, SpectralBounds, Sum,
-    TimeDependentOperator, c32, c64,
+    AtTime, Autonomous, Backend, Complex, CpuBackend, DenseMatrixOperator, Error, FusedOperator,
+    KrylovBackend, LinearOperator, OperatorSteps, RealScalar, Result, Scalar, Scaled, Shifted,
+    ShiftedStep, SpectralBounds, Sum, TimeDependentOperator, c32, c64,
 };
 pub use matexp_expmv::{
     ArnoldiOptions, BoundsSource, ExpmvMethod, LanczosOptions, LejaOptions, MethodOptions,

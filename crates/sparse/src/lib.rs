@@ -75,12 +75,14 @@ mod parallel;
 mod pattern;
 mod raw;
 mod sprs_interop;
+mod view;
 
 pub use csr::CsrMatrix;
 pub use gershgorin::{gershgorin_box, hermitian_part_bounds};
 pub use index::CsrIndex;
 pub use pattern::PatternCsr;
 pub use raw::validate as validate_csr;
+pub use view::CsrView;
 
 #[cfg(doc)]
 use matexp_core::{LinearOperator, SpectralBounds};

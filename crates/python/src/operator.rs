@@ -1,0 +1,379 @@
+//! `matexp._matexp.Operator`: the A of every call. Three kinds:
+//!
+//! * **csr**: a SciPy CSR matrix's own `indptr`, `indices` (int32 or int64) and `data`
+//!   (float64 or complex128), borrowed for each solve through [`CsrView`] without a copy
+//!   (other index and value types are converted by the Python layer);
+//! * **matrix**: an owned CSR copy (a dense ndarray, or a real matrix needed as complex);
+//! * **callback**: `matvec(x)` of a Python object (a `scipy.sparse.linalg.LinearOperator`),
+//!   called with the GIL taken only for the call.
+
+use crate::errors::{invalid, to_py};
+use crate::scalar::{Owned, PyScalar};
+use crate::watch::{Ctx, Watched};
+use matexp::{CpuBackend, CsrMatrix, LinearOperator, Result, c64};
+use matexp_sparse::CsrView;
+use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+
+#[derive(Debug)]
+enum Kind {
+    Csr {
+        indptr: Py<PyAny>,
+        indices: Py<PyAny>,
+        data: Py<PyAny>,
+        wide: bool,
+    },
+    Owned(Box<Owned>),
+    Callback {
+        matvec: Py<PyAny>,
+        hermitian: bool,
+    },
+}
+
+/// A linear operator for matexp's solves (built by `matexp._convert.as_operator`).
+#[pyclass(frozen, module = "matexp._matexp")]
+#[derive(Debug)]
+pub struct Operator {
+    n: usize,
+    m: usize,
+    complex: bool,
+    kind: Kind,
+}
+
+#[pymethods]
+impl Operator {
+    /// A dense 2-D float64 or complex128 array (C-contiguous), copied into CSR (zeros
+    /// dropped): O(n·m) once, then O(nnz) per product.
+    #[staticmethod]
+    fn dense(py: Python<'_>, a: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let owned = if let Ok(r) = a.extract::<PyReadonlyArray2<'_, f64>>() {
+            let (n, m) = (r.shape()[0], r.shape()[1]);
+            let v = r.as_slice().map_err(|e| invalid(py, e.to_string()))?;
+            Owned::Real(CsrMatrix::from_dense(n, m, v).map_err(|e| to_py(py, e))?)
+        } else {
+            let r = a.extract::<PyReadonlyArray2<'_, c64>>()?;
+            let (n, m) = (r.shape()[0], r.shape()[1]);
+            let v = r.as_slice().map_err(|e| invalid(py, e.to_string()))?;
+            Owned::Complex(CsrMatrix::from_dense(n, m, v).map_err(|e| to_py(py, e))?)
+        };
+        let (n, m, complex) = match &owned {
+            Owned::Real(a) => (a.nrows(), a.ncols(), false),
+            Owned::Complex(a) => (a.nrows(), a.ncols(), true),
+        };
+        Ok(Operator {
+            n,
+            m,
+            complex,
+            kind: Kind::Owned(Box::new(owned)),
+        })
+    }
+
+    /// A CSR matrix over the given arrays (kept, not copied): `indptr` and `indices` of one
+    /// dtype, int32 or int64, `data` float64 or complex128, all contiguous. The structure is
+    /// validated here, O(nnz).
+    #[staticmethod]
+    fn csr(
+        py: Python<'_>,
+        shape: (usize, usize),
+        indptr: Bound<'_, PyAny>,
+        indices: Bound<'_, PyAny>,
+        data: Bound<'_, PyAny>,
+    ) -> PyResult<Self> {
+        let (n, m) = shape;
+        let complex = data.extract::<PyReadonlyArray1<'_, c64>>().is_ok();
+        if !complex && data.extract::<PyReadonlyArray1<'_, f64>>().is_err() {
+            return Err(invalid(
+                py,
+                "csr: data must be a contiguous float64 or complex128 array",
+            ));
+        }
+        let wide = indptr.extract::<PyReadonlyArray1<'_, i64>>().is_ok();
+        let op = Operator {
+            n,
+            m,
+            complex,
+            kind: Kind::Csr {
+                indptr: indptr.unbind(),
+                indices: indices.unbind(),
+                data: data.unbind(),
+                wide,
+            },
+        };
+        // Validation: the view's constructor checks the structure.
+        let ctx = Ctx::new(None);
+        let checked = if complex {
+            op.with::<c64, _>(py, &ctx, |_| Ok(()))?
+        } else {
+            op.with::<f64, _>(py, &ctx, |_| Ok(()))?
+        };
+        ctx.finish(py, checked)?;
+        Ok(op)
+    }
+
+    /// `matvec(x)` of a Python object, an n × n operator; `complex` says whether it takes
+    /// and returns complex128 vectors, `hermitian` whether it is symmetric/Hermitian
+    /// (enables Lanczos; not checked).
+    #[staticmethod]
+    fn callback(n: usize, matvec: Py<PyAny>, complex: bool, hermitian: bool) -> Self {
+        Operator {
+            n,
+            m: n,
+            complex,
+            kind: Kind::Callback { matvec, hermitian },
+        }
+    }
+
+    /// (rows, columns).
+    #[getter]
+    fn shape(&self) -> (usize, usize) {
+        (self.n, self.m)
+    }
+
+    /// Whether the operator's values are complex.
+    #[getter]
+    fn is_complex(&self) -> bool {
+        self.complex
+    }
+
+    /// `"csr"` (borrowed arrays), `"matrix"` (an owned copy) or `"callback"`.
+    #[getter]
+    fn kind(&self) -> &'static str {
+        match self.kind {
+            Kind::Csr { .. } => "csr",
+            Kind::Owned(_) => "matrix",
+            Kind::Callback { .. } => "callback",
+        }
+    }
+
+    /// Whether the operator is Hermitian (exactly, for matrices; as declared, for callbacks).
+    fn is_hermitian(&self, py: Python<'_>) -> PyResult<bool> {
+        let ctx = Ctx::new(None);
+        let r = if self.complex {
+            self.with::<c64, _>(py, &ctx, |op| Ok(op.is_hermitian()))?
+        } else {
+            self.with::<f64, _>(py, &ctx, |op| Ok(op.is_hermitian()))?
+        };
+        ctx.finish(py, r)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "matexp.Operator({} × {}, {}, {})",
+            self.n,
+            self.m,
+            if self.complex {
+                "complex128"
+            } else {
+                "float64"
+            },
+            self.kind()
+        )
+    }
+}
+
+/// Contiguous slice of a 1-D array of element type `T` (a copy-free borrow).
+fn slice<'a, T: numpy::Element>(
+    py: Python<'_>,
+    a: &'a PyReadonlyArray1<'_, T>,
+    what: &str,
+) -> PyResult<&'a [T]> {
+    a.as_slice()
+        .map_err(|e| invalid(py, format!("csr: {what} must be contiguous: {e}")))
+}
+
+/// Reinterprets signed indices as unsigned ones of the same width. Sound for every bit
+/// pattern; a negative index becomes one above `i64::MAX`/`i32::MAX`, which the CSR
+/// validation then rejects as out of range.
+fn unsigned<T, U>(s: &[T]) -> &[U] {
+    const { assert!(size_of::<T>() == size_of::<U>() && align_of::<T>() == align_of::<U>()) };
+    // SAFETY: T and U (i32/u32 or i64/u64) have equal size and alignment and every bit
+    // pattern is valid for U; the lifetime is that of `s`.
+    unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<U>(), s.len()) }
+}
+
+impl Operator {
+    /// (rows, columns).
+    pub fn dims(&self) -> (usize, usize) {
+        (self.n, self.m)
+    }
+
+    /// Whether the values are complex.
+    pub fn complex(&self) -> bool {
+        self.complex
+    }
+
+    /// Runs `f` on this operator as one of scalar type `S`, watched by `ctx`, with the GIL
+    /// released (callbacks take it back for each product). A real operator asked for as
+    /// complex is copied to complex once for the call; a complex one asked for as real is
+    /// an error.
+    pub fn with<S: PyScalar, R: Send>(
+        &self,
+        py: Python<'_>,
+        ctx: &Ctx,
+        f: impl FnOnce(&dyn LinearOperator<CpuBackend, S>) -> Result<R> + Send,
+    ) -> PyResult<Result<R>> {
+        if self.complex && !S::COMPLEX {
+            return Err(invalid(py, "a complex operator cannot act on real vectors"));
+        }
+        let run = |op: &dyn LinearOperator<CpuBackend, S>| {
+            let watched = Watched { op, ctx };
+            py.detach(|| f(&watched))
+        };
+        match &self.kind {
+            Kind::Csr {
+                indptr,
+                indices,
+                data,
+                wide,
+            } => {
+                if *wide {
+                    self.with_csr::<S, i64, u64, R>(py, (indptr, indices, data), run)
+                } else {
+                    self.with_csr::<S, i32, u32, R>(py, (indptr, indices, data), run)
+                }
+            }
+            Kind::Owned(owned) => Ok(match S::pick(owned) {
+                Some(a) => run(a),
+                // A real matrix needed as complex: one complex copy for the call.
+                None => match &**owned {
+                    Owned::Real(a) => match a.cast::<S>() {
+                        Ok(c) => run(&c),
+                        Err(e) => Err(e),
+                    },
+                    Owned::Complex(_) => unreachable!("complex operators are refused above"),
+                },
+            }),
+            Kind::Callback { matvec, hermitian } => {
+                let op = Callback::<S> {
+                    n: self.n,
+                    matvec,
+                    hermitian: *hermitian,
+                    ctx,
+                    _s: std::marker::PhantomData,
+                };
+                Ok(run(&op))
+            }
+        }
+    }
+
+    fn with_csr<S, IS, IU, R>(
+        &self,
+        py: Python<'_>,
+        (indptr, indices, data): (&Py<PyAny>, &Py<PyAny>, &Py<PyAny>),
+        run: impl FnOnce(&dyn LinearOperator<CpuBackend, S>) -> Result<R>,
+    ) -> PyResult<Result<R>>
+    where
+        S: PyScalar,
+        IS: numpy::Element,
+        IU: matexp::CsrIndex,
+    {
+        let index = |a: &Py<PyAny>| {
+            a.bind(py)
+                .extract::<PyReadonlyArray1<'_, IS>>()
+                .map_err(|_| {
+                    invalid(
+                        py,
+                        "csr: indptr and indices must share one dtype, int32 or int64",
+                    )
+                })
+        };
+        let (ip, ix) = (index(indptr)?, index(indices)?);
+        let (ptr, idx) = (
+            unsigned::<IS, IU>(slice(py, &ip, "indptr")?),
+            unsigned::<IS, IU>(slice(py, &ix, "indices")?),
+        );
+        if self.complex || !S::COMPLEX {
+            let d = data.bind(py).extract::<PyReadonlyArray1<'_, S>>()?;
+            let view = match CsrView::try_new(self.n, self.m, ptr, idx, slice(py, &d, "data")?) {
+                Ok(v) => v,
+                Err(e) => return Ok(Err(e)),
+            };
+            Ok(run(&view))
+        } else {
+            // A real matrix needed as complex (complex t or complex vectors with complex
+            // times): one complex copy of the values for the call.
+            let d = data.bind(py).extract::<PyReadonlyArray1<'_, f64>>()?;
+            let vals: Vec<S> = slice(py, &d, "data")?
+                .iter()
+                .map(|&x| S::exact_from_c64(c64::new(x, 0.0)).expect("complex target"))
+                .collect();
+            let view = match CsrView::try_new(self.n, self.m, ptr, idx, &vals) {
+                Ok(v) => v,
+                Err(e) => return Ok(Err(e)),
+            };
+            Ok(run(&view))
+        }
+    }
+}
+
+/// A Python `matvec` as an operator of scalar `S`.
+struct Callback<'a, S> {
+    n: usize,
+    matvec: &'a Py<PyAny>,
+    hermitian: bool,
+    ctx: &'a Ctx,
+    _s: std::marker::PhantomData<S>,
+}
+
+impl<S: PyScalar> Callback<'_, S> {
+    /// A·x through Python: x goes in as a new array, the result is read back as a 1-D
+    /// array of `S` of length n.
+    fn call(&self, x: &[S]) -> PyResult<Vec<S>> {
+        Python::attach(|py| {
+            let xa = PyArray1::from_slice(py, x);
+            let r = self.matvec.call1(py, (xa,))?;
+            let np = py.import("numpy")?;
+            let dtype = if S::COMPLEX { "complex128" } else { "float64" };
+            let arr = np.call_method1("ascontiguousarray", (r, dtype))?;
+            let arr = np.call_method1("ravel", (arr,))?;
+            let ro = arr.extract::<PyReadonlyArray1<'_, S>>()?;
+            let v = ro.as_slice().map_err(|e| invalid(py, e.to_string()))?;
+            if v.len() != self.n {
+                return Err(crate::errors::by_name(
+                    py,
+                    "DimensionMismatchError",
+                    format!(
+                        "the operator's matvec returned {} values for a vector of length {}",
+                        v.len(),
+                        self.n
+                    ),
+                ));
+            }
+            Ok(v.to_vec())
+        })
+    }
+}
+
+impl<S: PyScalar> LinearOperator<CpuBackend, S> for Callback<'_, S> {
+    fn nrows(&self) -> usize {
+        self.n
+    }
+    fn ncols(&self) -> usize {
+        self.n
+    }
+    fn apply(&self, _: &CpuBackend, alpha: S, x: &Vec<S>, beta: S, y: &mut Vec<S>) -> Result<()> {
+        match self.call(x) {
+            Ok(ax) => {
+                for (yi, a) in y.iter_mut().zip(ax) {
+                    *yi = if beta == S::zero() {
+                        alpha * a
+                    } else {
+                        alpha * a + beta * *yi
+                    };
+                }
+                Ok(())
+            }
+            Err(e) => {
+                self.ctx.fail(e);
+                Err(matexp::Error::invalid(
+                    "operator",
+                    "matvec",
+                    "the Python matvec raised an exception",
+                ))
+            }
+        }
+    }
+    fn is_hermitian(&self) -> bool {
+        self.hermitian
+    }
+}
