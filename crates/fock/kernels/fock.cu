@@ -485,6 +485,78 @@ __device__ void densities(unsigned long long dim, unsigned n, unsigned m,
     for (unsigned k = threadIdx.x; k < m; k += blockDim.x) partial[(unsigned long long)blockIdx.x * m + k] = sums[k];
 }
 
+// Product states in logarithms (the mean-field state): psi_i = exp(sum_k lnabs[k(N+1) + n_k])
+// * e^{i sum_k phase[k(N+1) + n_k]}, the per-site tables computed by the host.
+__device__ __forceinline__ double2 product_log_amp(const Shared& s, unsigned n,
+                                                   unsigned long long i, const double* lnabs,
+                                                   const double* phase, unsigned char* occ) {
+    unrank(s, n, i, occ);
+    double l = 0.0, ph = 0.0;
+    for (unsigned k = 0; k < s.m; ++k) {
+        l += lnabs[k * (n + 1) + occ[k]];
+        ph += phase[k * (n + 1) + occ[k]];
+    }
+    const double a = exp(l);
+    return make_double2(a * cos(ph), a * sin(ph));
+}
+
+__device__ __forceinline__ Shared stage_table(unsigned n, unsigned m, const unsigned long long* table) {
+    extern __shared__ unsigned long long smem[];
+    const unsigned ntab = (n + 1) * (m + 1);
+    for (unsigned k = threadIdx.x; k < ntab; k += blockDim.x) smem[k] = table[k];
+    __syncthreads();
+    Shared s;
+    s.table = smem;
+    s.m = m;
+    return s;
+}
+
+template <typename R>
+__device__ void product_log(unsigned long long dim, unsigned n, unsigned m,
+                            const unsigned long long* __restrict__ table, const double* lnabs,
+                            const double* phase, typename Cplx<R>::T* __restrict__ psi) {
+    const Shared s = stage_table(n, m, table);
+    unsigned char occ[MAX_SITES];
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < dim;
+         i += stride) {
+        const double2 z = product_log_amp(s, n, i, lnabs, phase, occ);
+        psi[i] = mk((R)z.x, (R)z.y);
+    }
+}
+
+// partial[2b], partial[2b + 1] = Re, Im of sum conj(phi_i) x_i over block b's rows.
+template <typename R>
+__device__ void overlap_log(unsigned long long dim, unsigned n, unsigned m,
+                            const unsigned long long* __restrict__ table, const double* lnabs,
+                            const double* phase, const typename Cplx<R>::T* __restrict__ x,
+                            double* __restrict__ partial) {
+    const Shared s = stage_table(n, m, table);
+    __shared__ double sums[2];
+    if (threadIdx.x < 2) sums[threadIdx.x] = 0.0;
+    __syncthreads();
+    unsigned char occ[MAX_SITES];
+    double re = 0.0, im = 0.0;
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < dim;
+         i += stride) {
+        const double2 p = product_log_amp(s, n, i, lnabs, phase, occ);
+        const double xr = (double)x[i].x, xi = (double)x[i].y;
+        re += p.x * xr + p.y * xi;
+        im += p.x * xi - p.y * xr;
+    }
+    for (int off = 16; off > 0; off >>= 1) {
+        re += __shfl_down_sync(0xffffffffu, re, off);
+        im += __shfl_down_sync(0xffffffffu, im, off);
+    }
+    if ((threadIdx.x & 31) == 0) {
+        atomicAdd(&sums[0], re);
+        atomicAdd(&sums[1], im);
+    }
+    __syncthreads();
+    if (threadIdx.x < 2) partial[2ull * blockIdx.x + threadIdx.x] = sums[threadIdx.x];
+}
+
 }  // namespace fock
 
 #define FOCK_HX(NAME, VARIANT, R, C)                                                            \
@@ -561,3 +633,20 @@ FOCK_RK(fock_rk_stage_c32, float, float2)
 
 FOCK_DENS(fock_densities_c64, double, double2)
 FOCK_DENS(fock_densities_c32, float, float2)
+
+#define FOCK_PRODUCT(R, C, S)                                                                   \
+    extern "C" __global__ void fock_product_log_##S(unsigned long long dim, unsigned n,         \
+                                                    unsigned m, const unsigned long long* table, \
+                                                    const double* lnabs, const double* phase,   \
+                                                    C* psi) {                                   \
+        fock::product_log<R>(dim, n, m, table, lnabs, phase, psi);                              \
+    }                                                                                           \
+    extern "C" __global__ void fock_overlap_log_##S(unsigned long long dim, unsigned n,         \
+                                                    unsigned m, const unsigned long long* table, \
+                                                    const double* lnabs, const double* phase,   \
+                                                    const C* x, double* partial) {              \
+        fock::overlap_log<R>(dim, n, m, table, lnabs, phase, x, partial);                       \
+    }
+
+FOCK_PRODUCT(double, double2, c64)
+FOCK_PRODUCT(float, float2, c32)

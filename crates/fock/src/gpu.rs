@@ -36,6 +36,9 @@ use matexp_gpu::rt::{Device, DeviceBuffer, Function, Kernel, LaunchConfig, PtxMo
 use matexp_gpu::{GpuBackend, GpuVector};
 use std::sync::{Arc, Mutex};
 
+mod mean_field;
+pub use mean_field::GpuMeanField;
+
 static FOCK_PTX: PtxModule = PtxModule::new("fock", include_str!("../ptx/fock.ptx"));
 static HX_DELTA_PACKED: Kernel = Kernel::new(&FOCK_PTX, "fock_hx_delta_packed");
 static HX_DELTA_UNRANK: Kernel = Kernel::new(&FOCK_PTX, "fock_hx_delta_unrank");

@@ -17,35 +17,16 @@ pub fn fock_state<S: Scalar>(basis: &FockBasis, occ: &[u32]) -> Result<Vec<S>> {
     Ok(v)
 }
 
-/// The in-phase mean-field state of the seed (its Eq. 6.8): all `N` particles in the single
-/// mode `Σ_m C_m b†_m`,
-///
-/// ```text
-/// |ψ⟩ = (N!)^{-1/2} (Σ_m C_m b†_m)^N |0⟩,    c_n = √(N! / Π_m n_m!) · Π_m C_m^{n_m}
-/// ```
-///
-/// The amplitudes `C_m` are first scaled to `Σ|C_m|² = 1`, which makes `‖ψ‖ = 1` (multinomial
-/// theorem); then `⟨n_m⟩ = N·|C_m|²`. The scaling divides by `max|C_m|` before squaring, so
-/// any finite amplitudes are accepted (1e200 or 1e−200 alike: only the ratios matter). The
-/// coefficients are computed in logarithms (so
-/// `N = 190` and beyond neither overflow nor underflow prematurely), relative accuracy
-/// about `N·ε`. Cost `O(D·M)`, parallel.
-///
-/// # Errors
-/// [`Error::DimensionMismatch`] for `amplitudes.len() ≠ M`; [`Error::InvalidArgument`] for
-/// amplitudes that are all zero or not finite.
-///
-/// ```
-/// use matexp_fock::{FockBasis, mean_field_state, site_densities};
-/// use matexp_core::c64;
-/// let b = FockBasis::new(19, 4)?;
-/// let c: Vec<c64> = [130.0, 7.0, 3.0, 50.0].iter().map(|&x: &f64| c64::new((x / 190.0).sqrt(), 0.0)).collect();
-/// let psi: Vec<c64> = mean_field_state(&b, &c)?;
-/// let n = site_densities(&b, &psi)?;
-/// assert!((n[0] - 19.0 * 130.0 / 190.0).abs() < 1e-12);
-/// # Ok::<(), matexp_core::Error>(())
-/// ```
-pub fn mean_field_state<S: Scalar>(basis: &FockBasis, amplitudes: &[c64]) -> Result<Vec<S>> {
+/// The logarithms the mean-field state is built from: `ln|C_m|` after the scaling to
+/// `Σ|C_m|² = 1`, `arg C_m`, and `ln k!` for `k ∈ 0..=N` (shared with the GPU builder).
+pub(crate) struct MeanFieldLogs {
+    pub ln_abs: Vec<f64>,
+    pub phase: Vec<f64>,
+    pub ln_fact: Vec<f64>,
+}
+
+/// Checks the amplitudes and forms [`MeanFieldLogs`] (see [`mean_field_state`]).
+pub(crate) fn mean_field_logs(basis: &FockBasis, amplitudes: &[c64]) -> Result<MeanFieldLogs> {
     let m = basis.sites() as usize;
     check_dim(
         "mean_field_state: amplitudes (one per site)",
@@ -95,6 +76,44 @@ pub fn mean_field_state<S: Scalar>(basis: &FockBasis, amplitudes: &[c64]) -> Res
     for k in 1..=n {
         ln_fact[k] = ln_fact[k - 1] + (k as f64).ln();
     }
+    Ok(MeanFieldLogs {
+        ln_abs,
+        phase,
+        ln_fact,
+    })
+}
+
+/// The in-phase mean-field state of the seed (its Eq. 6.8): all `N` particles in the single
+/// mode `Σ_m C_m b†_m`,
+///
+/// ```text
+/// |ψ⟩ = (N!)^{-1/2} (Σ_m C_m b†_m)^N |0⟩,    c_n = √(N! / Π_m n_m!) · Π_m C_m^{n_m}
+/// ```
+///
+/// The amplitudes `C_m` are first scaled to `Σ|C_m|² = 1`, which makes `‖ψ‖ = 1` (multinomial
+/// theorem); then `⟨n_m⟩ = N·|C_m|²`. The scaling divides by `max|C_m|` before squaring, so
+/// any finite amplitudes are accepted (1e200 or 1e−200 alike: only the ratios matter). The
+/// coefficients are computed in logarithms (so
+/// `N = 190` and beyond neither overflow nor underflow prematurely), relative accuracy
+/// about `N·ε`. Cost `O(D·M)`, parallel.
+///
+/// # Errors
+/// [`Error::DimensionMismatch`] for `amplitudes.len() ≠ M`; [`Error::InvalidArgument`] for
+/// amplitudes that are all zero or not finite.
+///
+/// ```
+/// use matexp_fock::{FockBasis, mean_field_state, site_densities};
+/// use matexp_core::c64;
+/// let b = FockBasis::new(19, 4)?;
+/// let c: Vec<c64> = [130.0, 7.0, 3.0, 50.0].iter().map(|&x: &f64| c64::new((x / 190.0).sqrt(), 0.0)).collect();
+/// let psi: Vec<c64> = mean_field_state(&b, &c)?;
+/// let n = site_densities(&b, &psi)?;
+/// assert!((n[0] - 19.0 * 130.0 / 190.0).abs() < 1e-12);
+/// # Ok::<(), matexp_core::Error>(())
+/// ```
+pub fn mean_field_state<S: Scalar>(basis: &FockBasis, amplitudes: &[c64]) -> Result<Vec<S>> {
+    let MeanFieldLogs { ln_abs, phase, ln_fact } = mean_field_logs(basis, amplitudes)?;
+    let (m, n) = (basis.sites() as usize, basis.particles() as usize);
     let dim = basis.len()?;
     let mut psi = try_filled(dim, S::zero(), "D (mean-field state vector)")?;
     psi.par_chunks_mut(BLOCK)

@@ -14,3 +14,5 @@
 pub mod basis;
 pub mod model;
 pub mod states;
+#[cfg(feature = "gpu")]
+pub mod gpu;
