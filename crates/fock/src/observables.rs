@@ -112,7 +112,11 @@ pub(crate) fn mean_field_logs(basis: &FockBasis, amplitudes: &[c64]) -> Result<M
 /// # Ok::<(), matexp_core::Error>(())
 /// ```
 pub fn mean_field_state<S: Scalar>(basis: &FockBasis, amplitudes: &[c64]) -> Result<Vec<S>> {
-    let MeanFieldLogs { ln_abs, phase, ln_fact } = mean_field_logs(basis, amplitudes)?;
+    let MeanFieldLogs {
+        ln_abs,
+        phase,
+        ln_fact,
+    } = mean_field_logs(basis, amplitudes)?;
     let (m, n) = (basis.sites() as usize, basis.particles() as usize);
     let dim = basis.len()?;
     let mut psi = try_filled(dim, S::zero(), "D (mean-field state vector)")?;

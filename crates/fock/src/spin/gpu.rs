@@ -366,7 +366,7 @@ impl GpuXxzChain {
         let raw = Self::sum_partials(&partial, 2)?;
         // φ = φ_raw/‖φ_raw‖, ‖φ_raw‖² summed on the host by a recursion over the sites.
         let norm = product_norm(self.basis(), amps).sqrt();
-        if !(norm > 0.0) {
+        if norm.is_nan() || norm <= 0.0 {
             return Err(Error::invalid(
                 "amps",
                 format!("{amps:?}"),

@@ -12,7 +12,7 @@
 //! (feature `gpu`).
 
 pub mod basis;
-pub mod model;
-pub mod states;
 #[cfg(feature = "gpu")]
 pub mod gpu;
+pub mod model;
+pub mod states;

@@ -135,7 +135,7 @@ fn normalise<S: Scalar>(v: &mut [S], what: &str) -> Result<()> {
         ));
     }
     let inv = S::from_f64(1.0 / n2.sqrt());
-    v.par_iter_mut().for_each(|z| *z = *z * inv);
+    v.par_iter_mut().for_each(|z| *z *= inv);
     Ok(())
 }
 

@@ -394,9 +394,7 @@ pub(super) fn stability_polynomials() -> ([f64; 7], [f64; 7]) {
                 inner[d] += A[i][j] * k[j][d];
             }
         }
-        for d in 0..6 {
-            k[i][d + 1] = inner[d];
-        }
+        k[i][1..].copy_from_slice(&inner[..6]);
     }
     let (mut r5, mut r4) = ([0.0f64; 7], [0.0f64; 7]);
     r5[0] = 1.0;
