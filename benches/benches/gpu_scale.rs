@@ -580,21 +580,30 @@ fn bh_rk45(
     let mut rk = CashKarpLean::new(&ctx.gpu, d, Rk45Options::new(TOL)).map_err(err)?;
     let peak = used(&ctx.gpu)?;
     let mi = c64::new(0.0, -1.0);
-    let (mut products, mut prev, mut acc) = (0usize, 0.0, 0.0f64);
-    for &t in times {
-        let rep = rk.integrate(&frozen, mi, prev, t, psi).map_err(err)?;
-        products += rep.products;
-        acc += rep.accumulated_error;
-        prev = t;
-        obs(t, psi, products, start.elapsed().as_secs_f64(), stream)?;
-        progress(case, t, args.bh_t, products, start);
-        if start.elapsed().as_secs_f64() > args.rk_budget && t < args.bh_t {
-            println!(
-                "{case}: stopped at t = {t} after the budget of {} s",
-                args.rk_budget
-            );
-            break;
-        }
-    }
+    // One integration through every output time (one step control, one error budget); the
+    // observer streams and stops the run at the first output time past the budget.
+    let mut all = vec![0.0];
+    all.extend_from_slice(times);
+    let mut reached = 0.0;
+    let rep = rk
+        .integrate_until(&frozen, mi, &all, psi, |t, psi, rep| {
+            if t == 0.0 {
+                return Ok(true);
+            }
+            reached = t;
+            let el = start.elapsed().as_secs_f64();
+            obs(t, psi, rep.products, el, stream).map_err(matexp_core::Error::Device)?;
+            progress(case, t, args.bh_t, rep.products, start);
+            if el > args.rk_budget && t < args.bh_t {
+                println!(
+                    "{case}: stopped at t = {t} after the budget of {} s",
+                    args.rk_budget
+                );
+                return Ok(false);
+            }
+            Ok(true)
+        })
+        .map_err(err)?;
+    let (products, prev, acc) = (rep.products, reached, rep.accumulated_error);
     Ok((products, prev, acc, peak))
 }

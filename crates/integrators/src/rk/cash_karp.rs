@@ -214,6 +214,26 @@ impl<'b, B: Backend, S: Scalar> CashKarp<'b, B, S> {
         Op: TimeDependentOperator<B, S> + ?Sized,
         F: FnMut(f64, &B::Vector<S>) -> Result<()>,
     {
+        self.integrate_until(ode, times, y, |t, y, _| observe(t, y).map(|()| true))
+    }
+
+    /// [`CashKarp::integrate_observed`] whose observer also sees the report so far and
+    /// returns whether to go on: `false` stops at that output time (the report then says how
+    /// far the run came through `y`'s last observed time; a wall-clock budget, for example).
+    ///
+    /// # Errors
+    /// As [`CashKarp::integrate_observed`].
+    pub fn integrate_until<Op, F>(
+        &mut self,
+        ode: &LinearOde<'_, Op, S>,
+        times: &[f64],
+        y: &mut B::Vector<S>,
+        mut observe: F,
+    ) -> Result<RkReport>
+    where
+        Op: TimeDependentOperator<B, S> + ?Sized,
+        F: FnMut(f64, &B::Vector<S>, &RkReport) -> Result<bool>,
+    {
         let (&t0, &t_end) = match (times.first(), times.last()) {
             (Some(a), Some(b)) => (a, b),
             _ => {
@@ -243,7 +263,9 @@ impl<'b, B: Backend, S: Scalar> CashKarp<'b, B, S> {
             },
         };
         let mut t = t0;
-        observe(t, y)?;
+        if !observe(t, y, &report)? {
+            return Ok(report);
+        }
         for &target in &times[1..] {
             while t < target {
                 let last = h >= target - t;
@@ -297,7 +319,9 @@ impl<'b, B: Backend, S: Scalar> CashKarp<'b, B, S> {
                 // A step cut short to land on an output time says little about the next one.
                 h = if last { next.max(h) } else { next };
             }
-            observe(t, y)?;
+            if !observe(t, y, &report)? {
+                return Ok(report);
+            }
         }
         Ok(report)
     }
@@ -503,5 +527,26 @@ impl<'b, B: Backend, S: Scalar> CashKarpLean<'b, B, S> {
         let frozen = Autonomous(op);
         let ode = LinearOde::new(&frozen, c);
         self.0.integrate_observed(&ode, times, y, observe)
+    }
+
+    /// As [`CashKarp::integrate_until`]: the observer sees the report so far and returns
+    /// whether to go on.
+    ///
+    /// # Errors
+    /// As [`CashKarp::integrate_until`].
+    pub fn integrate_until<Op: LinearOperator<B, S>, F>(
+        &mut self,
+        op: &Op,
+        c: S,
+        times: &[f64],
+        y: &mut B::Vector<S>,
+        observe: F,
+    ) -> Result<RkReport>
+    where
+        F: FnMut(f64, &B::Vector<S>, &RkReport) -> Result<bool>,
+    {
+        let frozen = Autonomous(op);
+        let ode = LinearOde::new(&frozen, c);
+        self.0.integrate_until(&ode, times, y, observe)
     }
 }
