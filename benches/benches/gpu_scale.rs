@@ -133,10 +133,38 @@ fn run(gpu: GpuBackend, args: &Args) -> Res<()> {
     result
 }
 
-/// Predicts the peak, checks it against the device's free memory and prints both.
-fn plan(ctx: &Ctx, what: &str, method: Method, scalar: ScalarKind, d: u64, op: u64) -> Res<Plan> {
+/// Returns the memory the device's default pool keeps from freed buffers to the driver, so
+/// that the free memory the driver reports is what a new run can have (matexp-gpu keeps
+/// freed memory pooled).
+fn trim_pool(gpu: &GpuBackend) -> Res<()> {
+    use matexp_gpu::cudarc::driver::sys;
+    gpu.synchronize().map_err(err)?;
+    let dev = gpu.device();
+    dev.bind().map_err(err)?;
+    let mut pool = std::ptr::null_mut();
+    // SAFETY: writes one pool handle of a valid device; trimming releases only memory that
+    // no allocation uses.
+    unsafe {
+        sys::cuDeviceGetDefaultMemPool(&mut pool, dev.cu_device())
+            .result()
+            .map_err(err)?;
+        sys::cuMemPoolTrimTo(pool, 0).result().map_err(err)
+    }
+}
+
+/// Predicts the peak, checks it against the device's free memory plus `held` bytes of the
+/// run's vectors already allocated, and prints both.
+fn plan(
+    ctx: &Ctx,
+    what: &str,
+    method: Method,
+    scalar: ScalarKind,
+    (d, op, held): (u64, u64, u64),
+) -> Res<Plan> {
     let p = Plan::new(method, scalar, d, op).map_err(err)?;
+    trim_pool(&ctx.gpu)?;
     let (free, total) = ctx.gpu.device().memory_info().map_err(err)?;
+    let free = free + held as usize;
     println!(
         "{what}: plan {p} → peak {:.2} GB; device free {:.2} of {:.2} GB",
         p.peak_bytes() as f64 / 1e9,
@@ -212,8 +240,7 @@ fn heisenberg(ctx: &mut Ctx, args: &Args) -> Res<()> {
         &case,
         Method::Product,
         ScalarKind::F64,
-        d,
-        g.bytes() as u64,
+        (d, g.bytes() as u64, 0),
     )?;
     let x = g.random_state::<f64>(&ctx.gpu, 1).map_err(err)?;
     let mut y = ctx.gpu.alloc::<f64>(n).map_err(err)?;
@@ -257,8 +284,7 @@ fn imaginary_time(
         case,
         Method::Leja { conjugate: false },
         ScalarKind::F64,
-        d,
-        g.bytes() as u64,
+        (d, g.bytes() as u64, 8 * d),
     )?;
     let (e0, _) = g.energy_norm(&psi).map_err(err)?;
     let base = used(&ctx.gpu)?;
@@ -315,8 +341,7 @@ fn neel(ctx: &mut Ctx, args: &Args) -> Res<()> {
         &case,
         Method::Leja { conjugate: false },
         ScalarKind::C64,
-        d,
-        g.bytes() as u64,
+        (d, g.bytes() as u64, 0),
     )?;
     let amps = neel_amplitudes(h.basis()).map_err(err)?;
     let mut psi = g.neel_state::<c64>(&ctx.gpu).map_err(err)?;
@@ -426,7 +451,13 @@ fn bh_run(
         Method::Leja { conjugate: false }
     };
     let case = format!("bh_m{n}_n{n}_{}", method.name());
-    let p = plan(ctx, &case, method, ScalarKind::C64, d, op.bytes() as u64)?;
+    let p = plan(
+        ctx,
+        &case,
+        method,
+        ScalarKind::C64,
+        (d, op.bytes() as u64, 0),
+    )?;
     let t_build = Instant::now();
     let (mut psi, tables) = op.mean_field_state::<c64>(&ctx.gpu, amps).map_err(err)?;
     ctx.gpu.synchronize().map_err(err)?;
