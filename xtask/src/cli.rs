@@ -1,7 +1,7 @@
 //! The command line of `cargo xtask`: one clap parser, a subcommand per command, each with
 //! the options struct of its module.
 
-use crate::{bench, bundle, cuda, fuzz, package, test};
+use crate::{bench, bundle, cuda, fuzz, package, python, test};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -48,6 +48,9 @@ pub enum Command {
     /// `cargo package` every publishable crate and build each package on its own
     #[command(long_about = package::ABOUT)]
     Package(package::PackageArgs),
+    /// build the Python wheel (crates/python) in .tools/python and run its tests
+    #[command(long_about = python::ABOUT)]
+    Python(python::PythonArgs),
 }
 
 const REPORT_ABOUT: &str = "Regenerates bench-results/REPORT.md and the README's headline table \
@@ -111,7 +114,7 @@ mod tests {
             .map(|c| c.get_name().to_string())
             .collect();
         for name in [
-            "test", "bench", "report", "ingest", "cuda", "bundle", "fuzz", "package",
+            "test", "bench", "report", "ingest", "cuda", "bundle", "fuzz", "package", "python",
         ] {
             assert!(names.iter().any(|n| n == name), "{name} missing: {names:?}");
         }

@@ -10,6 +10,7 @@ mod cuda;
 mod fuzz;
 mod package;
 mod ptx_stamp;
+mod python;
 mod records;
 mod report;
 mod test;
@@ -88,6 +89,7 @@ fn dispatch(command: Command) -> Result<(), String> {
         Command::Bundle(args) => bundle::run(args),
         Command::Fuzz(args) => fuzz::run(args),
         Command::Package(args) => package::run(args),
+        Command::Python(args) => python::run(args),
     }
 }
 

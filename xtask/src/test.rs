@@ -14,6 +14,7 @@ Provisions the system libraries (LAPACKE, OpenBLAS; apt-get as root), then runs
   cargo clippy --workspace --all-targets -- -D warnings
   cargo test --workspace --no-fail-fast          (unit, integration and doc tests)
   cargo xtask package                            (every publishable crate packages and builds)
+  cargo xtask python                             (the Python wheel and its pytest suite)
   cargo xtask cuda --check                       (every kernel with the pinned nvcc)
 and ends with a summary of every step.";
 
@@ -26,12 +27,15 @@ pub struct TestArgs {
     /// skip clippy
     #[arg(long)]
     quick: bool,
+    /// skip the Python wheel and its tests
+    #[arg(long)]
+    no_python: bool,
 }
 
 pub fn run(args: TestArgs) -> Result<(), String> {
     let sh = root_shell()?;
     let cargo = cargo_program();
-    let mut steps = Steps::new("test", 6);
+    let mut steps = Steps::new("test", 7);
 
     let provisioned = steps.run(
         "provision",
@@ -74,6 +78,16 @@ pub fn run(args: TestArgs) -> Result<(), String> {
         crate::package::package_workspace(false)
     });
 
+    // The wheel (test profile) and pytest: about 2 min from cold on 2 cores, see
+    // crates/python/README.md.
+    if args.no_python {
+        steps.skip("python", "--no-python");
+    } else {
+        steps.run("python", "cargo xtask python", || {
+            crate::python::run(Default::default())
+        });
+    }
+
     if args.no_cuda {
         steps.skip("cuda", "--no-cuda");
     } else {
@@ -105,7 +119,8 @@ mod tests {
             a.test(),
             Some(&TestArgs {
                 no_cuda: true,
-                quick: true
+                quick: true,
+                no_python: false,
             })
         );
         assert_eq!(parse(&["test"]).unwrap().test(), Some(&TestArgs::default()));

@@ -5,6 +5,7 @@
 //! exception classes of `matexp._errors` ([`errors`]). The Python package (python/matexp)
 //! gives them SciPy's and networkx's signatures.
 
+mod device;
 mod errors;
 mod graph;
 mod operator;

@@ -220,29 +220,6 @@ impl Operator {
             py.detach(|| f(&watched))
         };
         match &self.kind {
-            Kind::Csr {
-                indptr,
-                indices,
-                data,
-                wide,
-            } => {
-                if *wide {
-                    self.with_csr::<S, i64, u64, R>(py, (indptr, indices, data), run)
-                } else {
-                    self.with_csr::<S, i32, u32, R>(py, (indptr, indices, data), run)
-                }
-            }
-            Kind::Owned(owned) => Ok(match S::pick(owned) {
-                Some(a) => run(a),
-                // A real matrix needed as complex: one complex copy for the call.
-                None => match &**owned {
-                    Owned::Real(a) => match a.cast::<S>() {
-                        Ok(c) => run(&c),
-                        Err(e) => Err(e),
-                    },
-                    Owned::Complex(_) => unreachable!("complex operators are refused above"),
-                },
-            }),
             Kind::Callback { matvec, hermitian } => {
                 let op = Callback::<S> {
                     n: self.n,
@@ -253,19 +230,62 @@ impl Operator {
                 };
                 Ok(run(&op))
             }
+            _ => self.with_parts(py, OnCpu(run)),
         }
     }
 
-    fn with_csr<S, IS, IU, R>(
+    /// Runs `f` on the CSR arrays of a matrix operator (borrowed from NumPy, or the owned
+    /// copy) as values of `S`: a real matrix needed as complex gets one complex copy of its
+    /// values for the call. Callbacks have no arrays: `Unsupported`.
+    pub fn with_parts<S: PyScalar, F: Parts<S>>(
+        &self,
+        py: Python<'_>,
+        f: F,
+    ) -> PyResult<Result<F::Out>> {
+        if self.complex && !S::COMPLEX {
+            return Err(invalid(py, "a complex operator cannot act on real vectors"));
+        }
+        match &self.kind {
+            Kind::Csr {
+                indptr,
+                indices,
+                data,
+                wide: true,
+            } => self.csr_parts::<S, i64, u64, F>(py, (indptr, indices, data), f),
+            Kind::Csr {
+                indptr,
+                indices,
+                data,
+                wide: false,
+            } => self.csr_parts::<S, i32, u32, F>(py, (indptr, indices, data), f),
+            Kind::Owned(owned) => Ok(match S::pick(owned) {
+                Some(a) => f.call(self.n, self.m, a.row_ptr(), a.col_idx(), a.values()),
+                None => match &**owned {
+                    Owned::Real(a) => {
+                        let vals = complex_values::<S>(a.values());
+                        f.call(self.n, self.m, a.row_ptr(), a.col_idx(), &vals)
+                    }
+                    Owned::Complex(_) => unreachable!("complex operators are refused above"),
+                },
+            }),
+            Kind::Callback { .. } => Ok(Err(matexp::Error::Unsupported(
+                "a LinearOperator callback runs on the CPU only; pass a matrix for device='gpu'"
+                    .into(),
+            ))),
+        }
+    }
+
+    fn csr_parts<S, IS, IU, F>(
         &self,
         py: Python<'_>,
         (indptr, indices, data): (&Py<PyAny>, &Py<PyAny>, &Py<PyAny>),
-        run: impl FnOnce(&dyn LinearOperator<CpuBackend, S>) -> Result<R>,
-    ) -> PyResult<Result<R>>
+        f: F,
+    ) -> PyResult<Result<F::Out>>
     where
         S: PyScalar,
         IS: numpy::Element,
-        IU: matexp::CsrIndex,
+        IU: Index,
+        F: Parts<S>,
     {
         let index = |a: &Py<PyAny>| {
             a.bind(py)
@@ -284,25 +304,65 @@ impl Operator {
         );
         if self.complex || !S::COMPLEX {
             let d = data.bind(py).extract::<PyReadonlyArray1<'_, S>>()?;
-            let view = match CsrView::try_new(self.n, self.m, ptr, idx, slice(py, &d, "data")?) {
-                Ok(v) => v,
-                Err(e) => return Ok(Err(e)),
-            };
-            Ok(run(&view))
+            Ok(f.call(self.n, self.m, ptr, idx, slice(py, &d, "data")?))
         } else {
-            // A real matrix needed as complex (complex t or complex vectors with complex
+            // A real matrix needed as complex (complex t, or complex vectors with complex
             // times): one complex copy of the values for the call.
             let d = data.bind(py).extract::<PyReadonlyArray1<'_, f64>>()?;
-            let vals: Vec<S> = slice(py, &d, "data")?
-                .iter()
-                .map(|&x| S::exact_from_c64(c64::new(x, 0.0)).expect("complex target"))
-                .collect();
-            let view = match CsrView::try_new(self.n, self.m, ptr, idx, &vals) {
-                Ok(v) => v,
-                Err(e) => return Ok(Err(e)),
-            };
-            Ok(run(&view))
+            let vals = complex_values::<S>(slice(py, &d, "data")?);
+            Ok(f.call(self.n, self.m, ptr, idx, &vals))
         }
+    }
+}
+
+/// Real values as the complex scalar `S`.
+fn complex_values<S: PyScalar>(v: &[f64]) -> Vec<S> {
+    v.iter()
+        .map(|&x| S::exact_from_c64(c64::new(x, 0.0)).expect("complex target"))
+        .collect()
+}
+
+/// The two index types of CSR arrays (SciPy's int32 and int64, reinterpreted unsigned).
+#[cfg(not(feature = "gpu"))]
+pub trait Index: matexp::CsrIndex {}
+/// The two index types of CSR arrays (SciPy's int32 and int64, reinterpreted unsigned).
+#[cfg(feature = "gpu")]
+pub trait Index: matexp::CsrIndex + matexp::gpu::GpuIndex {}
+impl Index for u32 {}
+impl Index for u64 {}
+
+/// What runs on a matrix operator's CSR arrays ([`Operator::with_parts`]).
+pub trait Parts<S: PyScalar> {
+    /// Its result.
+    type Out;
+    /// Runs on `nrows × ncols` arrays (unvalidated: the consumer validates them).
+    fn call<I: Index>(
+        self,
+        nrows: usize,
+        ncols: usize,
+        ptr: &[I],
+        idx: &[I],
+        vals: &[S],
+    ) -> Result<Self::Out>;
+}
+
+/// A CPU solve on the borrowed [`CsrView`] of the arrays.
+struct OnCpu<G>(G);
+
+impl<S: PyScalar, R, G: FnOnce(&dyn LinearOperator<CpuBackend, S>) -> Result<R>> Parts<S>
+    for OnCpu<G>
+{
+    type Out = R;
+    fn call<I: Index>(
+        self,
+        nrows: usize,
+        ncols: usize,
+        ptr: &[I],
+        idx: &[I],
+        vals: &[S],
+    ) -> Result<R> {
+        let view = CsrView::try_new(nrows, ncols, ptr, idx, vals)?;
+        (self.0)(&view)
     }
 }
 

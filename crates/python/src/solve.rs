@@ -10,7 +10,7 @@ use crate::errors::invalid;
 use crate::operator::Operator;
 use crate::scalar::PyScalar;
 use crate::watch::Ctx;
-use matexp::{CpuBackend, Method, Options, Report, c64};
+use matexp::{CpuBackend, KrylovBackend, LinearOperator, Method, Options, Report, c64};
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -82,7 +82,7 @@ fn info<'py>(py: Python<'py>, r: &Report) -> PyResult<Bound<'py, PyDict>> {
     Ok(d)
 }
 
-fn merge(total: &mut Option<Report>, r: Report) {
+pub fn merge(total: &mut Option<Report>, r: Report) {
     match total {
         Some(t) => t.merge(&r),
         None => *total = Some(r),
@@ -95,18 +95,20 @@ fn columns<S: PyScalar>(
     py: Python<'_>,
     op: &Operator,
     ctx: &Ctx,
+    device: Option<usize>,
     cols: Vec<Vec<S>>,
-    job: impl Fn(
-        &dyn matexp::LinearOperator<CpuBackend, S>,
-        &Vec<S>,
-    ) -> matexp::Result<(Vec<Vec<S>>, Report)>
-    + Sync,
+    job: Job<'_>,
+    opts: &Options,
 ) -> PyResult<matexp::Result<(Outputs<S>, Report)>> {
+    if let Some(ordinal) = device {
+        return crate::device::columns(py, op, ordinal, cols, job, opts);
+    }
     op.with::<S, _>(py, ctx, |a| {
+        let cpu = CpuBackend::new();
         let mut out = Vec::with_capacity(cols.len());
         let mut total = None;
         for c in &cols {
-            let (w, r) = job(a, c)?;
+            let (w, r) = job.run(&cpu, opts, a, c)?;
             out.push(w);
             merge(&mut total, r);
         }
@@ -115,7 +117,7 @@ fn columns<S: PyScalar>(
 }
 
 /// Per column, its output vectors.
-type Outputs<S> = Vec<Vec<Vec<S>>>;
+pub type Outputs<S> = Vec<Vec<Vec<S>>>;
 
 /// Lays out `out[col][j]` (vectors of length n) as a flat C-order array of shape (m, k, n).
 fn flat<S: Copy>(out: &[Vec<Vec<S>>], m: usize, n: usize) -> Vec<S> {
@@ -171,9 +173,11 @@ fn result_array<'py>(
 }
 
 /// What a call computes for one column.
-#[derive(Clone, Copy)]
-enum Job<'a> {
+#[derive(Clone, Copy, Debug)]
+pub enum Job<'a> {
+    /// e^{tA}v at each time.
     Times(&'a [c64]),
+    /// φ_k(tA)v, or φ₀ … φ_k (`all`).
     Phi { t: c64, k: usize, all: bool },
 }
 
@@ -191,22 +195,28 @@ impl Job<'_> {
             Job::Phi { t, .. } => t.im != 0.0,
         }
     }
-    fn run<S: PyScalar>(
+    /// The solve for one column `v` on `backend`.
+    pub fn run<B, S, O>(
         &self,
+        backend: &B,
         opts: &Options,
-        a: &dyn matexp::LinearOperator<CpuBackend, S>,
-        v: &Vec<S>,
-    ) -> matexp::Result<(Vec<Vec<S>>, Report)> {
-        let cpu = CpuBackend::new();
+        a: &O,
+        v: &B::Vector<S>,
+    ) -> matexp::Result<(Vec<B::Vector<S>>, Report)>
+    where
+        B: KrylovBackend,
+        S: PyScalar,
+        O: LinearOperator<B, S> + ?Sized,
+    {
         let scalar = |t: c64| S::exact_from_c64(t).expect("complex jobs run complex");
         match *self {
             Job::Times(ts) => {
                 let times: Vec<S> = ts.iter().map(|&t| scalar(t)).collect();
-                matexp::expmv_times(&cpu, a, &times, v, opts)
+                matexp::expmv_times(backend, a, &times, v, opts)
             }
-            Job::Phi { t, k, all: true } => matexp::phimv(&cpu, a, scalar(t), v, k, opts),
+            Job::Phi { t, k, all: true } => matexp::phimv(backend, a, scalar(t), v, k, opts),
             Job::Phi { t, k, all: false } => {
-                matexp::phimv_k(&cpu, a, scalar(t), v, k, opts).map(|(w, r)| (vec![w], r))
+                matexp::phimv_k(backend, a, scalar(t), v, k, opts).map(|(w, r)| (vec![w], r))
             }
         }
     }
@@ -221,6 +231,7 @@ fn solve<'py>(
     job: Job<'_>,
     opts: Options,
     progress: Option<Py<PyAny>>,
+    device: Option<usize>,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
     let (n, blk) = block(py, b)?;
     let m = job.outputs();
@@ -228,8 +239,7 @@ fn solve<'py>(
     let complex = op.complex() || job.complex();
     let (out, split) = match blk {
         Block::Real(cols) if !complex => (
-            columns::<f64>(py, op, &ctx, cols, |a, v| job.run(&opts, a, v))?
-                .map(|(o, r)| (Ok(o), r)),
+            columns::<f64>(py, op, &ctx, device, cols, job, &opts)?.map(|(o, r)| (Ok(o), r)),
             false,
         ),
         Block::Complex(cols) if !complex => {
@@ -242,8 +252,7 @@ fn solve<'py>(
                     .map(|c| c.iter().map(|z| z.im).collect::<Vec<f64>>()),
             );
             (
-                columns::<f64>(py, op, &ctx, parts, |a, v| job.run(&opts, a, v))?
-                    .map(|(o, r)| (Ok(o), r)),
+                columns::<f64>(py, op, &ctx, device, parts, job, &opts)?.map(|(o, r)| (Ok(o), r)),
                 true,
             )
         }
@@ -253,14 +262,12 @@ fn solve<'py>(
                 .map(|c| c.into_iter().map(|x| c64::new(x, 0.0)).collect())
                 .collect();
             (
-                columns::<c64>(py, op, &ctx, cols, |a, v| job.run(&opts, a, v))?
-                    .map(|(o, r)| (Err(o), r)),
+                columns::<c64>(py, op, &ctx, device, cols, job, &opts)?.map(|(o, r)| (Err(o), r)),
                 false,
             )
         }
         Block::Complex(cols) => (
-            columns::<c64>(py, op, &ctx, cols, |a, v| job.run(&opts, a, v))?
-                .map(|(o, r)| (Err(o), r)),
+            columns::<c64>(py, op, &ctx, device, cols, job, &opts)?.map(|(o, r)| (Err(o), r)),
             false,
         ),
     };
@@ -269,9 +276,10 @@ fn solve<'py>(
 }
 
 /// e^{t_j A}·b_c for every time t_j and column b_c of `b` ((k, n), float64 or complex128):
-/// an array of shape (m, k, n) and the report as a dict.
+/// an array of shape (m, k, n) and the report as a dict. `device`: a GPU's ordinal (the
+/// matrix and vectors are uploaded, the results downloaded), None for the CPU.
 #[pyfunction]
-#[pyo3(signature = (op, b, times, *, method = "auto", rtol = None, atol = 0.0, max_products = None, progress = None))]
+#[pyo3(signature = (op, b, times, *, method = "auto", rtol = None, atol = 0.0, max_products = None, progress = None, device = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn expmv_times<'py>(
     py: Python<'py>,
@@ -283,15 +291,16 @@ pub fn expmv_times<'py>(
     atol: f64,
     max_products: Option<usize>,
     progress: Option<Py<PyAny>>,
+    device: Option<usize>,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
     let opts = options(py, method, rtol, atol, max_products)?;
-    solve(py, op, b, Job::Times(&times), opts, progress)
+    solve(py, op, b, Job::Times(&times), opts, progress, device)
 }
 
 /// φ₀(tA)b … φ_k(tA)b (`all`) or φ_k(tA)b alone for every column of `b` ((k, n)): an array
 /// of shape (k + 1 or 1, columns, n) and the report.
 #[pyfunction]
-#[pyo3(signature = (op, b, t, k, all, *, method = "auto", rtol = None, atol = 0.0, max_products = None, progress = None))]
+#[pyo3(signature = (op, b, t, k, all, *, method = "auto", rtol = None, atol = 0.0, max_products = None, progress = None, device = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn phimv<'py>(
     py: Python<'py>,
@@ -305,7 +314,8 @@ pub fn phimv<'py>(
     atol: f64,
     max_products: Option<usize>,
     progress: Option<Py<PyAny>>,
+    device: Option<usize>,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
     let opts = options(py, method, rtol, atol, max_products)?;
-    solve(py, op, b, Job::Phi { t, k, all }, opts, progress)
+    solve(py, op, b, Job::Phi { t, k, all }, opts, progress, device)
 }
