@@ -26,7 +26,7 @@
 //!   the banded `exp(Z/s)`, and `s` banded products (Caliari 2007, Zivcovich 2019). φ_k uses
 //!   `φ_k[z_0..z_j] = exp[0,…,0, z_0..z_j]` with `k` extra zero nodes. Cost
 //!   `O((s + T)·n·w)` flops, `n = m + k + 1`, `s = ⌈ν/θ⌉` with `ν ≈ |β|·(max ξ − min ξ)`
-//!   (plus the distance to `0` for `k > 0`), `θ = 4` (real) or `3` (complex), `T, w ≤ ≈ 200`
+//!   (plus the distance to `0` for `k > 0`), `θ = 16` (real) or `3` (complex), `T, w ≤ ≈ 220`
 //!   (Taylor terms, bandwidth of `exp(Z/s)`); memory `O(n·w)`. Repeated nodes are allowed
 //!   (confluent divided differences).
 //! * [`Method::Auto`] — `Recurrence` when the spread `ν = |β|·(max ξ − min ξ) ≤
@@ -99,7 +99,7 @@ pub use newton::newton_eval;
 pub use scalar::DdScalar;
 
 /// Largest number of nodes accepted (`m + 1 ≤ MAX_NODES`). The stable method's memory is
-/// `O(n·w)` with `w ≤ ≈ 200`, i.e. ≈ 40 MB complex at the cap; Leja interpolation beyond a
+/// `O(n·w)` with `w ≤ ≈ 220`, i.e. ≈ 40 MB complex at the cap; Leja interpolation beyond a
 /// few hundred points calls for substepping instead.
 pub const MAX_NODES: usize = 10_000;
 
@@ -109,8 +109,9 @@ pub const MAX_NODES: usize = 10_000;
 pub const MAX_PHI_ORDER: usize = 30;
 
 /// Largest spread `ν = |β|·(max ξ − min ξ)` accepted by [`Method::Stable`]: its cost grows
-/// linearly in `ν` (`s = ⌈ν/θ⌉` banded products of `≈ 200·n` multiply-adds each, i.e.
-/// `≈ 50·ν·n` flops: under a second for `ν = 10⁴`, `n = 500` on one core). Larger spreads
+/// linearly in `ν` (`s = ⌈ν/θ⌉` banded products of `≈ 220·n` multiply-adds each, i.e.
+/// `≈ 14·ν·n` flops for real data (θ = 16), `≈ 70·ν·n` for complex (θ = 3): well under a
+/// second for `ν = 10⁴`, `n = 500` on one core). Larger spreads
 /// mean the step must be subdivided anyway (interpolation at `m` Leja points only converges
 /// for `ν ≲ 4m`).
 pub const MAX_SPREAD: f64 = 1.0e6;

@@ -16,7 +16,8 @@
 //! 3. `F = exp(M)` column by column from its Taylor series; column `j` is the first column of
 //!    the exponential of the trailing block `M[j.., j..]`, so each column is a short
 //!    recurrence on a vector. Entries of `F` decay like `‖M‖^{i−j}/(i−j)!` and underflow
-//!    below 2^−1000 beyond a bandwidth `w` (≈ 150–200 for `θ ≤ 4`): `F` is stored as a band;
+//!    below 2^−1000 beyond a bandwidth `w` (≈ 130–160 for `θ ≤ 4`, ≈ 220 for `θ = 16`): `F`
+//!    is stored as a band;
 //! 4. `v = F^s e_0` by `s` banded matrix–vector products, rescaling `v` by an exact power of
 //!    two after each product;
 //! 5. `d_j = e^σ · 2^E · v_{k+j}`, with `e^σ` assembled from `e^α`, `e^{βc}` (with the
@@ -28,10 +29,16 @@
 use crate::scalar::{Scaled, exponent, pow2, two_prod};
 use crate::{Affine, DdScalar};
 use matexp_core::{Error, Result, c64};
+use rayon::prelude::*;
 
 /// Scaling target `‖(Z − σI)/s‖ ≤ θ` for real data (no cancellation: a larger θ costs
-/// nothing in accuracy and saves products).
-pub(crate) const THETA_REAL: f64 = 4.0;
+/// nothing in accuracy and saves products). The cost is `s·n·w` multiply-adds for the
+/// products (`s = ⌈ν/θ⌉`) plus `n·T·w` for the Taylor columns (`T` terms, band `w`, both
+/// growing slowly with θ: entries of `exp(M)` decay like `θ^l/l!`), so a larger θ pays until
+/// the Taylor columns dominate; 16 takes a quarter of the products of θ = 4 for a band about
+/// 1.4 times wider (timings: `bench-results/notes/tuning.md`, "divdiff: scaling target").
+/// Accuracy: `long_real_substeps_against_512_bit_reference` (tests/it/accuracy.rs).
+pub(crate) const THETA_REAL: f64 = 16.0;
 /// Scaling target for complex data, where the Taylor series of `exp(M)` cancels by up to
 /// `e^{2θ}`; 3 keeps the measured error at the level of the real case.
 pub(crate) const THETA_COMPLEX: f64 = 3.0;
@@ -94,7 +101,12 @@ pub(crate) fn stable<T: DdScalar>(
     let b: Vec<T> = sub.iter().map(|x| x.scale(inv_s)).collect();
     let norm_m = nu * inv_s;
 
+    // The columns are independent (each the exponential of a trailing block) and cost about
+    // `T·w` each, as much as all the banded products together at θ = 16: computed in
+    // parallel, each by the same serial recurrence, so the result does not depend on the
+    // thread count.
     let columns: Vec<BandColumn<T>> = (0..n)
+        .into_par_iter()
         .map(|j| BandColumn::new(taylor_column(&a, &b, j, norm_m)))
         .collect();
     let bandwidth = columns.iter().map(|c| c.values.len()).max().unwrap_or(0);
