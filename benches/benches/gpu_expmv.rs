@@ -19,6 +19,8 @@
 //! "Lanczos if `is_hermitian()`", on every backend), errors against Leja at rtol 10⁻¹⁰,
 //! and, on both operators, the time of one Lanczos step (`lanczos_product` + `lanczos_update`)
 //! against one product in the same run (`…/lanczos_step` records, the ratio in `extra`);
+//! Table 10 runs twice: the real Hamiltonian with real values stored (the real-by-complex
+//! kernels, what `GpuCsr::from_csr` picks) and stored complex (`…_complex_values`).
 //! `--small` shrinks them to N = 64 and L = 14. `--tables-only` skips the other problems;
 //! `--table T10` (or `T12`, repeatable) runs only that table.
 //! Records (one JSON object per line) go to `DIR/expmv_gpu.jsonl` (default
@@ -39,7 +41,7 @@ use matexp_expmv::{
     Arnoldi, ArnoldiOptions, ExpmvMethod, Lanczos, LanczosOptions, Leja, LejaOptions, Report,
     Taylor, TaylorOptions,
 };
-use matexp_gpu::{GpuBackend, GpuCsr};
+use matexp_gpu::{GpuBackend, GpuCsr, ValueStorage};
 use matexp_sparse::CsrMatrix;
 use matexp_sparse::generators::{SpinBath, StoredZeros, laplacian_3d};
 use matexp_testkit::reference::{laplace_initial, laplace_reference};
@@ -465,18 +467,30 @@ fn tables(ctx: &mut Ctx<'_>) -> Res<()> {
         let bath = SpinBath::seed000(spins, 1).map_err(err)?;
         let hm: CsrMatrix<c64> = bath.hamiltonian(StoredZeros::Keep).map_err(err)?;
         let psi: Vec<c64> = bath.initial_state(1).map_err(err)?;
-        let mut hg = GpuCsr::from_csr(ctx.gpu, &hm).map_err(err)?;
-        let case = format!("T10_spin_bath_L{spins}_t10");
-        table_case(
-            ctx,
-            &case,
-            &mut hg,
-            c64::new(0.0, -10.0),
-            &psi,
-            None,
-            tol,
-            reps,
-        )?;
+        // The real Hamiltonian on complex vectors: real values stored (`GpuCsr::from_csr`
+        // finds every imaginary part zero), then the same matrix stored complex, in one run.
+        for (suffix, storage) in [
+            ("", ValueStorage::Auto),
+            ("_complex_values", ValueStorage::Full),
+        ] {
+            let mut hg = GpuCsr::from_csr_with(ctx.gpu, &hm, storage).map_err(err)?;
+            println!(
+                "T10: values stored {}, {} bytes a product",
+                if hg.real_values() { "real" } else { "complex" },
+                hg.bytes_per_product(false)
+            );
+            let case = format!("T10_spin_bath_L{spins}_t10{suffix}");
+            table_case(
+                ctx,
+                &case,
+                &mut hg,
+                c64::new(0.0, -10.0),
+                &psi,
+                None,
+                tol,
+                reps,
+            )?;
+        }
     }
     Ok(())
 }

@@ -5,6 +5,8 @@
 // that ||y_next|| costs one small finish launch instead of another pass over memory.
 // Unfused, the same step reads and writes y_next three more times.
 //
+// Values of type V: T, or T's real type for a real matrix on complex vectors (leja_rcsr).
+//
 // Pointers: `x` is the full input vector (gathered through col_idx); `x_rows`, `y_next`
 // and `acc` point at the first row this launch handles, so a row block of a partitioned
 // matrix (multi-GPU) uses the same kernel with offset pointers. With one device,
@@ -13,13 +15,13 @@
 // Grid-stride over row groups with a capped grid (at most MX_MAX_PARTIALS blocks), the
 // per-block rows folded 256 to one (fold_rows) before the one-block finish. lanes_log2 = 0
 // gives one thread per row.
-#include "common.cuh"
+#include "real_values.cuh"
 
 namespace mx {
 
-template <typename T, typename I, bool VALUES>
+template <typename T, typename V, typename I, bool VALUES>
 __device__ void leja_step(MxLejaParams p, const I *__restrict__ row_ptr,
-                          const I *__restrict__ col_idx, const T *__restrict__ values,
+                          const I *__restrict__ col_idx, const V *__restrict__ values,
                           const T *__restrict__ x, const T *__restrict__ x_rows,
                           T *__restrict__ y_next, T *__restrict__ acc,
                           MxSsqPartial *__restrict__ partials) {
@@ -65,15 +67,27 @@ __device__ void leja_step(MxLejaParams p, const I *__restrict__ row_ptr,
         leja_csr_##name##_##iname(MxLejaParams p, const I *row_ptr, const I *col_idx,            \
                                   const T *values, const T *x, const T *x_rows, T *y_next,       \
                                   T *acc, MxSsqPartial *partials) {                              \
-        mx::leja_step<T, I, true>(p, row_ptr, col_idx, values, x, x_rows, y_next, acc,           \
+        mx::leja_step<T, T, I, true>(p, row_ptr, col_idx, values, x, x_rows, y_next, acc,           \
                                   partials);                                                     \
     }                                                                                            \
     extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
         leja_pattern_##name##_##iname(MxLejaParams p, const I *row_ptr, const I *col_idx,        \
                                       const T *x, const T *x_rows, T *y_next, T *acc,            \
                                       MxSsqPartial *partials) {                                  \
-        mx::leja_step<T, I, false>(p, row_ptr, col_idx, nullptr, x, x_rows, y_next, acc,         \
+        mx::leja_step<T, T, I, false>(p, row_ptr, col_idx, nullptr, x, x_rows, y_next, acc,         \
                                    partials);                                                    \
     }
 
 MX_FOR_EACH_SCALAR_INDEX(MX_LEJA)
+
+// A real matrix acting on complex vectors: values of the vectors' real type V.
+#define MX_LEJA_REAL(name, T, V, iname, I)                                                       \
+    extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
+        leja_rcsr_##name##_##iname(MxLejaParams p, const I *row_ptr, const I *col_idx,           \
+                                   const V *values, const T *x, const T *x_rows, T *y_next,      \
+                                   T *acc, MxSsqPartial *partials) {                             \
+        mx::leja_step<T, V, I, true>(p, row_ptr, col_idx, values, x, x_rows, y_next, acc,        \
+                                     partials);                                                  \
+    }
+
+MX_FOR_EACH_COMPLEX_INDEX(MX_LEJA_REAL)

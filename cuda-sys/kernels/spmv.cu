@@ -13,7 +13,7 @@
 // Bytes per product (floor): row_ptr (n+1)*|I| + col_idx nnz*|I| + values nnz*|T| + x
 // gathered (>= n*|T|, more when columns scatter beyond the caches) + y written n*|T|
 // (+ read when beta != 0).
-#include "common.cuh"
+#include "real_values.cuh"
 
 namespace mx {
 
@@ -34,11 +34,12 @@ template <typename T> struct Formed {
 };
 
 // Partial sum over the entries j = start + lane, start + lane + lanes, ... of one row, x
-// read through `x` (Stored or Formed).
-template <typename T, typename I, bool VALUES, typename X>
+// read through `x` (Stored or Formed). Values of type V: T, or T's real type for a real
+// matrix acting on complex vectors (the "rcsr" kernels, 12 bytes per c64 entry, not 20).
+template <typename T, typename V, typename I, bool VALUES, typename X>
 __device__ __forceinline__ T row_partial_of(const I *__restrict__ row_ptr,
                                             const I *__restrict__ col_idx,
-                                            const T *__restrict__ values, X x, uint64_t row,
+                                            const V *__restrict__ values, X x, uint64_t row,
                                             unsigned lane, unsigned lanes) {
     T s = zero<T>();
     const I end = row_ptr[row + 1];
@@ -49,12 +50,12 @@ __device__ __forceinline__ T row_partial_of(const I *__restrict__ row_ptr,
     return s;
 }
 
-template <typename T, typename I, bool VALUES>
+template <typename T, typename V, typename I, bool VALUES>
 __device__ __forceinline__ T row_partial(const I *__restrict__ row_ptr,
                                          const I *__restrict__ col_idx,
-                                         const T *__restrict__ values, const T *__restrict__ x,
+                                         const V *__restrict__ values, const T *__restrict__ x,
                                          uint64_t row, unsigned lane, unsigned lanes) {
-    return row_partial_of<T, I, VALUES>(row_ptr, col_idx, values, Stored<T>{x}, row, lane,
+    return row_partial_of<T, V, I, VALUES>(row_ptr, col_idx, values, Stored<T>{x}, row, lane,
                                         lanes);
 }
 
@@ -63,27 +64,28 @@ __device__ __forceinline__ T axpby_one(T alpha, T ax, MxScalar beta, const T *y)
     return is_zero(beta) ? mul(alpha, ax) : mad(alpha, ax, mul(make<T>(beta), *y));
 }
 
-template <typename T, typename I, bool VALUES>
+template <typename T, typename V, typename I, bool VALUES>
 __device__ void spmv_scalar(MxSpmvParams p, const I *__restrict__ row_ptr,
-                            const I *__restrict__ col_idx, const T *__restrict__ values,
+                            const I *__restrict__ col_idx, const V *__restrict__ values,
                             const T *__restrict__ x, T *__restrict__ y) {
     const uint64_t row = global_thread();
     if (row >= p.nrows) return;
-    const T s = row_partial<T, I, VALUES>(row_ptr, col_idx, values, x, row, 0, 1);
+    const T s = row_partial<T, V, I, VALUES>(row_ptr, col_idx, values, x, row, 0, 1);
     y[row] = axpby_one(make<T>(p.alpha), s, p.beta, y + row);
 }
 
 // The grid covers all rows: block b handles rows [b * rows_per_block, (b+1) * rows_per_block).
-template <typename T, typename I, bool VALUES>
+template <typename T, typename V, typename I, bool VALUES>
 __device__ void spmv_vector(MxSpmvParams p, const I *__restrict__ row_ptr,
-                            const I *__restrict__ col_idx, const T *__restrict__ values,
+                            const I *__restrict__ col_idx, const V *__restrict__ values,
                             const T *__restrict__ x, T *__restrict__ y) {
     const unsigned lanes = 1u << p.lanes_log2;
     const unsigned lane = threadIdx.x & (lanes - 1);
     const uint64_t rows_per_block = blockDim.x >> p.lanes_log2;
     const uint64_t row = blockIdx.x * rows_per_block + (threadIdx.x >> p.lanes_log2);
     T s = zero<T>();
-    if (row < p.nrows) s = row_partial<T, I, VALUES>(row_ptr, col_idx, values, x, row, lane, lanes);
+    if (row < p.nrows)
+        s = row_partial<T, V, I, VALUES>(row_ptr, col_idx, values, x, row, lane, lanes);
     // Every lane takes part in the shuffles, also those past the last row.
     s = group_sum(s, lanes);
     if (lane == 0 && row < p.nrows) y[row] = axpby_one(make<T>(p.alpha), s, p.beta, y + row);
@@ -189,10 +191,10 @@ __device__ void spmv_pattern_hybrid(MxSpmvParams p, const I *__restrict__ row_pt
 // capped grid (the host's LANCZOS_GRID, measured: too few blocks leave the memory underused,
 // too many pay a block reduction per 256 rows), the per-block rows folded 256 to one
 // (fold_rows) before the finish. lanes_log2 = 0 gives a thread per row.
-template <typename T, typename I, bool VALUES, typename X>
+template <typename T, typename V, typename I, bool VALUES, typename X>
 __device__ void spmv_lanczos_body(uint64_t nrows, uint32_t lanes_log2,
                                   const I *__restrict__ row_ptr, const I *__restrict__ col_idx,
-                                  const T *__restrict__ values, T b, X x,
+                                  const V *__restrict__ values, T b, X x,
                                   const T *__restrict__ x_prev, T *__restrict__ x_out,
                                   T *__restrict__ y, double *__restrict__ partials) {
     const unsigned lanes = 1u << lanes_log2;
@@ -211,7 +213,7 @@ __device__ void spmv_lanczos_body(uint64_t nrows, uint32_t lanes_log2,
         const T xp = mine && x_prev != nullptr ? x_prev[row] : zero<T>();
         T s = zero<T>();
         if (row < nrows)
-            s = row_partial_of<T, I, VALUES>(row_ptr, col_idx, values, x, row, lane, lanes);
+            s = row_partial_of<T, V, I, VALUES>(row_ptr, col_idx, values, x, row, lane, lanes);
         s = group_sum(s, lanes);
         if (mine) {
             if (x_prev != nullptr) s = mad(b, xp, s);
@@ -228,15 +230,15 @@ __device__ void spmv_lanczos_body(uint64_t nrows, uint32_t lanes_log2,
 }
 
 // Step j of the Lanczos product: y = A x - beta_j x_prev (beta_j = c[2j-1]).
-template <typename T, typename I, bool VALUES>
+template <typename T, typename V, typename I, bool VALUES>
 __device__ void spmv_lanczos(uint64_t nrows, uint32_t lanes_log2, const I *__restrict__ row_ptr,
-                             const I *__restrict__ col_idx, const T *__restrict__ values,
+                             const I *__restrict__ col_idx, const V *__restrict__ values,
                              const double *__restrict__ c, uint64_t j, const T *__restrict__ x,
                              const T *__restrict__ x_prev, T *__restrict__ y,
                              double *__restrict__ partials) {
     const T b = make<T>(MxScalar{x_prev != nullptr ? -c[2 * j - 1] : 0.0, 0.0});
-    spmv_lanczos_body<T, I, VALUES>(nrows, lanes_log2, row_ptr, col_idx, values, b,
-                                    Stored<T>{x}, x_prev, nullptr, y, partials);
+    spmv_lanczos_body<T, V, I, VALUES>(nrows, lanes_log2, row_ptr, col_idx, values, b,
+                                       Stored<T>{x}, x_prev, nullptr, y, partials);
 }
 
 // Step j + 1 of the deferred form, once step j is settled (lanczos_pythag_update with defer,
@@ -245,23 +247,23 @@ __device__ void spmv_lanczos(uint64_t nrows, uint32_t lanes_log2, const I *__res
 // row's owner; y = A q_{j+1} - beta_{j+1} q with the sums of step j + 1. Reads A, w_prev
 // and q; writes q_next and y: one vector of traffic more than the product alone, against
 // three for a separate update pass. Every block reads the same flag: a uniform branch.
-template <typename T, typename I, bool VALUES>
+template <typename T, typename V, typename I, bool VALUES>
 __device__ void spmv_lanczos_advance(uint64_t nrows, uint32_t lanes_log2,
                                      const I *__restrict__ row_ptr, const I *__restrict__ col_idx,
-                                     const T *__restrict__ values, const double *__restrict__ c,
+                                     const V *__restrict__ values, const double *__restrict__ c,
                                      uint64_t j, const double *__restrict__ sums,
                                      const T *__restrict__ q, const T *__restrict__ w_prev,
                                      T *__restrict__ q_next, T *__restrict__ y,
                                      double *__restrict__ partials) {
     const T b = make<T>(MxScalar{-c[2 * j + 1], 0.0});
     if (sums[4] != 0.0) {
-        spmv_lanczos_body<T, I, VALUES>(nrows, lanes_log2, row_ptr, col_idx, values, b,
-                                        Stored<T>{w_prev}, q, q_next, y, partials);
+        spmv_lanczos_body<T, V, I, VALUES>(nrows, lanes_log2, row_ptr, col_idx, values, b,
+                                           Stored<T>{w_prev}, q, q_next, y, partials);
     } else {
         const Formed<T> x{w_prev, q, make<T>(MxScalar{-c[2 * j], 0.0}),
                           make<T>(MxScalar{1.0 / c[2 * j + 1], 0.0})};
-        spmv_lanczos_body<T, I, VALUES>(nrows, lanes_log2, row_ptr, col_idx, values, b, x, q,
-                                        q_next, y, partials);
+        spmv_lanczos_body<T, V, I, VALUES>(nrows, lanes_log2, row_ptr, col_idx, values, b, x,
+                                           q, q_next, y, partials);
     }
 }
 
@@ -271,19 +273,19 @@ __device__ void spmv_lanczos_advance(uint64_t nrows, uint32_t lanes_log2,
     extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
         spmv_csr_scalar_##name##_##iname(MxSpmvParams p, const I *row_ptr, const I *col_idx,     \
                                          const T *values, const T *x, T *y) {                    \
-        mx::spmv_scalar<T, I, true>(p, row_ptr, col_idx, values, x, y);                          \
+        mx::spmv_scalar<T, T, I, true>(p, row_ptr, col_idx, values, x, y);                          \
     }                                                                                            \
     extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
         spmv_csr_vector_##name##_##iname(MxSpmvParams p, const I *row_ptr, const I *col_idx,     \
                                          const T *values, const T *x, T *y) {                    \
-        mx::spmv_vector<T, I, true>(p, row_ptr, col_idx, values, x, y);                          \
+        mx::spmv_vector<T, T, I, true>(p, row_ptr, col_idx, values, x, y);                          \
     }                                                                                            \
     extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
         spmv_csr_lanczos_##name##_##iname(uint64_t nrows, uint32_t lanes_log2,                   \
                                           const I *row_ptr, const I *col_idx, const T *values,   \
                                           const double *c, uint64_t j, const T *x,               \
                                           const T *x_prev, T *y, double *partials) {             \
-        mx::spmv_lanczos<T, I, true>(nrows, lanes_log2, row_ptr, col_idx, values, c, j, x,       \
+        mx::spmv_lanczos<T, T, I, true>(nrows, lanes_log2, row_ptr, col_idx, values, c, j, x,       \
                                      x_prev, y, partials);                                       \
     }                                                                                            \
     extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
@@ -291,18 +293,18 @@ __device__ void spmv_lanczos_advance(uint64_t nrows, uint32_t lanes_log2,
             uint64_t nrows, uint32_t lanes_log2, const I *row_ptr, const I *col_idx,             \
             const T *values, const double *c, uint64_t j, const double *sums, const T *q,        \
             const T *w_prev, T *q_next, T *y, double *partials) {                                \
-        mx::spmv_lanczos_advance<T, I, true>(nrows, lanes_log2, row_ptr, col_idx, values, c, j,  \
+        mx::spmv_lanczos_advance<T, T, I, true>(nrows, lanes_log2, row_ptr, col_idx, values, c, j,  \
                                              sums, q, w_prev, q_next, y, partials);              \
     }                                                                                            \
     extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
         spmv_pattern_scalar_##name##_##iname(MxSpmvParams p, const I *row_ptr,                   \
                                              const I *col_idx, const T *x, T *y) {               \
-        mx::spmv_scalar<T, I, false>(p, row_ptr, col_idx, nullptr, x, y);                        \
+        mx::spmv_scalar<T, T, I, false>(p, row_ptr, col_idx, nullptr, x, y);                        \
     }                                                                                            \
     extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
         spmv_pattern_vector_##name##_##iname(MxSpmvParams p, const I *row_ptr,                   \
                                              const I *col_idx, const T *x, T *y) {               \
-        mx::spmv_vector<T, I, false>(p, row_ptr, col_idx, nullptr, x, y);                        \
+        mx::spmv_vector<T, T, I, false>(p, row_ptr, col_idx, nullptr, x, y);                        \
     }                                                                                            \
     extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
         spmv_pattern_hybrid_##name##_##iname(MxSpmvParams p, const I *row_ptr,                   \
@@ -314,3 +316,35 @@ __device__ void spmv_lanczos_advance(uint64_t nrows, uint32_t lanes_log2,
     }
 
 MX_FOR_EACH_SCALAR_INDEX(MX_SPMV)
+
+// Real matrices acting on complex vectors: the same four CSR kernels with values of the
+// vectors' real type V (8 bytes a c64 entry's value instead of 16).
+#define MX_SPMV_REAL(name, T, V, iname, I)                                                       \
+    extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
+        spmv_rcsr_scalar_##name##_##iname(MxSpmvParams p, const I *row_ptr, const I *col_idx,    \
+                                          const V *values, const T *x, T *y) {                   \
+        mx::spmv_scalar<T, V, I, true>(p, row_ptr, col_idx, values, x, y);                       \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
+        spmv_rcsr_vector_##name##_##iname(MxSpmvParams p, const I *row_ptr, const I *col_idx,    \
+                                          const V *values, const T *x, T *y) {                   \
+        mx::spmv_vector<T, V, I, true>(p, row_ptr, col_idx, values, x, y);                       \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
+        spmv_rcsr_lanczos_##name##_##iname(uint64_t nrows, uint32_t lanes_log2,                  \
+                                           const I *row_ptr, const I *col_idx, const V *values,  \
+                                           const double *c, uint64_t j, const T *x,              \
+                                           const T *x_prev, T *y, double *partials) {            \
+        mx::spmv_lanczos<T, V, I, true>(nrows, lanes_log2, row_ptr, col_idx, values, c, j, x,    \
+                                        x_prev, y, partials);                                    \
+    }                                                                                            \
+    extern "C" __global__ void __launch_bounds__(MX_REDUCE_THREADS)                              \
+        spmv_rcsr_lanczos_advance_##name##_##iname(                                              \
+            uint64_t nrows, uint32_t lanes_log2, const I *row_ptr, const I *col_idx,             \
+            const V *values, const double *c, uint64_t j, const double *sums, const T *q,        \
+            const T *w_prev, T *q_next, T *y, double *partials) {                                \
+        mx::spmv_lanczos_advance<T, V, I, true>(nrows, lanes_log2, row_ptr, col_idx, values, c,  \
+                                                j, sums, q, w_prev, q_next, y, partials);        \
+    }
+
+MX_FOR_EACH_COMPLEX_INDEX(MX_SPMV_REAL)

@@ -33,7 +33,7 @@ pub mod vendor;
 
 pub use kernels::reduce::{DeviceReduction, PartialRows, Pending, ssq_add, ssq_norm};
 pub use ops::backend::{GpuBackend, GpuVector};
-pub use ops::csr::{GpuCsr, GpuPattern};
+pub use ops::csr::{GpuCsr, GpuPattern, ValueStorage};
 pub use ops::multi::{MultiGpuBackend, MultiGpuCsr, MultiVector, RowPartition};
 pub use ops::structure::{GpuIndex, SpmvKernel, auto_lanes, validate_csr};
 pub use rt::{

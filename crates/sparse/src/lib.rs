@@ -70,6 +70,7 @@ pub mod generators;
 mod gershgorin;
 mod index;
 pub mod matrix_market;
+pub mod mixed;
 pub mod operator;
 mod parallel;
 mod pattern;

@@ -113,7 +113,7 @@ fn abs2_f64<S: Scalar>(v: S) -> f64 {
 }
 
 /// The fused Newton–Leja step over any row kernel `row(r) = (A·y_prev)_r`.
-fn fused_leja<I, S, F>(
+pub(crate) fn fused_leja<I, S, F>(
     row_ptr: &[I],
     step: &ShiftedStep<S>,
     y_prev: &[S],
@@ -144,7 +144,13 @@ where
     finish_norm(&partials, y_next)
 }
 
-fn check_leja_dims(n: usize, m: usize, y_prev: usize, y_next: usize, p: usize) -> Result<()> {
+pub(crate) fn check_leja_dims(
+    n: usize,
+    m: usize,
+    y_prev: usize,
+    y_next: usize,
+    p: usize,
+) -> Result<()> {
     check_dim("leja_step: square operator (ncols)", n, m)?;
     check_dim("leja_step: y_prev length", n, y_prev)?;
     check_dim("leja_step: y_next length", n, y_next)?;

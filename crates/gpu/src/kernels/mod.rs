@@ -49,6 +49,13 @@ pub(crate) static SPMV_PATTERN_VECTOR: Kernel = Kernel::new(&SPMV, "spmv_pattern
 pub(crate) static SPMV_PATTERN_HYBRID: Kernel = Kernel::new(&SPMV, "spmv_pattern_hybrid");
 pub(crate) static LEJA_CSR: Kernel = Kernel::new(&LEJA, "leja_csr");
 pub(crate) static LEJA_PATTERN: Kernel = Kernel::new(&LEJA, "leja_pattern");
+// A real matrix acting on complex vectors (complex scalars only; values of the real type).
+pub(crate) static SPMV_RCSR_SCALAR: Kernel = Kernel::new(&SPMV, "spmv_rcsr_scalar");
+pub(crate) static SPMV_RCSR_VECTOR: Kernel = Kernel::new(&SPMV, "spmv_rcsr_vector");
+pub(crate) static SPMV_RCSR_LANCZOS: Kernel = Kernel::new(&SPMV, "spmv_rcsr_lanczos");
+pub(crate) static SPMV_RCSR_LANCZOS_ADVANCE: Kernel =
+    Kernel::new(&SPMV, "spmv_rcsr_lanczos_advance");
+pub(crate) static LEJA_RCSR: Kernel = Kernel::new(&LEJA, "leja_rcsr");
 
 #[cfg(test)]
 mod tests {
@@ -102,6 +109,20 @@ mod tests {
             &LEJA_PATTERN,
         ] {
             for s in scalars {
+                for i in ["u32", "u64"] {
+                    let name = format!("{}_{s}_{i}", k.base_name());
+                    assert!(entries(k).contains(&name.as_str()), "{name}");
+                }
+            }
+        }
+        for k in [
+            &SPMV_RCSR_SCALAR,
+            &SPMV_RCSR_VECTOR,
+            &SPMV_RCSR_LANCZOS,
+            &SPMV_RCSR_LANCZOS_ADVANCE,
+            &LEJA_RCSR,
+        ] {
+            for s in ["c32", "c64"] {
                 for i in ["u32", "u64"] {
                     let name = format!("{}_{s}_{i}", k.base_name());
                     assert!(entries(k).contains(&name.as_str()), "{name}");

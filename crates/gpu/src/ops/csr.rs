@@ -36,6 +36,30 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 
+/// `$body` with `$r`, `$c` the index arrays of type `$i` seen as `u32` or `u64` (the widths
+/// the kernels have); an [`Error::Unsupported`] for any other width.
+macro_rules! with_gpu_index {
+    ($i:ty, $rp:expr, $ci:expr, |$r:ident, $c:ident| $body:expr) => {{
+        let (rp, ci) = ($rp, $ci);
+        if let (Some($r), Some($c)) = (
+            scalar::cast_slice::<$i, u32>(rp),
+            scalar::cast_slice::<$i, u32>(ci),
+        ) {
+            $body
+        } else if let (Some($r), Some($c)) = (
+            scalar::cast_slice::<$i, u64>(rp),
+            scalar::cast_slice::<$i, u64>(ci),
+        ) {
+            $body
+        } else {
+            Err(Error::Unsupported(format!(
+                "index type {}",
+                <$i as matexp_sparse::CsrIndex>::NAME
+            )))
+        }
+    }};
+}
+
 /// Lanes per row of the fused Leja kernel for a mapping (scalar = 1 lane).
 fn leja_log2(mapping: Mapping, auto: u32) -> u32 {
     match mapping {
@@ -112,9 +136,22 @@ impl<S: Scalar> fmt::Debug for GpuCsr<S> {
     }
 }
 
+/// How [`GpuCsr`] stores the values of a matrix of complex type `S` on the device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ValueStorage {
+    /// Of `S`'s real type when every imaginary part is zero (the spin bath, the Laplacian
+    /// in Schrödinger form): the real-by-complex kernels, 12 bytes per stored entry of a
+    /// c64 matrix with `u32` indices instead of 20, and half the value memory; else `S`.
+    #[default]
+    Auto,
+    /// Always of type `S` (the comparison of the two forms).
+    Full,
+}
+
 impl<S: Scalar> GpuCsr<S> {
     /// Uploads a CSR matrix given by its arrays (validated first: structure, finiteness).
-    /// Gershgorin bounds are computed on the host on the way (one pass).
+    /// Gershgorin bounds are computed on the host on the way (one pass). A complex matrix
+    /// whose values are all real is stored as real ([`ValueStorage::Auto`]).
     pub fn from_parts<I: GpuIndex>(
         backend: &GpuBackend,
         nrows: usize,
@@ -123,9 +160,82 @@ impl<S: Scalar> GpuCsr<S> {
         col_idx: &[I],
         values: &[S],
     ) -> Result<Self> {
+        Self::from_parts_with(
+            backend,
+            nrows,
+            ncols,
+            row_ptr,
+            col_idx,
+            values,
+            ValueStorage::Auto,
+        )
+    }
+
+    /// As [`GpuCsr::from_parts`] with the value storage chosen.
+    pub fn from_parts_with<I: GpuIndex>(
+        backend: &GpuBackend,
+        nrows: usize,
+        ncols: usize,
+        row_ptr: &[I],
+        col_idx: &[I],
+        values: &[S],
+        storage: ValueStorage,
+    ) -> Result<Self> {
         scalar::check::<S>()?;
-        let max_row = validate_csr(nrows, ncols, row_ptr, col_idx)?;
         check_dim("CSR values length (nnz)", col_idx.len(), values.len())?;
+        // `Default` of a real scalar is 0 (and 0 == −0).
+        let zero = S::Real::default();
+        if S::IS_COMPLEX
+            && storage == ValueStorage::Auto
+            && values.par_iter().all(|v| v.im() == zero)
+        {
+            let re: Vec<S::Real> = values.par_iter().map(|v| v.re()).collect();
+            return Self::upload(backend, nrows, ncols, row_ptr, col_idx, &re, true);
+        }
+        Self::upload(backend, nrows, ncols, row_ptr, col_idx, values, false)
+    }
+
+    /// A real matrix for vectors of `S` (complex `S`: the real-by-complex kernels; real
+    /// `S`: the same as [`GpuCsr::from_parts`]), validated as there.
+    pub fn from_real_parts<I: GpuIndex>(
+        backend: &GpuBackend,
+        nrows: usize,
+        ncols: usize,
+        row_ptr: &[I],
+        col_idx: &[I],
+        values: &[S::Real],
+    ) -> Result<Self> {
+        scalar::check::<S>()?;
+        check_dim("CSR values length (nnz)", col_idx.len(), values.len())?;
+        Self::upload(
+            backend,
+            nrows,
+            ncols,
+            row_ptr,
+            col_idx,
+            values,
+            S::IS_COMPLEX,
+        )
+    }
+
+    /// Whether the values are stored in the real type of a complex `S` (the real-by-complex
+    /// kernels; see [`ValueStorage`]).
+    pub fn real_values(&self) -> bool {
+        self.st.real_values
+    }
+
+    /// The upload of validated-length arrays with values of type `V` (`S`, or `S::Real`
+    /// when `real`).
+    fn upload<I: GpuIndex, V: Scalar>(
+        backend: &GpuBackend,
+        nrows: usize,
+        ncols: usize,
+        row_ptr: &[I],
+        col_idx: &[I],
+        values: &[V],
+        real: bool,
+    ) -> Result<Self> {
+        let max_row = validate_csr(nrows, ncols, row_ptr, col_idx)?;
         if let Some(k) = values.par_iter().position_first(|v| !v.finite()) {
             return Err(Error::NonFinite {
                 context: "GpuCsr values".into(),
@@ -135,7 +245,8 @@ impl<S: Scalar> GpuCsr<S> {
         }
         let device = backend.device();
         let lanes = auto_lanes(nrows, col_idx.len(), max_row);
-        let st = CsrStructure::upload(device, nrows, ncols, row_ptr, col_idx, lanes)?;
+        let mut st = CsrStructure::upload(device, nrows, ncols, row_ptr, col_idx, lanes)?;
+        st.real_values = real;
         let mut vals = DeviceBuffer::uninit(device, std::mem::size_of_val(values))?;
         vals.upload(scalar::as_bytes(values))?;
         Ok(GpuCsr {
@@ -157,30 +268,48 @@ impl<S: Scalar> GpuCsr<S> {
     }
 
     /// Uploads a [`matexp_sparse::CsrMatrix`], keeping its index width; Hermitian-ness is
-    /// taken from the matrix (an O(nnz log nnz) check on the host).
+    /// taken from the matrix (an O(nnz log nnz) check on the host). Real values of a complex
+    /// matrix are stored as real ([`ValueStorage::Auto`]).
     pub fn from_csr<I: matexp_sparse::CsrIndex>(
         backend: &GpuBackend,
         a: &matexp_sparse::CsrMatrix<S, I>,
     ) -> Result<Self> {
-        let m = if let (Some(r), Some(c)) = (
-            scalar::cast_slice::<I, u32>(a.row_ptr()),
-            scalar::cast_slice::<I, u32>(a.col_idx()),
-        ) {
-            Self::from_parts(backend, a.nrows(), a.ncols(), r, c, a.values())?
-        } else if let (Some(r), Some(c)) = (
-            scalar::cast_slice::<I, u64>(a.row_ptr()),
-            scalar::cast_slice::<I, u64>(a.col_idx()),
-        ) {
-            Self::from_parts(backend, a.nrows(), a.ncols(), r, c, a.values())?
-        } else {
-            return Err(Error::Unsupported(format!("index type {}", I::NAME)));
-        };
+        Self::from_csr_with(backend, a, ValueStorage::Auto)
+    }
+
+    /// As [`GpuCsr::from_csr`] with the value storage chosen.
+    pub fn from_csr_with<I: matexp_sparse::CsrIndex>(
+        backend: &GpuBackend,
+        a: &matexp_sparse::CsrMatrix<S, I>,
+        storage: ValueStorage,
+    ) -> Result<Self> {
+        let m = with_gpu_index!(I, a.row_ptr(), a.col_idx(), |r, c| {
+            Self::from_parts_with(backend, a.nrows(), a.ncols(), r, c, a.values(), storage)
+        })?;
         let square = a.nrows() == a.ncols();
-        let hermitian = square && a.is_hermitian();
-        let mut m = m.assume_hermitian(hermitian);
-        // As `CsrMatrix::gershgorin`: a skew-Hermitian matrix gets the imaginary segment.
-        m.skew_hermitian = square && !hermitian && a.is_skew_hermitian();
-        Ok(m)
+        Ok(m.with_structure_flags(square && a.is_hermitian(), square && a.is_skew_hermitian()))
+    }
+
+    /// A real [`matexp_sparse::CsrMatrix`] acting on vectors of `S` (complex `S`: the
+    /// real-by-complex kernels, no complex copy made), keeping its index width; symmetry
+    /// (= Hermitian-ness) taken from the matrix.
+    pub fn from_real_csr<I: matexp_sparse::CsrIndex>(
+        backend: &GpuBackend,
+        a: &matexp_sparse::CsrMatrix<S::Real, I>,
+    ) -> Result<Self> {
+        let m = with_gpu_index!(I, a.row_ptr(), a.col_idx(), |r, c| {
+            Self::from_real_parts(backend, a.nrows(), a.ncols(), r, c, a.values())
+        })?;
+        let square = a.nrows() == a.ncols();
+        Ok(m.with_structure_flags(square && a.is_hermitian(), square && a.is_skew_hermitian()))
+    }
+
+    /// Hermitian-ness and skew-Hermitian-ness as the host matrix states them (a
+    /// skew-Hermitian matrix gets the imaginary segment, as `CsrMatrix::gershgorin`).
+    fn with_structure_flags(self, hermitian: bool, skew_hermitian: bool) -> Self {
+        let mut m = self.assume_hermitian(hermitian);
+        m.skew_hermitian = !hermitian && skew_hermitian;
+        m
     }
 
     /// Declares the matrix Hermitian (symmetric if real) or not: the spectral bounds become
@@ -252,7 +381,13 @@ impl<S: Scalar> GpuCsr<S> {
 
     /// Bytes a product must move at least (see the module docs).
     pub fn bytes_per_product(&self, reads_y: bool) -> usize {
-        self.st.floor_bytes(std::mem::size_of::<S>(), true, reads_y)
+        let full = self.st.floor_bytes(std::mem::size_of::<S>(), true, reads_y);
+        if self.st.real_values {
+            // Values of the real type: half a complex value's bytes per stored entry.
+            full - self.st.nnz * (std::mem::size_of::<S>() - std::mem::size_of::<S::Real>())
+        } else {
+            full
+        }
     }
 
     /// y ← α·A·x + β·y with an explicit kernel (y not read when β = 0).

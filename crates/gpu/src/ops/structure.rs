@@ -6,8 +6,9 @@
 use crate::kernels::blas1::mx_scalar;
 use crate::kernels::reduce::{self, Finish, PendingSlot};
 use crate::kernels::{
-    FOLD_ROWS, LEJA_CSR, LEJA_PATTERN, SPMV_CSR_LANCZOS, SPMV_CSR_LANCZOS_ADVANCE, SPMV_CSR_SCALAR,
-    SPMV_CSR_VECTOR, SPMV_PATTERN_SCALAR, SPMV_PATTERN_VECTOR,
+    FOLD_ROWS, LEJA_CSR, LEJA_PATTERN, LEJA_RCSR, SPMV_CSR_LANCZOS, SPMV_CSR_LANCZOS_ADVANCE,
+    SPMV_CSR_SCALAR, SPMV_CSR_VECTOR, SPMV_PATTERN_SCALAR, SPMV_PATTERN_VECTOR, SPMV_RCSR_LANCZOS,
+    SPMV_RCSR_LANCZOS_ADVANCE, SPMV_RCSR_SCALAR, SPMV_RCSR_VECTOR,
 };
 use crate::rt::{Device, DeviceBuffer, Function, Kernel, KernelIndex, LaunchConfig, scalar};
 use matexp_core::{Error, Result, Scalar, ShiftedStep, SpectralBounds};
@@ -238,6 +239,10 @@ pub(crate) struct CsrStructure {
     /// Per-block rows of the fused products' sums, folded into the reduction workspace
     /// (`BLOCK_ROWS` rows of up to 4 doubles, allocated on first use).
     pub(crate) block_rows: std::sync::Mutex<Option<DeviceBuffer<f64>>>,
+    /// The values (when a caller passes them) are of the vectors' real type: a real matrix
+    /// acting on complex vectors, through the `rcsr` kernels (and cuSPARSE's mixed
+    /// real/complex SpMV).
+    pub(crate) real_values: bool,
 }
 
 impl CsrStructure {
@@ -257,6 +262,7 @@ impl CsrStructure {
             indices: Indices::upload(device, row_ptr, col_idx)?,
             auto_lanes,
             block_rows: std::sync::Mutex::new(None),
+            real_values: false,
         })
     }
 
@@ -307,6 +313,8 @@ impl CsrStructure {
         let grid = u32::try_from(grid)
             .map_err(|_| Error::invalid("nrows", self.nrows, "too many rows for one launch"))?;
         let kernel = match (values.is_some(), mapping) {
+            (true, Mapping::Scalar) if self.real_values => &SPMV_RCSR_SCALAR,
+            (true, _) if self.real_values => &SPMV_RCSR_VECTOR,
             (true, Mapping::Scalar) => &SPMV_CSR_SCALAR,
             (true, _) => &SPMV_CSR_VECTOR,
             (false, Mapping::Scalar) => &SPMV_PATTERN_SCALAR,
@@ -347,7 +355,9 @@ impl CsrStructure {
             .nrows
             .div_ceil(rows_per_block)
             .clamp(1, MX_MAX_PARTIALS as usize) as u32;
-        let kernel = if values.is_some() {
+        let kernel = if values.is_some() && self.real_values {
+            &LEJA_RCSR
+        } else if values.is_some() {
             &LEJA_CSR
         } else {
             &LEJA_PATTERN
@@ -401,7 +411,12 @@ impl CsrStructure {
         sums: u64,
     ) -> Result<()> {
         let args = [c, j as u64, x, x_prev, y];
-        self.fused_lanczos::<S>(&SPMV_CSR_LANCZOS, values, log2, sums, &args)
+        let kernel = if self.real_values {
+            &SPMV_RCSR_LANCZOS
+        } else {
+            &SPMV_CSR_LANCZOS
+        };
+        self.fused_lanczos::<S>(kernel, values, log2, sums, &args)
     }
 
     /// Step j + 1 of the deferred Lanczos form in one pass (`spmv_csr_lanczos_advance` +
@@ -422,7 +437,12 @@ impl CsrStructure {
         sums: u64,
     ) -> Result<()> {
         let args = [c, j as u64, sums, q, w_prev, q_next, y];
-        self.fused_lanczos::<S>(&SPMV_CSR_LANCZOS_ADVANCE, values, log2, sums, &args)
+        let kernel = if self.real_values {
+            &SPMV_RCSR_LANCZOS_ADVANCE
+        } else {
+            &SPMV_CSR_LANCZOS_ADVANCE
+        };
+        self.fused_lanczos::<S>(kernel, values, log2, sums, &args)
     }
 
     /// Launches a fused Lanczos product `kernel` (arguments: nrows, lanes_log2, row_ptr,

@@ -174,7 +174,13 @@ fn create<S: Scalar>(
             itype,
             itype,
             sys::cusparseIndexBase_t::CUSPARSE_INDEX_BASE_ZERO,
-            scalar::cuda_data_type::<S>(),
+            // Real values with complex vectors: cuSPARSE's mixed regular/complex SpMV
+            // (A CUDA_R_64F, x, y and the computation CUDA_C_64F; likewise in f32).
+            if st.real_values {
+                scalar::cuda_data_type::<S::Real>()
+            } else {
+                scalar::cuda_data_type::<S>()
+            },
         )
     })?;
     // From here on the descriptor is owned by a guard, so an error below destroys it.
