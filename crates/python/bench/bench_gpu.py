@@ -105,7 +105,7 @@ def main():
                                    peer_ratio=peer_s / ours[1e-12], m_star=m_star, s=s,
                                    library=f"cupy {cp.__version__}",
                                    peer_ratio_vs="ours through Python at tol 1e-12, same run",
-                                   ratio_tol1e-5=peer_s / ours[1e-5],
+                                   ratio_tol1e_5=peer_s / ours[1e-5],
                                    what="CuPy port of SciPy's expm_multiply (crates/python/bench/cupy_expm_multiply.py)"))
         print(f"cupy port: {peer_s:.2f} s, {products} products, error {err:.2e}, "
               f"{peer_s / ours[1e-12]:.1f}x ours at 1e-12")
