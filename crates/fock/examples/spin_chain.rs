@@ -7,6 +7,9 @@
 //! cargo run --release -p matexp-fock --example spin_chain -- [--sites L] [--t T] [--outputs K] [--out FILE.csv]
 //! ```
 //! Defaults: L = 16 (D = 12 870), T = 5, K = 20, `target/fock-plots/spin_chain_l<L>.csv`.
+//! `--hx-dump FILE` instead writes `H·x` for `x = random_state::<f64>(seed 1)` as raw
+//! little-endian f64 in our basis order, with the time per product (what the QuSpin peer
+//! script compares against).
 
 use matexp_core::{CpuBackend, LinearOperator, c64};
 use matexp_expmv::{ExpmvMethod, Leja, LejaOptions};
@@ -19,6 +22,7 @@ use std::time::Instant;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (mut l, mut t_end, mut k) = (16u32, 5.0f64, 20usize);
     let mut out = None;
+    let mut dump = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut value = || args.next().ok_or(format!("{a} needs a value"));
@@ -27,12 +31,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--t" => t_end = value()?.parse()?,
             "--outputs" => k = value()?.parse()?,
             "--out" => out = Some(value()?),
+            "--hx-dump" => dump = Some(value()?),
             other => return Err(format!("unknown option {other}").into()),
         }
     }
     let h = XxzChain::heisenberg(SpinBasis::new(l, l / 2)?, Boundary::Periodic, 1.0)?;
     let b = h.basis().clone();
     let d = b.len()?;
+    if let Some(path) = dump {
+        return hx_dump(&h, &path);
+    }
     let neel = b.rank(neel_word(&b)?)? as usize;
     let mut psi: Vec<c64> = basis_state(&b, neel_word(&b)?)?;
     let path = out.unwrap_or_else(|| format!("target/fock-plots/spin_chain_l{l}.csv"));
@@ -105,5 +113,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         per * 1e3,
         d as f64 / per
     );
+    Ok(())
+}
+
+/// Writes `H·x` (x the seeded random state) and prints the median time per product.
+fn hx_dump(h: &XxzChain, path: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let d = h.basis().len()?;
+    let x: Vec<f64> = matexp_fock::random_state(h.basis(), 1)?;
+    let mut y = vec![0.0; d];
+    let mut times = Vec::new();
+    for _ in 0..7 {
+        let t0 = Instant::now();
+        h.apply(&CpuBackend, 1.0, &x, 0.0, &mut y)?;
+        times.push(t0.elapsed().as_secs_f64());
+    }
+    times.sort_by(f64::total_cmp);
+    let bytes: Vec<u8> = y.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(path, bytes)?;
+    println!("hx_s {:.6e} dim {d}", times[times.len() / 2]);
     Ok(())
 }

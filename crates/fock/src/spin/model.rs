@@ -178,6 +178,14 @@ impl XxzChain {
         let l = basis.sites();
         let periodic = self.boundary == Boundary::Periodic;
         let beta_zero = beta == S::zero();
+        let open = l.saturating_sub(1) as usize;
+        let open_mask = if l >= 2 { (1u64 << (l - 1)) - 1 } else { 0 };
+        let two = <S::Real as Scalar>::from_f64(2.0);
+        let jz2: Vec<S::Real> = jz4.iter().map(|&v| two * v).collect();
+        let jz_open = jz4[..open].iter().fold(S::Real::zero(), |a, &v| a + v);
+        let h1: Vec<S::Real> = h2.iter().map(|&v| two * v).collect();
+        let h_down = h2.iter().fold(S::Real::zero(), |a, &v| a - v);
+        let has_field = self.field.iter().any(|&h| h != 0.0);
         y.par_chunks_mut(BLOCK)
             .enumerate()
             .for_each(|(blk, ychunk)| {
@@ -189,24 +197,22 @@ impl XxzChain {
                     }
                     let i = start as usize + off;
                     let mut acc = S::zero();
-                    let mut diag = S::Real::zero();
-                    let mut p = 0u32;
-                    for j in 0..l.saturating_sub(1) {
-                        let (a, b) = ((s >> j) & 1, (s >> (j + 1)) & 1);
-                        if a == b {
-                            diag += jz4[j as usize];
-                        } else {
-                            diag -= jz4[j as usize];
-                            let d = basis.c(j, p) as usize;
-                            let col = if a == 1 { i + d } else { i - d };
-                            acc += x[col].scale(jxy2[j as usize]);
-                        }
-                        p += a as u32;
+                    // Bit j of `flips`: bond (j, j+1) has opposite spins (−J^z/4 and a
+                    // flip-flop); the others are aligned (+J^z/4). Visiting only the set bits
+                    // keeps the loop free of data-dependent branches.
+                    let mut diag = jz_open;
+                    let mut f = (s ^ (s >> 1)) & open_mask;
+                    while f != 0 {
+                        let j = f.trailing_zeros();
+                        f &= f - 1;
+                        diag -= jz2[j as usize];
+                        let d = basis.c(j, (s & ((1u64 << j) - 1)).count_ones()) as usize;
+                        let col = if (s >> j) & 1 == 1 { i + d } else { i - d };
+                        acc += x[col].scale(jxy2[j as usize]);
                     }
                     if periodic {
                         let last = l - 1;
-                        let (a, b) = (s & 1, (s >> last) & 1);
-                        if a == b {
+                        if (s ^ (s >> last)) & 1 == 0 {
                             diag += jz4[last as usize];
                         } else {
                             diag -= jz4[last as usize];
@@ -214,11 +220,13 @@ impl XxzChain {
                             acc += x[col].scale(jxy2[last as usize]);
                         }
                     }
-                    for (k, &h) in h2.iter().enumerate() {
-                        if (s >> k) & 1 == 1 {
-                            diag += h;
-                        } else {
-                            diag -= h;
+                    if has_field {
+                        // Σ_k ±h_k/2 = −Σ h_k/2 + Σ_{k up} h_k.
+                        diag += h_down;
+                        let mut u = s;
+                        while u != 0 {
+                            diag += h1[u.trailing_zeros() as usize];
+                            u &= u - 1;
                         }
                     }
                     acc += x[i].scale(diag);

@@ -5,7 +5,8 @@
 //! * [`product_state`]: the projection of `⊗_k (a_k|↓⟩ + b_k|↑⟩)` onto the sector,
 //!   `ψ_s = Π_k (b_k if site k is up else a_k)`, normalised.
 //! * [`random_state`]: entries `u(2i) + i·u(2i+1)` (real part only for real scalars) with
-//!   `u(n) = 2·(SplitMix64::mix(seed + (n+1)·γ) >> 11)·2⁻⁵³ − 1` uniform on `[−1, 1)`,
+//!   `u(n) = 2·(F(seed + (n+1)·γ) >> 11)·2⁻⁵³ − 1` uniform on `[−1, 1)`, with `F` the
+//!   SplitMix64 finaliser (the (n+1)-th output of SplitMix64 seeded with `seed`),
 //!   normalised: the same vector on every backend, from the index alone.
 //! * [`sz_profile`] `⟨S^z_k⟩ = Σ_s |ψ_s|² (s_k − ½)` and [`sz_correlations`] `⟨S^z_0 S^z_r⟩`,
 //!   both divided by `‖ψ‖²`.
@@ -102,7 +103,8 @@ pub fn product_state<S: Scalar>(basis: &SpinBasis, amps: &[[c64; 2]]) -> Result<
 /// Uniform `[−1, 1)` from draw `n` of seed `seed` (module documentation).
 #[inline]
 pub fn random_unit(seed: u64, n: u64) -> f64 {
-    let z = SplitMix64::mix(seed.wrapping_add(n.wrapping_add(1).wrapping_mul(RANDOM_GAMMA)));
+    // `SplitMix64::mix(z)` finalises z + γ: the state seed + n·γ gives F(seed + (n+1)·γ).
+    let z = SplitMix64::mix(seed.wrapping_add(n.wrapping_mul(RANDOM_GAMMA)));
     2.0 * ((z >> 11) as f64 * (1.0 / (1u64 << 53) as f64)) - 1.0
 }
 

@@ -260,3 +260,20 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_random_entries_follow_the_documented_formula() {
+    // The GPU kernel (spin_random) and the QuSpin peer script compute
+    // u(n) = 2·(F(seed + (n+1)·γ) >> 11)·2⁻⁵³ − 1 with F the SplitMix64 finaliser.
+    let f = |mut z: u64| {
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let gamma = 0x9E37_79B9_7F4A_7C15u64;
+    for (seed, n) in [(0u64, 0u64), (1, 7), (99, 12_345), (u64::MAX, 3)] {
+        let z = f(seed.wrapping_add((n + 1).wrapping_mul(gamma)));
+        let want = 2.0 * ((z >> 11) as f64 / (1u64 << 53) as f64) - 1.0;
+        assert_eq!(matexp_fock::random_unit(seed, n), want);
+    }
+}
