@@ -36,6 +36,9 @@ import tempfile
 import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import peer_env  # noqa: E402
 from quspin.basis import spin_basis_1d
 from quspin.operators import hamiltonian
 
@@ -102,7 +105,8 @@ def record(case, time_s, d, L, **extra):
         "suite": "peer_quspin_spin",
         "case": case,
         "backend": "cpu",
-        "device": os.environ.get("MATEXP_BENCH_DEVICE", "cpu-host"),
+        "device": peer_env.device_name(),
+        "commit": peer_env.commit(),
         "precision": "f64",
         "size": {"n": int(d), "sites": L},
         "time_s": time_s,
@@ -133,7 +137,8 @@ def product(L, ours):
           f"(ratio {t_q / t_ours:.2f}), rel diff {err:.2e}")
     return [
         record(f"heisenberg_l{L}_hx", t_ours, d, L, error=err, peer_ratio=t_q / t_ours,
-               quspin_s=t_q, rows_per_s=d / t_ours, threads=os.cpu_count()),
+               quspin_s=t_q, rows_per_s=d / t_ours, threads=os.cpu_count(),
+               load_average=peer_env.load_average(), interleaved=True),
     ]
 
 
