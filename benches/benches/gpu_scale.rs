@@ -488,7 +488,10 @@ fn bh_run(
     ctx.gpu.synchronize().map_err(err)?;
     let build_s = t_build.elapsed().as_secs_f64();
     let frozen = op.at(0.0).map_err(err)?;
+    let t_e = Instant::now();
     let e0 = bh_energy(&ctx.gpu, &frozen, &psi, d)?;
+    let product_s = t_e.elapsed().as_secs_f64();
+    estimate(&case, &frozen, args.bh_t, product_s, rk, args.rk_budget);
     // RK45 reports more often, so that its budget stops it close to the limit.
     let k = match (args.outputs, rk) {
         (0, true) => 10,
@@ -575,6 +578,36 @@ fn bh_run(
         .extra("s_per_product", wall / products.max(1) as f64);
     ctx.records.push(r);
     Ok(())
+}
+
+/// Prints the run's estimate before it starts: products × the time of one product (the energy
+/// evaluation just timed, its scratch allocation included). Leja: about `1.1·ρ·t` products
+/// plus the spectral estimate, with `ρ` the half-width of the operator's (Gershgorin) bounds,
+/// an upper estimate since Leja narrows them; RK45: its wall-clock budget.
+fn estimate<O: LinearOperator<GpuBackend, c64>>(
+    case: &str,
+    op: &O,
+    t: f64,
+    product_s: f64,
+    rk: bool,
+    budget: f64,
+) {
+    if rk {
+        println!(
+            "{case}: estimate: one product {:.0} ms; stops at the first output past {budget} s",
+            product_s * 1e3
+        );
+        return;
+    }
+    let rho = op
+        .spectral_bounds()
+        .map_or(f64::NAN, |b| 0.5 * (b.re_max - b.re_min));
+    let products = 1.1 * rho * t + 40.0;
+    println!(
+        "{case}: estimate: one product {:.0} ms × ≤ {products:.0} products (ρ = {rho:.0}) ≈ ≤ {:.0} s",
+        product_s * 1e3,
+        products * product_s
+    );
 }
 
 /// ⟨ψ|H|ψ⟩ with a scratch vector allocated for the call and freed after it (the solvers'
