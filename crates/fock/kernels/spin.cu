@@ -131,35 +131,59 @@ template <typename R> __device__ u64 rank(const Chain<R>& ch, u64 s) {
     return idx;
 }
 
-// (H x)_i for row i with word s.
+// Per-thread constants of a row: the Ising sum of the aligned open chain, sum_b jz/4 over
+// b < L - 1, and -sum_k h_k/2 (every spin down), formed once per thread.
+template <typename R> struct RowConst {
+    R jz_open;
+    R h_down;
+    bool field;
+    u64 open_mask;
+};
+
+template <typename R> __device__ RowConst<R> row_const(const Chain<R>& ch) {
+    RowConst<R> rc;
+    rc.jz_open = 0;
+    for (unsigned j = 0; j + 1 < ch.sites; ++j) rc.jz_open += ch.jz4[j];
+    rc.h_down = 0;
+    rc.field = false;
+    for (unsigned k = 0; k < ch.sites; ++k) {
+        rc.h_down -= ch.h2[k];
+        rc.field = rc.field || ch.h2[k] != (R)0;
+    }
+    rc.open_mask = ch.sites >= 2 ? (1ull << (ch.sites - 1)) - 1ull : 0ull;
+    return rc;
+}
+
+// (H x)_i for row i with word s. Bit j of `flips` marks bond (j, j+1) with opposite spins:
+// -jz/4 instead of +jz/4 and one flip-flop; only those bonds and the up sites are visited
+// (the host product walks the same bonds in the same order).
 template <typename V, typename R>
-__device__ V hrow(const Chain<R>& ch, u64 i, u64 s, const V* __restrict__ x) {
+__device__ V hrow(const Chain<R>& ch, const RowConst<R>& rc, u64 i, u64 s,
+                  const V* __restrict__ x) {
     typedef Ops<V> O;
     V acc = O::zero();
-    R diag = 0;
-    unsigned p = 0;
-    for (unsigned j = 0; j + 1 < ch.sites; ++j) {
-        const unsigned a = (unsigned)(s >> j) & 1u, b = (unsigned)(s >> (j + 1)) & 1u;
-        if (a == b) {
-            diag += ch.jz4[j];
-        } else {
-            diag -= ch.jz4[j];
-            const u64 d = ch.c(j, p);
-            acc = O::axr(acc, ch.jxy2[j], x[a ? i + d : i - d]);
-        }
-        p += a;
+    R diag = rc.jz_open;
+    u64 flips = (s ^ (s >> 1)) & rc.open_mask;
+    while (flips) {
+        const unsigned j = (unsigned)__ffsll((long long)flips) - 1u;
+        flips &= flips - 1ull;
+        diag -= (R)2 * ch.jz4[j];
+        const u64 d = ch.c(j, (unsigned)__popcll(s & ((1ull << j) - 1ull)));
+        acc = O::axr(acc, ch.jxy2[j], x[((s >> j) & 1ull) ? i + d : i - d]);
     }
     if (ch.periodic) {
         const unsigned last = ch.sites - 1;
-        const unsigned a = (unsigned)s & 1u, b = (unsigned)(s >> last) & 1u;
-        if (a == b) {
+        if (((s ^ (s >> last)) & 1ull) == 0ull) {
             diag += ch.jz4[last];
         } else {
             diag -= ch.jz4[last];
             acc = O::axr(acc, ch.jxy2[last], x[rank(ch, s ^ (1ull | (1ull << last)))]);
         }
     }
-    for (unsigned k = 0; k < ch.sites; ++k) diag += ((s >> k) & 1ull) ? ch.h2[k] : -ch.h2[k];
+    if (rc.field) {
+        diag += rc.h_down;
+        for (u64 u = s; u; u &= u - 1ull) diag += (R)2 * ch.h2[__ffsll((long long)u) - 1];
+    }
     return O::axr(acc, diag, x[i]);
 }
 
@@ -169,9 +193,10 @@ __device__ void hx(u64 dim, unsigned sites, unsigned ups, unsigned periodic, con
                    V* __restrict__ y, unsigned read_y) {
     typedef Ops<V> O;
     const Chain<typename O::R> ch = stage(sites, ups, periodic, binom, coeffs);
+    const RowConst<typename O::R> rc = row_const(ch);
     const u64 stride = (u64)gridDim.x * blockDim.x;
     for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < dim; i += stride) {
-        const V h = hrow(ch, i, unrank(ch, i), x);
+        const V h = hrow(ch, rc, i, unrank(ch, i), x);
         V r = O::mul(alpha, h);
         if (read_y) r = O::add(r, O::mul(beta, y[i]));
         y[i] = r;
@@ -198,6 +223,7 @@ __device__ void expect(u64 dim, unsigned sites, unsigned ups, unsigned periodic,
                        const V* __restrict__ x, double* partial) {
     typedef Ops<V> O;
     const Chain<typename O::R> ch = stage(sites, ups, periodic, binom, coeffs);
+    const RowConst<typename O::R> rc = row_const(ch);
     __shared__ double sums[2];
     if (threadIdx.x < 2) sums[threadIdx.x] = 0.0;
     __syncthreads();
@@ -205,7 +231,7 @@ __device__ void expect(u64 dim, unsigned sites, unsigned ups, unsigned periodic,
     const u64 stride = (u64)gridDim.x * blockDim.x;
     for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < dim; i += stride) {
         const V xi = x[i];
-        local[0] += O::dot_re(xi, hrow(ch, i, unrank(ch, i), x));
+        local[0] += O::dot_re(xi, hrow(ch, rc, i, unrank(ch, i), x));
         local[1] += O::abs2(xi);
     }
     block_sum(local, 2, sums, partial);
