@@ -11,6 +11,7 @@ Makes .tools/python (python3 -m venv) with maturin, numpy, scipy, networkx, pyte
 and abi3audit from PyPI (once; again when the list changes), builds the abi3 wheel of
 crates/python into target/wheels (profile `wheel`, opt-level 1, unless --release), installs it and runs
   abi3audit on the wheel                       (only the stable ABI of CPython 3.9 is used)
+  mypy.stubtest matexp._matexp                 (the .pyi stubs against the compiled module)
   pytest crates/python/tests                   (against SciPy, networkx, dense references)
   pytest --doctest-modules on the package      (the docstrings' examples)
   networkx's own tests of the served functions with --backend matexp";
@@ -131,7 +132,7 @@ fn site_packages(python: &Path) -> Result<String, String> {
 }
 
 pub fn run(args: PythonArgs) -> Result<(), String> {
-    let mut steps = Steps::new("python", if args.no_test { 2 } else { 6 });
+    let mut steps = Steps::new("python", if args.no_test { 2 } else { 7 });
     let ok = python_steps(&mut steps, &args);
     steps.finish().and(ok)
 }
@@ -191,6 +192,27 @@ pub fn python_steps(steps: &mut Steps, args: &PythonArgs) -> Result<(), String> 
     steps.run("abi3", "abi3audit --strict on the wheel", || {
         run_in(&root, &abi3audit, &["--strict", "--summary", &wheel])
     });
+    let mypy_ini = root
+        .join("crates/python/mypy.ini")
+        .to_string_lossy()
+        .into_owned();
+    steps.run(
+        "stubtest",
+        "mypy.stubtest matexp._matexp (the stubs against the module)",
+        || {
+            run_in(
+                &tests,
+                &python,
+                &[
+                    "-m",
+                    "mypy.stubtest",
+                    "--mypy-config-file",
+                    &mypy_ini,
+                    "matexp._matexp",
+                ],
+            )
+        },
+    );
     // From the tests' folder: `import matexp` is the installed wheel.
     steps.run("pytest", "pytest crates/python/tests", || {
         run_in(

@@ -110,6 +110,39 @@ impl Operator {
         Ok(op)
     }
 
+    /// The spin-bath Hamiltonian H of seed 000 (two central spins, coupling `j0`, and a bath of
+    /// `spins` − 2 spins with couplings J_i = 0.4·u_i drawn from ChaCha8 seeded by `seed`;
+    /// [`matexp_sparse::generators::SpinBath`]), real symmetric CSR of order 2^spins, stored
+    /// zeros dropped; and the seed's initial state ψ₀ (central spins up, the bath in a random
+    /// state drawn from `state_seed`, ‖ψ₀‖ = 1). e^{−itH}ψ₀ is `expmv(H, ψ₀, −1j·t)`.
+    #[staticmethod]
+    #[pyo3(signature = (spins, seed = 42, state_seed = 7))]
+    fn spin_bath<'py>(
+        py: Python<'py>,
+        spins: usize,
+        seed: u64,
+        state_seed: u64,
+    ) -> PyResult<(Self, Bound<'py, PyArray1<c64>>)> {
+        use matexp_sparse::generators::{SpinBath, StoredZeros};
+        let model = SpinBath::seed000(spins, seed).map_err(|e| to_py(py, e))?;
+        let h = model
+            .hamiltonian::<f64, u64>(StoredZeros::Drop)
+            .map_err(|e| to_py(py, e))?;
+        let psi = model
+            .initial_state::<c64>(state_seed)
+            .map_err(|e| to_py(py, e))?;
+        let n = h.nrows();
+        Ok((
+            Operator {
+                n,
+                m: n,
+                complex: false,
+                kind: Kind::Owned(Box::new(Owned::Real(h))),
+            },
+            PyArray1::from_vec(py, psi),
+        ))
+    }
+
     /// `matvec(x)` of a Python object, an n × n operator; `complex` says whether it takes
     /// and returns complex128 vectors, `hermitian` whether it is symmetric/Hermitian
     /// (enables Lanczos; not checked).

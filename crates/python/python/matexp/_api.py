@@ -125,8 +125,8 @@ def expm_multiply(A: Any, B: Any, start: Any = None, stop: Any = None, num: Opti
     if traceA is not None and not np.isfinite(complex(traceA)):
         raise InvalidArgumentError(f"traceA = {traceA!r}: must be finite")
     rtol = UNIT_ROUNDOFF if rtol is None else rtol
-    kw = dict(method=method, rtol=rtol, atol=atol, max_products=None, progress=None, hermitian=None,
-              device=ordinal)
+    kw: dict[str, Any] = dict(method=method, rtol=rtol, atol=atol, max_products=None, progress=None,
+                              hermitian=None, device=ordinal)
     if all(x is None for x in (start, stop, num, endpoint)):
         out, _, _ = _solve_times(A, B, [1.0], **kw)
         return _to_device(out[0], on_gpu)

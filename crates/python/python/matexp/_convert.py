@@ -46,7 +46,7 @@ def _csr(a: Any) -> _matexp.Operator:
     indptr, indices = np.ascontiguousarray(indptr), np.ascontiguousarray(indices)
     _check_finite(data, "A")
     assert sp.issparse(a)
-    return _matexp.Operator.csr(tuple(int(s) for s in a.shape), indptr, indices, data)
+    return _matexp.Operator.csr((int(a.shape[0]), int(a.shape[1])), indptr, indices, data)
 
 
 def as_operator(A: Any, *, hermitian: bool | None = None) -> _matexp.Operator:
