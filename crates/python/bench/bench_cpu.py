@@ -31,6 +31,7 @@ import scipy.sparse.linalg as sla
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import records  # noqa: E402
 from bench_gpu import exact, laplacian  # noqa: E402
+from bench_gpu import timed as _timed  # noqa: E402
 
 import matexp  # noqa: E402
 import matexp.graph as mg  # noqa: E402
@@ -39,12 +40,9 @@ SUITE = "python_cpu"
 
 
 def timed(f, reps):
-    out, ts = None, []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        out = f()
-        ts.append(time.perf_counter() - t0)
-    return out, statistics.median(ts)
+    """(the last result, the median time) of `reps` calls."""
+    out, med, _ = _timed(f, reps)
+    return out, med
 
 
 def relerr(w, ref):
