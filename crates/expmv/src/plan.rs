@@ -378,6 +378,67 @@ mod tests {
         );
     }
 
+    /// The counts of the table against the workspaces the methods allocate (input and output
+    /// are the caller's two).
+    #[test]
+    fn the_counts_are_the_workspaces_vectors() {
+        use crate::{ExpmvMethod, Lanczos, LanczosOptions, Leja, LejaOptions};
+        use matexp_core::{CpuBackend, DenseMatrixOperator};
+        let cpu = CpuBackend;
+        let n = 40;
+        let mut a = vec![0.0; n * n];
+        for i in 0..n {
+            a[i * n + i] = -2.0;
+            if i + 1 < n {
+                a[i * n + i + 1] = 1.0;
+                a[(i + 1) * n + i] = 1.0;
+            }
+        }
+        let real = DenseMatrixOperator::new(n, n, a.clone()).unwrap();
+        let v: Vec<f64> = (0..n).map(|i| 1.0 + (i as f64).sin()).collect();
+        let mut w = vec![0.0; n];
+        // Leja, real spectrum: u, p, y_a, y_b.
+        let mut leja = Leja::new(&cpu, LejaOptions::default()).unwrap();
+        leja.expmv(&real, 0.5, &v, &mut w).unwrap();
+        assert_eq!(
+            leja.workspace().vectors() as u64 + 2,
+            Method::Leja { conjugate: false }.full_vectors()
+        );
+        // Complex e^{−itH}v: complex arithmetic on the imaginary segment, no third buffer.
+        let cplx: Vec<c64> = a.iter().map(|&x| c64::new(x, 0.0)).collect();
+        let h = DenseMatrixOperator::new(n, n, cplx).unwrap();
+        let vc: Vec<c64> = v.iter().map(|&x| c64::new(x, 0.0)).collect();
+        let mut wc = vec![c64::new(0.0, 0.0); n];
+        let mut leja_c = Leja::new(&cpu, LejaOptions::default()).unwrap();
+        leja_c.schrodinger(&h, 2.0, &vc, &mut wc).unwrap();
+        assert_eq!(
+            leja_c.workspace().vectors() as u64 + 2,
+            Method::Leja { conjugate: false }.full_vectors()
+        );
+        // Two-pass Lanczos: three rotating basis vectors.
+        let opts = LanczosOptions {
+            two_pass: true,
+            ..LanczosOptions::default()
+        };
+        let mut lz = Lanczos::new(&cpu, opts).unwrap();
+        lz.expmv(&real, 0.5, &v, &mut w).unwrap();
+        assert_eq!(
+            lz.stored_vectors() as u64 + 2,
+            Method::LanczosTwoPass { substeps: false }.full_vectors()
+        );
+        // One pass: the basis q₀…q_k is within the cap's count.
+        let mut lz1 = Lanczos::new(&cpu, LanczosOptions::default()).unwrap();
+        lz1.expmv(&real, 0.5, &v, &mut w).unwrap();
+        let k = lz1.stored_vectors() as u64;
+        assert!(
+            k + 2
+                <= Method::Lanczos {
+                    max_dim: k as usize
+                }
+                .full_vectors()
+        );
+    }
+
     #[test]
     fn scalar_sizes_are_the_types_sizes() {
         assert_eq!(ScalarKind::of::<f32>().unwrap().bytes(), 4);

@@ -117,6 +117,15 @@ impl<B: Backend, S: Scalar> LejaWorkspace<B, S> {
         }
     }
 
+    /// Full-size vectors allocated now (u, p, y_a, y_b and, after a conjugate-point run, y_c):
+    /// what `crate::plan` counts besides v and w.
+    pub fn vectors(&self) -> usize {
+        [&self.u, &self.p, &self.ya, &self.yb, &self.yc]
+            .iter()
+            .filter(|v| v.is_some())
+            .count()
+    }
+
     /// Number of coefficient sets currently cached.
     pub fn cached_coefficient_sets(&self) -> usize {
         self.cache.len()
