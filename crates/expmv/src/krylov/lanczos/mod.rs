@@ -747,8 +747,8 @@ impl<'a, B: KrylovBackend, S: Scalar> Lanczos<'a, B, S> {
     }
 
     /// Full-size vectors the workspace holds now (the basis and the deferred form's pending
-    /// slots): what `crate::plan` counts besides v and w.
-    pub(crate) fn stored_vectors(&self) -> usize {
+    /// slots): what [`crate::plan`] counts besides v and w.
+    pub fn stored_vectors(&self) -> usize {
         self.basis.len() + self.pending.len()
     }
 
