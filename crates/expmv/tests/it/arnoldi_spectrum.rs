@@ -2,7 +2,7 @@
 //! box of its Hessenberg matrices, intersected with the operator's bounds and, for a
 //! Hermitian operator, with the real axis (`BoundsSource::Ritz`).
 
-use matexp_core::{CpuBackend, LinearOperator};
+use matexp_core::CpuBackend;
 use matexp_expmv::{Arnoldi, ArnoldiOptions, BoundsSource, ExpmvMethod};
 use matexp_sparse::generators::laplacian_2d;
 use std::f64::consts::PI;

@@ -1,7 +1,7 @@
 //! The spectrum a report shows is what was proven or clearly labelled: Lanczos reports its
 //! extreme Ritz values, which for a Hermitian operator lie inside [λ_min, λ_max].
 
-use matexp_core::{CpuBackend, LinearOperator};
+use matexp_core::CpuBackend;
 use matexp_expmv::{BoundsSource, ExpmvMethod, Lanczos, LanczosOptions};
 use matexp_sparse::generators::laplacian_2d;
 use std::f64::consts::PI;
