@@ -239,7 +239,12 @@ fn leja_and_lean_rk45_on_the_gpu_chain_follow_the_cpu() {
         .unwrap();
     // The step sizes follow the error estimates, which round differently on the two backends:
     // at most one step apart, the states within the tolerance.
-    assert!(rc.steps.abs_diff(rg.steps) <= 1, "{} vs {} steps", rc.steps, rg.steps);
+    assert!(
+        rc.steps.abs_diff(rg.steps) <= 1,
+        "{} vs {} steps",
+        rc.steps,
+        rg.steps
+    );
     let mut zh = vec![c64::new(0.0, 0.0); d];
     gpu.download(&zg, &mut zh).unwrap();
     assert!(max_diff(&zh, &zc) < 1e-8);
