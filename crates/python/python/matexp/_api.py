@@ -14,6 +14,9 @@ from ._errors import DeviceError, InvalidArgumentError
 #: of :func:`expm_multiply`.
 UNIT_ROUNDOFF = 2.0**-53
 
+#: Below this rtol, ``method="auto"`` of :func:`expm_multiply` is the Taylor method.
+TAYLOR_BELOW = 1e-14
+
 Times = Union[float, complex, Sequence[Union[float, complex]], np.ndarray]
 
 
@@ -107,9 +110,9 @@ def expm_multiply(A: Any, B: Any, start: Any = None, stop: Any = None, num: Opti
     results agree with SciPy's where SciPy is right; a larger ``rtol`` trades accuracy for
     speed (the error is ‖w − e^{tA}b‖₂ ≲ atol + rtol·‖e^{tA}b‖₂ per column, estimated).
     ``traceA`` is accepted for compatibility and checked, not needed: the methods take their
-    shift and norms from A itself. ``method``: "auto" (Lanczos for Hermitian A, Arnoldi
-    otherwise, Taylor where those decline), "taylor" (SciPy's Al-Mohy–Higham algorithm),
-    "lanczos", "arnoldi" or "leja".
+    shift and norms from A itself. ``method``: "auto" (below rtol 1e-14, so by default, the
+    Taylor method, SciPy's Al-Mohy–Higham algorithm; from 1e-14 up Lanczos for Hermitian A,
+    Arnoldi otherwise, Taylor where those decline), "taylor", "lanczos", "arnoldi" or "leja".
 
     >>> import numpy as np, scipy.sparse as sp
     >>> from matexp import expm_multiply
@@ -125,6 +128,10 @@ def expm_multiply(A: Any, B: Any, start: Any = None, stop: Any = None, num: Opti
     if traceA is not None and not np.isfinite(complex(traceA)):
         raise InvalidArgumentError(f"traceA = {traceA!r}: must be finite")
     rtol = UNIT_ROUNDOFF if rtol is None else rtol
+    if method == "auto" and rtol < TAYLOR_BELOW:
+        # At SciPy's tolerance the Krylov methods meet their rounding floor (Lanczos grinds
+        # on before declining); the Taylor method is SciPy's own algorithm there.
+        method = "taylor"
     kw: dict[str, Any] = dict(method=method, rtol=rtol, atol=atol, max_products=None, progress=None,
                               hermitian=None, device=ordinal)
     if all(x is None for x in (start, stop, num, endpoint)):
