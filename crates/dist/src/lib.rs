@@ -1,0 +1,57 @@
+//! The distributed engine of matexp: every f(tA)v method, exponential integrator and graph
+//! measure of the workspace, unchanged, on vectors split across ranks.
+//!
+//! * [`comm`]: the [`comm::Communicator`] interface, its in-process implementation
+//!   ([`comm::ThreadComm`], ranks as threads: what plain `cargo test` runs) and, with the
+//!   feature `mpi`, `MpiComm` over rsmpi (the world, a split, or a raw C handle such as
+//!   mpi4py's).
+//! * [`DistBackend`]: a [`matexp_core::Backend`] over any local backend (the CPU, or one GPU
+//!   per rank): vectors of the layout's length in row blocks ([`RowLayout`]), reductions
+//!   combined across ranks in rank order (identical on every rank, reproducible).
+//! * [`DistCsr`]: a CSR matrix in row blocks balanced by stored entries, with a ghost plan
+//!   built once from the column indices and the halo exchange overlapped with the interior
+//!   rows; built from this rank's rows, from a matrix every rank holds, scattered from a
+//!   root rank, or read from a MatrixMarket file.
+//!
+//! The solvers do not know they are distributed: the same `matexp::expmv(&backend, &op, t,
+//! &v, &opts)` runs on one process or many.
+//!
+//! **Not yet here** (issue 32 continues): the matrix-free distributed stencil and
+//! Bose–Hubbard operators, the per-rank memory planner, GPU ranks (NCCL or host staging)
+//! and the `mpirun` front door of the CLI.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use matexp_core::{Backend, CpuBackend};
+//! use matexp_dist::{DistBackend, DistCsr, comm::run_ranks};
+//! use matexp_sparse::generators::laplacian_1d;
+//!
+//! let a = laplacian_1d::<f64, u32>(40)?;
+//! let v: Vec<f64> = (0..40).map(|i| (i as f64 * 0.3).sin()).collect();
+//! let (w1, _) = matexp::expmv(&CpuBackend, &a, 1e-3, &v, &matexp::Options::default())?;
+//! let ws = run_ranks(3, |comm| {
+//!     let comm = Arc::new(comm);
+//!     let op = DistCsr::from_global(comm.clone(), &a).unwrap();
+//!     let dist = DistBackend::new(CpuBackend, comm, op.layout().clone()).unwrap();
+//!     let (w, _) = matexp::expmv(&dist, &op, 1e-3, &dist.upload(&v).unwrap(),
+//!                                &matexp::Options::default()).unwrap();
+//!     dist.to_host(&w).unwrap()
+//! });
+//! for w in ws {
+//!     let err = w.iter().zip(&w1).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+//!     assert!(err < 1e-13);
+//! }
+//! # Ok::<(), matexp_core::Error>(())
+//! ```
+
+#![warn(missing_docs)]
+
+mod backend;
+pub mod comm;
+mod csr;
+mod layout;
+pub mod wire;
+
+pub use backend::{DistBackend, DistVector};
+pub use csr::DistCsr;
+pub use layout::RowLayout;
