@@ -60,13 +60,14 @@ pub const REDUCE: PtxModule = PtxModule {
     ptx: include_str!("../ptx/reduce.ptx"),
 };
 
-/// CSR SpMV: `spmv_{csr,pattern}_{scalar,vector}_S_I`.
+/// CSR SpMV: `spmv_{csr,pattern}_{scalar,vector}_S_I`, and `spmv_rcsr_*_S_I` (real values,
+/// complex `S`).
 pub const SPMV: PtxModule = PtxModule {
     name: "spmv",
     ptx: include_str!("../ptx/spmv.ptx"),
 };
 
-/// Fused Newton–Leja steps: `leja_{csr,pattern}_S_I`.
+/// Fused Newton–Leja steps: `leja_{csr,pattern,rcsr}_S_I`.
 pub const LEJA: PtxModule = PtxModule {
     name: "leja",
     ptx: include_str!("../ptx/leja.ptx"),
@@ -127,6 +128,18 @@ mod tests {
                     "leja_pattern",
                 ] {
                     v.push(format!("{k}_{s}_{i}"));
+                }
+                // Real-valued matrices on complex vectors: only complex vector types.
+                if s.starts_with('c') {
+                    for k in [
+                        "spmv_rcsr_scalar",
+                        "spmv_rcsr_vector",
+                        "spmv_rcsr_lanczos",
+                        "spmv_rcsr_lanczos_advance",
+                        "leja_rcsr",
+                    ] {
+                        v.push(format!("{k}_{s}_{i}"));
+                    }
                 }
             }
         }
