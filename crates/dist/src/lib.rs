@@ -12,13 +12,19 @@
 //!   built once from the column indices and the halo exchange overlapped with the interior
 //!   rows; built from this rank's rows, from a matrix every rank holds, scattered from a
 //!   root rank, or read from a MatrixMarket file.
+//! * [`DistStencil`]: a `matexp_stencil` operator (2D or 3D, every boundary kind, any
+//!   coefficient, the affine term of Dirichlet data) on slabs of z-planes (y-lines in 2D)
+//!   with halo planes, matrix-free; the product is bit-identical to the stencil's.
+//! * [`DistFock`]: the Bose–Hubbard Hamiltonian of `matexp_fock` in row blocks of its Fock
+//!   basis, matrix-free, the remote indices of each rank's hops gathered once into a ghost
+//!   plan; the product is bit-identical to the single-process one.
 //!
 //! The solvers do not know they are distributed: the same `matexp::expmv(&backend, &op, t,
 //! &v, &opts)` runs on one process or many.
 //!
-//! **Not yet here** (issue 32 continues): the matrix-free distributed stencil and
-//! Bose–Hubbard operators, the per-rank memory planner, GPU ranks (NCCL or host staging)
-//! and the `mpirun` front door of the CLI.
+//! **Not yet here** (issue 32 continues): the per-rank memory planner, GPU ranks (NCCL or
+//! host staging), the spin-chain (XXZ) operator in row blocks and the `mpirun` front door of
+//! the CLI.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -49,9 +55,14 @@
 mod backend;
 pub mod comm;
 mod csr;
+mod fock;
+mod halo;
 mod layout;
+mod stencil;
 pub mod wire;
 
 pub use backend::{DistBackend, DistVector};
 pub use csr::DistCsr;
+pub use fock::DistFock;
 pub use layout::RowLayout;
+pub use stencil::DistStencil;

@@ -1,23 +1,15 @@
 //! Every f(tA)v method on a DistCsr at 1–4 in-process ranks equals the single-process
 //! solver (and the 1-rank run) to 1e-13 relative; total communicability likewise.
 
+mod common;
+
+use common::rel;
 use matexp::{Method, Options};
 use matexp_core::{Backend, CpuBackend};
 use matexp_dist::{DistBackend, DistCsr, comm::run_ranks};
 use matexp_sparse::CsrMatrix;
 use matexp_sparse::generators::laplacian_2d;
 use std::sync::Arc;
-
-fn rel(a: &[f64], b: &[f64]) -> f64 {
-    let num: f64 = a
-        .iter()
-        .zip(b)
-        .map(|(x, y)| (x - y) * (x - y))
-        .sum::<f64>()
-        .sqrt();
-    let den: f64 = b.iter().map(|y| y * y).sum::<f64>().sqrt();
-    num / den
-}
 
 /// A non-symmetric matrix: the 2D Laplacian plus an upwind convection term.
 fn convection(n: usize) -> CsrMatrix<f64> {

@@ -1,10 +1,11 @@
 //! Constructors of [`DistCsr`]: from this rank's rows, from a whole matrix, scattered from
 //! a root rank, or read from a MatrixMarket file.
 
+use super::DistCsr;
 use super::plan::GhostPlan;
 use super::props::Rows;
-use super::{DistCsr, product::Scratch};
 use crate::comm::{Communicator, Reduce, alltoallv};
+use crate::halo::Halo;
 use crate::layout::RowLayout;
 use crate::wire;
 use matexp_core::{Error, Result, Scalar, check_dim};
@@ -160,7 +161,7 @@ impl<S: Scalar> DistCsr<S> {
             boundary,
             plan,
             props,
-            scratch: Mutex::new(Scratch::default()),
+            scratch: Mutex::new((Halo::default(), Vec::new())),
         })
     }
 

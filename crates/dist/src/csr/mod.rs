@@ -50,7 +50,7 @@ pub struct DistCsr<S: Scalar> {
     boundary: Vec<bool>,
     plan: GhostPlan,
     props: Properties,
-    scratch: Mutex<product::Scratch<S>>,
+    scratch: Mutex<(crate::halo::Halo, Vec<S>)>,
 }
 
 impl<S: Scalar> DistCsr<S> {

@@ -2,21 +2,12 @@
 
 use super::DistCsr;
 use crate::backend::{DistBackend, DistVector};
-use crate::comm::{Incoming, Outgoing};
-use crate::wire;
-use matexp_core::{CpuBackend, Error, Result, Scalar, check_dim, norms};
+use crate::halo;
+use matexp_core::{CpuBackend, Result, Scalar};
 use rayon::prelude::*;
 
 /// Rows per parallel task of the local product.
 const CHUNK: usize = 2048;
-
-/// Buffers reused by every product of one operator.
-#[derive(Debug, Default)]
-pub(crate) struct Scratch<S> {
-    send: Vec<Vec<f64>>,
-    recv: Vec<f64>,
-    ghosts: Vec<S>,
-}
 
 /// Σ_k vals[k]·x(cols[k]) with two interleaved accumulators, exactly as `matexp_sparse`'s
 /// row kernel (so that the distributed product rounds alike).
@@ -73,68 +64,16 @@ impl<S: Scalar> DistCsr<S> {
         beta: S,
         y: &mut DistVector<Vec<S>>,
     ) -> Result<()> {
-        use matexp_core::Backend;
-        check_dim("DistCsr::apply: x length", self.layout.n(), backend.len(x))?;
-        check_dim("DistCsr::apply: y length", self.layout.n(), backend.len(y))?;
-        if backend.layout() != &self.layout || x.is_replicated() {
-            return Err(Error::invalid(
-                "backend",
-                backend.name(),
-                "the backend's row layout must be the operator's (DistBackend::new(.., op.layout().clone()))",
-            ));
-        }
-        let (x, y) = (x.local(), y.local_mut());
-        if alpha == S::zero() {
-            // As the BLAS: A and x are not touched; every rank takes this branch together.
-            if beta == S::zero() {
-                y.fill(S::zero())
-            } else {
-                norms::scal(beta, y)
-            }
+        let Some((x, y)) =
+            halo::local_blocks("DistCsr::apply", &self.layout, backend, alpha, x, beta, y)?
+        else {
             return Ok(());
-        }
+        };
         let mut guard = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
-        let sc = &mut *guard;
-        let w = wire::width::<S>();
-        sc.send.resize_with(self.plan.send.len(), Vec::new);
-        for (buf, (_, idx)) in sc.send.iter_mut().zip(&self.plan.send) {
-            buf.clear();
-            wire::encode(idx.iter().map(|&k| x[k]), buf);
-        }
-        sc.recv.resize(self.plan.ghosts.len() * w, 0.0);
-        let sends: Vec<Outgoing<'_>> = sc
-            .send
-            .iter()
-            .zip(&self.plan.send)
-            .map(|(data, &(to, _))| Outgoing { to, tag: 1, data })
-            .collect();
-        let mut recvs = split_recv(&mut sc.recv, &self.plan.recv, w);
+        let (halo, ghosts) = &mut *guard;
         let mut overlap = || self.rows_pass(false, alpha, x, &[], beta, y);
-        self.comm.exchange(&sends, &mut recvs, &mut overlap)?;
-        drop(recvs);
-        sc.ghosts.clear();
-        sc.ghosts.extend(wire::decode::<S>(&sc.recv));
-        self.rows_pass(true, alpha, x, &sc.ghosts, beta, y);
+        halo.exchange(self.comm.as_ref(), &self.plan, 1, x, ghosts, &mut overlap)?;
+        self.rows_pass(true, alpha, x, ghosts, beta, y);
         Ok(())
     }
-}
-
-/// The receive buffers of a plan's neighbours, cut from one contiguous buffer.
-fn split_recv<'a>(
-    buf: &'a mut [f64],
-    recv: &[(usize, std::ops::Range<usize>)],
-    w: usize,
-) -> Vec<Incoming<'a>> {
-    let mut out = Vec::with_capacity(recv.len());
-    let mut rest = buf;
-    for (from, r) in recv {
-        let (head, tail) = rest.split_at_mut(r.len() * w);
-        out.push(Incoming {
-            from: *from,
-            tag: 1,
-            buf: head,
-        });
-        rest = tail;
-    }
-    out
 }
