@@ -4,17 +4,17 @@
 //! feature `gpu` every such call is a `DeviceError`. Signals are not polled during a GPU
 //! solve (its products are asynchronous kernels).
 
+use crate::job::{Job, Outputs};
 use crate::operator::Operator;
 use crate::scalar::PyScalar;
-use crate::solve::{Job, Outputs};
 use matexp::{Options, Report};
 use pyo3::prelude::*;
 
 #[cfg(feature = "gpu")]
 mod enabled {
     use super::*;
+    use crate::job::merge;
     use crate::operator::{Index, Parts};
-    use crate::solve::merge;
     use matexp::{Backend, GpuBackend, GpuCsr};
 
     /// One call's columns on GPU `ordinal`.

@@ -8,6 +8,7 @@
 mod device;
 mod errors;
 mod graph;
+mod job;
 mod operator;
 mod scalar;
 mod solve;

@@ -7,10 +7,11 @@
 //! e^{tA}(x + iy) = e^{tA}x + i·e^{tA}y: no complex copy of A); anything else is complex.
 
 use crate::errors::invalid;
+use crate::job::{Job, Outputs, merge};
 use crate::operator::Operator;
 use crate::scalar::PyScalar;
 use crate::watch::Ctx;
-use matexp::{CpuBackend, KrylovBackend, LinearOperator, Method, Options, Report, c64};
+use matexp::{CpuBackend, Method, Options, Report, c64};
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -82,13 +83,6 @@ fn info<'py>(py: Python<'py>, r: &Report) -> PyResult<Bound<'py, PyDict>> {
     Ok(d)
 }
 
-pub fn merge(total: &mut Option<Report>, r: Report) {
-    match total {
-        Some(t) => t.merge(&r),
-        None => *total = Some(r),
-    }
-}
-
 /// Runs `job(op, column)` → outputs (one vector each) for every column with scalar `S`,
 /// returning per column the outputs and the merged report.
 fn columns<S: PyScalar>(
@@ -115,9 +109,6 @@ fn columns<S: PyScalar>(
         Ok((out, total.unwrap_or_default()))
     })
 }
-
-/// Per column, its output vectors.
-pub type Outputs<S> = Vec<Vec<Vec<S>>>;
 
 /// Lays out `out[col][j]` (vectors of length n) as a flat C-order array of shape (m, k, n).
 fn flat<S: Copy>(out: &[Vec<Vec<S>>], m: usize, n: usize) -> Vec<S> {
@@ -168,56 +159,6 @@ fn result_array<'py>(
             Ok(PyArray1::from_vec(py, flat(&cplx, m, n))
                 .reshape([m, k, n])?
                 .into_any())
-        }
-    }
-}
-
-/// What a call computes for one column.
-#[derive(Clone, Copy, Debug)]
-pub enum Job<'a> {
-    /// e^{tA}v at each time.
-    Times(&'a [c64]),
-    /// φ_k(tA)v, or φ₀ … φ_k (`all`).
-    Phi { t: c64, k: usize, all: bool },
-}
-
-impl Job<'_> {
-    fn outputs(&self) -> usize {
-        match *self {
-            Job::Times(ts) => ts.len(),
-            Job::Phi { k, all: true, .. } => k + 1,
-            Job::Phi { all: false, .. } => 1,
-        }
-    }
-    fn complex(&self) -> bool {
-        match *self {
-            Job::Times(ts) => ts.iter().any(|t| t.im != 0.0),
-            Job::Phi { t, .. } => t.im != 0.0,
-        }
-    }
-    /// The solve for one column `v` on `backend`.
-    pub fn run<B, S, O>(
-        &self,
-        backend: &B,
-        opts: &Options,
-        a: &O,
-        v: &B::Vector<S>,
-    ) -> matexp::Result<(Vec<B::Vector<S>>, Report)>
-    where
-        B: KrylovBackend,
-        S: PyScalar,
-        O: LinearOperator<B, S> + ?Sized,
-    {
-        let scalar = |t: c64| S::exact_from_c64(t).expect("complex jobs run complex");
-        match *self {
-            Job::Times(ts) => {
-                let times: Vec<S> = ts.iter().map(|&t| scalar(t)).collect();
-                matexp::expmv_times(backend, a, &times, v, opts)
-            }
-            Job::Phi { t, k, all: true } => matexp::phimv(backend, a, scalar(t), v, k, opts),
-            Job::Phi { t, k, all: false } => {
-                matexp::phimv_k(backend, a, scalar(t), v, k, opts).map(|(w, r)| (vec![w], r))
-            }
         }
     }
 }
