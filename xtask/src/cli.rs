@@ -1,7 +1,7 @@
 //! The command line of `cargo xtask`: one clap parser, a subcommand per command, each with
 //! the options struct of its module.
 
-use crate::{bench, bundle, cuda, fuzz, package, python, test};
+use crate::{bench, bundle, cuda, fuzz, mpi, package, python, test};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -51,6 +51,9 @@ pub enum Command {
     /// build the Python wheel (crates/python) in .tools/python and run its tests
     #[command(long_about = python::ABOUT)]
     Python(python::PythonArgs),
+    /// run the distributed engine's check under mpiexec at 1-4 ranks (MPICH provisioned)
+    #[command(long_about = mpi::ABOUT)]
+    Mpi(mpi::MpiArgs),
 }
 
 const REPORT_ABOUT: &str = "Regenerates bench-results/REPORT.md and the README's headline table \
@@ -115,6 +118,7 @@ mod tests {
             .collect();
         for name in [
             "test", "bench", "report", "ingest", "cuda", "bundle", "fuzz", "package", "python",
+            "mpi",
         ] {
             assert!(names.iter().any(|n| n == name), "{name} missing: {names:?}");
         }

@@ -8,6 +8,7 @@ mod bundle;
 mod cli;
 mod cuda;
 mod fuzz;
+mod mpi;
 mod package;
 mod ptx_stamp;
 mod python;
@@ -90,6 +91,7 @@ fn dispatch(command: Command) -> Result<(), String> {
         Command::Fuzz(args) => fuzz::run(args),
         Command::Package(args) => package::run(args),
         Command::Python(args) => python::run(args),
+        Command::Mpi(args) => mpi::run(args),
     }
 }
 

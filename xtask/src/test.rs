@@ -15,6 +15,7 @@ Provisions the system libraries (LAPACKE, OpenBLAS; apt-get as root), then runs
   cargo test --workspace --no-fail-fast          (unit, integration and doc tests)
   cargo xtask package                            (every publishable crate packages and builds)
   cargo xtask python                             (the Python wheel and its pytest suite)
+  cargo xtask mpi                                (the distributed check under mpiexec, 1-4 ranks)
   cargo xtask cuda --check                       (every kernel with the pinned nvcc)
 and ends with a summary of every step.";
 
@@ -30,12 +31,15 @@ pub struct TestArgs {
     /// skip the Python wheel and its tests
     #[arg(long)]
     no_python: bool,
+    /// skip the MPI check (no MPICH needed)
+    #[arg(long)]
+    no_mpi: bool,
 }
 
 pub fn run(args: TestArgs) -> Result<(), String> {
     let sh = root_shell()?;
     let cargo = cargo_program();
-    let mut steps = Steps::new("test", 7);
+    let mut steps = Steps::new("test", 8);
 
     let provisioned = steps.run(
         "provision",
@@ -88,6 +92,16 @@ pub fn run(args: TestArgs) -> Result<(), String> {
         });
     }
 
+    // The distributed engine under mpiexec at 1-4 ranks: at most about 3 min on 2 cores, less
+    // after the test step (see xtask/src/mpi.rs).
+    if args.no_mpi {
+        steps.skip("mpi", "--no-mpi");
+    } else {
+        steps.run("mpi", "cargo xtask mpi", || {
+            crate::mpi::run(Default::default())
+        });
+    }
+
     if args.no_cuda {
         steps.skip("cuda", "--no-cuda");
     } else {
@@ -121,9 +135,12 @@ mod tests {
                 no_cuda: true,
                 quick: true,
                 no_python: false,
+                no_mpi: false,
             })
         );
         assert_eq!(parse(&["test"]).unwrap().test(), Some(&TestArgs::default()));
+        let a = parse(&["test", "--no-mpi"]).unwrap();
+        assert!(a.test().is_some_and(|t| t.no_mpi && !t.no_python));
         assert!(parse(&["test", "--cuda"]).unwrap_err().contains("--cuda"));
     }
 }

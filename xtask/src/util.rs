@@ -486,6 +486,65 @@ pub fn ensure_system_packages() -> Result<(), String> {
     }
 }
 
+/// Debian/Ubuntu packages of the MPI check (`cargo xtask mpi`): MPICH's launcher and
+/// compiler wrapper, its headers and library, and libclang for rsmpi's generated bindings.
+pub const MPI_PACKAGES: [&str; 3] = ["mpich", "libmpich-dev", "libclang-dev"];
+
+/// What of the MPI toolchain is missing: `mpiexec` and `mpicc` on the PATH, libclang in the
+/// linker cache or an LLVM library directory.
+fn missing_mpi_parts() -> Vec<String> {
+    let mut missing = Vec::new();
+    let on_path = |exe: &str| {
+        std::env::var_os("PATH")
+            .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(exe).is_file()))
+    };
+    for exe in ["mpiexec", "mpicc"] {
+        if !on_path(exe) {
+            missing.push(exe.to_string());
+        }
+    }
+    let cached = ldconfig_names()
+        .unwrap_or_default()
+        .iter()
+        .any(|n| n.starts_with("libclang.so") || n.starts_with("libclang-"));
+    let llvm = std::fs::read_dir("/usr/lib").is_ok_and(|dir| {
+        dir.flatten().any(|e| {
+            e.file_name().to_string_lossy().starts_with("llvm-")
+                && e.path().join("lib").join("libclang.so").exists()
+        })
+    });
+    if !(cached || llvm) {
+        missing.push("libclang.so".into());
+    }
+    missing
+}
+
+/// Makes sure MPI (MPICH) and libclang are installed, like [`ensure_system_packages`]:
+/// installs [`MPI_PACKAGES`] with `apt-get` as root (or with passwordless sudo on CI),
+/// otherwise fails with the exact command to run. Another MPI already on the PATH (Open
+/// MPI, a cluster's module) is used as it is.
+pub fn ensure_mpi_packages() -> Result<(), String> {
+    let missing = missing_mpi_parts();
+    if missing.is_empty() {
+        println!("MPI present: mpiexec, mpicc and libclang");
+        return Ok(());
+    }
+    apt_install(
+        &MPI_PACKAGES,
+        &format!("missing for the MPI check: {}", missing.join(", ")),
+    )?;
+    let still = missing_mpi_parts();
+    if still.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "still missing after installing {}: {}",
+            MPI_PACKAGES.join(" "),
+            still.join(", ")
+        ))
+    }
+}
+
 /// Makes sure `python3 -m venv` works (it needs `ensurepip`, which Debian ships separately
 /// in `python3-venv`), installing `python3 python3-venv` like [`ensure_system_packages`]
 /// when it does not. The pinned nvcc is installed from pip wheels into such a venv.

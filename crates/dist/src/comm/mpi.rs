@@ -115,6 +115,39 @@ impl MpiComm {
     }
 }
 
+/// How long [`settle`] polls without pausing: about what a message or a small collective
+/// takes on an interconnect.
+const SPIN: std::time::Duration = std::time::Duration::from_micros(50);
+/// Until when [`settle`] yields the core between polls; it sleeps [`NAP`] between them after.
+const YIELD_UNTIL: std::time::Duration = std::time::Duration::from_millis(2);
+/// The pause between polls of a long wait.
+const NAP: std::time::Duration = std::time::Duration::from_micros(20);
+
+/// Waits for `req` by polling `MPI_Test`: busy for [`SPIN`], then yielding the core between
+/// polls until [`YIELD_UNTIL`], then sleeping [`NAP`] between them. A blocking `MPI_Wait`
+/// spins in the library; with more ranks than cores (CI runs four ranks on two) spinning
+/// ranks take the cores from the ranks they wait for, and every collective then costs
+/// scheduler time slices.
+fn settle<'a, D: ?Sized, S: mpi::request::Scope<'a>>(
+    mut req: mpi::request::Request<'a, D, S>,
+) -> mpi::point_to_point::Status {
+    let start = std::time::Instant::now();
+    loop {
+        match req.test() {
+            Ok(status) => return status,
+            Err(pending) => req = pending,
+        }
+        let waited = start.elapsed();
+        if waited < SPIN {
+            std::hint::spin_loop();
+        } else if waited < YIELD_UNTIL {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(NAP);
+        }
+    }
+}
+
 impl Communicator for MpiComm {
     fn rank(&self) -> usize {
         self.comm.rank() as usize
@@ -128,7 +161,12 @@ impl Communicator for MpiComm {
         let count =
             i32::try_from(mine.len()).map_err(|_| comm_error("message above 2^31 numbers"))?;
         let mut counts = vec![0i32; size];
-        self.comm.all_gather_into(&count, &mut counts[..]);
+        mpi::request::scope(|scope| {
+            settle(
+                self.comm
+                    .immediate_all_gather_into(scope, &count, &mut counts[..]),
+            );
+        });
         let displs: Vec<i32> = counts
             .iter()
             .scan(0i32, |acc, &c| {
@@ -141,7 +179,12 @@ impl Communicator for MpiComm {
         let mut buf = vec![0.0f64; total];
         {
             let mut part = PartitionMut::new(&mut buf[..], &counts[..], &displs[..]);
-            self.comm.all_gather_varcount_into(mine, &mut part);
+            mpi::request::scope(|scope| {
+                settle(
+                    self.comm
+                        .immediate_all_gather_varcount_into(scope, mine, &mut part),
+                );
+            });
         }
         Ok(counts
             .iter()
@@ -177,9 +220,9 @@ impl Communicator for MpiComm {
                 })
                 .collect();
             overlap();
-            let st: Vec<_> = recv_reqs.into_iter().map(|q| q.wait()).collect();
+            let st: Vec<_> = recv_reqs.into_iter().map(settle).collect();
             for q in send_reqs {
-                q.wait();
+                settle(q);
             }
             st
         });
@@ -193,7 +236,7 @@ impl Communicator for MpiComm {
     }
     fn barrier(&self) -> Result<()> {
         let _g = self.guard();
-        self.comm.barrier();
+        settle(self.comm.immediate_barrier());
         Ok(())
     }
     fn describe(&self) -> String {
