@@ -229,6 +229,10 @@ impl DistFock {
     pub fn layout(&self) -> &RowLayout {
         &self.layout
     }
+    /// The communicator.
+    pub fn comm(&self) -> &Arc<dyn Communicator> {
+        &self.comm
+    }
     /// The model.
     pub fn model(&self) -> &BoseHubbard {
         &self.model

@@ -18,13 +18,17 @@
 //! * [`DistFock`]: the Bose–Hubbard Hamiltonian of `matexp_fock` in row blocks of its Fock
 //!   basis, matrix-free, the remote indices of each rank's hops gathered once into a ghost
 //!   plan; the product is bit-identical to the single-process one.
+//! * [`plan()`]: each rank's predicted peak host memory for a method on an operator (the
+//!   vector count of `matexp_expmv::plan` on the rank's rows, plus the operator's local
+//!   storage and halo buffers, [`LocalStorage`]), refused on every rank with
+//!   `Error::OutOfMemoryBudget` when any rank's plan exceeds the budget.
 //!
 //! The solvers do not know they are distributed: the same `matexp::expmv(&backend, &op, t,
 //! &v, &opts)` runs on one process or many.
 //!
-//! **Not yet here** (issue 32 continues): the per-rank memory planner, GPU ranks (NCCL or
-//! host staging), the spin-chain (XXZ) operator in row blocks and the `mpirun` front door of
-//! the CLI.
+//! **Not yet here** (issue 32 continues): GPU ranks (NCCL or host staging) and device memory
+//! in the planner, an exchange in chunks for halos larger than a block, the spin-chain (XXZ)
+//! operator in row blocks and the `mpirun` front door of the CLI.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -58,11 +62,13 @@ mod csr;
 mod fock;
 mod halo;
 mod layout;
+pub mod plan;
 mod stencil;
 pub mod wire;
 
 pub use backend::{DistBackend, DistVector};
-pub use csr::DistCsr;
+pub use csr::{DistCsr, GhostPlan};
 pub use fock::DistFock;
 pub use layout::RowLayout;
+pub use plan::{LocalStorage, plan};
 pub use stencil::DistStencil;

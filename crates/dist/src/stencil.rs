@@ -154,6 +154,15 @@ impl<S: RealScalar> DistStencil<S> {
     pub fn layout(&self) -> &RowLayout {
         &self.layout
     }
+    /// The communicator.
+    pub fn comm(&self) -> &Arc<dyn Communicator> {
+        &self.comm
+    }
+    /// Per-point fields kept for the owned points: the coefficient (when `D ≠ 1`) and the
+    /// affine term (when present), 0 to 2.
+    pub(crate) fn stored_fields(&self) -> u64 {
+        u64::from(self.coef.is_some()) + u64::from(self.affine.is_some())
+    }
     /// The grid.
     pub fn grid(&self) -> &Grid {
         &self.grid
