@@ -49,8 +49,8 @@ def test_cupy_arrays_in_cupy_arrays_out():
     assert rel(cp.asnumpy(w), matexp.expm_multiply(A, b)) <= 1e-12
 
 
-def test_missing_ordinal_is_a_device_error():
-    with pytest.raises(matexp.DeviceError):
+def test_an_ordinal_beyond_the_devices_is_an_invalid_argument_naming_the_count():
+    with pytest.raises(matexp.InvalidArgumentError, match="CUDA device"):
         matexp.expm_multiply(np.eye(3), np.ones(3), device="gpu:64")
 
 
