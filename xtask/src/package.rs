@@ -96,7 +96,12 @@ pub fn package_workspace(no_verify: bool) -> Result<(), String> {
             sh,
             "{cargo} package --workspace --allow-dirty {no_verify...}"
         )
-        .env("CARGO_TARGET_DIR", &verify_target),
+        .env("CARGO_TARGET_DIR", &verify_target)
+        // The verification builds each package with the default dev profile (a package's
+        // manifest carries none of the workspace's profiles): full debug info for every
+        // dependency, which this check never reads.
+        .env("CARGO_PROFILE_DEV_DEBUG", "false")
+        .env("CARGO_INCREMENTAL", "0"),
     )
 }
 

@@ -84,10 +84,24 @@ fn statements(code: &str) -> Vec<String> {
 }
 
 fn is_reexport(stmt: &str) -> bool {
-    let s = stmt.trim_start_matches("#[rustfmt::skip]").trim();
+    // Attributes on lines of their own (`#[cfg(feature = "mpi")]`, `#[rustfmt::skip]`)
+    // precede the statement they qualify.
+    let s = without_attributes(stmt);
     s.starts_with("pub use ")
         || s.starts_with("pub(crate) use ")
         || s.starts_with("pub(super) use ")
+}
+
+/// `stmt` without the attribute lines (`#[…]`) in front of it.
+fn without_attributes(stmt: &str) -> &str {
+    let mut s = stmt.trim();
+    while s.starts_with("#[") {
+        match s.find('\n') {
+            Some(i) => s = s[i + 1..].trim_start(),
+            None => return "",
+        }
+    }
+    s
 }
 
 fn is_mod_decl(stmt: &str) -> bool {
@@ -410,6 +424,39 @@ mod tests {
             import_cycles(&d).unwrap(),
             vec![vec!["kernels", "rt::device"]]
         );
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_reexport_under_an_attribute_is_containment() {
+        // comm re-exports MpiComm from comm::mpi behind a feature; comm::mpi uses comm's
+        // trait: the parent names its child only to re-export it, so no cycle.
+        let d = temp("attr-reexport");
+        write(
+            &d,
+            &[
+                (
+                    "lib.rs",
+                    "pub mod comm;
+",
+                ),
+                (
+                    "comm/mod.rs",
+                    "pub trait C {}\n#[cfg(feature = \"mpi\")]\nmod mpi;\n#[cfg(feature = \"mpi\")]\npub use self::mpi::MpiComm;\n",
+                ),
+                ("comm/mpi.rs", "use super::C;\npub struct MpiComm;\n"),
+            ],
+        );
+        assert!(import_cycles(&d).unwrap().is_empty());
+        // The same path written in code is a use, and the pair a cycle.
+        write(
+            &d,
+            &[(
+                "comm/mod.rs",
+                "mod mpi;\npub trait C {}\nfn f() { let _ = self::mpi::MpiComm; }\n",
+            )],
+        );
+        assert_eq!(import_cycles(&d).unwrap(), vec![vec!["comm", "comm::mpi"]]);
         let _ = std::fs::remove_dir_all(&d);
     }
 
