@@ -66,6 +66,21 @@ pub trait Backend: Send + Sync + Debug {
         false
     }
 
+    /// `x[j]` ← [`crate::rng::seeded_entry`]`(seed, offset + j)`: a part of the unnormalised
+    /// seeded vector, as a distributed backend makes its block of it. The default makes the
+    /// part on the host and uploads it over `x`; the CPU writes it in place.
+    fn seeded_entries<S: Scalar>(
+        &self,
+        x: &mut Self::Vector<S>,
+        seed: u64,
+        offset: usize,
+    ) -> Result<()> {
+        let mut host = vec![S::zero(); self.len(x)];
+        crate::rng::fill_seeded(&mut host, seed, offset);
+        *x = self.upload(&host)?;
+        Ok(())
+    }
+
     /// y ← Σᵢ cᵢ·xᵢ (y is not read; y ← 0 for no terms), as the final combination of a
     /// Krylov basis y = Q·c. The terms are added in order i = 0, 1, …; overrides read every
     /// xᵢ, so a non-finite xᵢ poisons y even where cᵢ = 0 (the default skips those terms).
@@ -112,6 +127,24 @@ pub trait Backend: Send + Sync + Debug {
         self.download(x, &mut h)?;
         Ok(h)
     }
+}
+
+/// `x` ← the seeded unit vector of its length ([`crate::rng::seeded_unit_vector`]): the start
+/// of the methods' Krylov spectral estimates, made by [`Backend::seeded_entries`] where `x`
+/// lives (in place on the CPU, each rank's block on a distributed backend: no rank holds the
+/// whole vector) and scaled by the reciprocal of its norm. On the CPU the result is
+/// `seeded_unit_vector`'s to the bit.
+///
+/// # Errors
+/// The backend's.
+pub fn seeded_unit<B: Backend + ?Sized, S: Scalar>(
+    be: &B,
+    x: &mut B::Vector<S>,
+    seed: u64,
+) -> Result<()> {
+    be.seeded_entries(x, seed, 0)?;
+    let nrm = crate::RealScalar::as_f64(be.nrm2(x)?);
+    be.scale(S::from_f64(1.0 / nrm), x)
 }
 
 /// The argument checks of [`Backend::linear_combination`]: as many coefficients as vectors,

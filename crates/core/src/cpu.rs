@@ -47,6 +47,10 @@ impl Backend for CpuBackend {
         x.iter_mut().for_each(|v| *v = value);
         Ok(())
     }
+    fn seeded_entries<S: Scalar>(&self, x: &mut Vec<S>, seed: u64, offset: usize) -> Result<()> {
+        crate::rng::fill_seeded(x, seed, offset);
+        Ok(())
+    }
     fn scale<S: Scalar>(&self, alpha: S, x: &mut Vec<S>) -> Result<()> {
         norms::scal(alpha, x);
         Ok(())

@@ -33,7 +33,7 @@ pub mod rng;
 mod scalar;
 mod time_dependent;
 
-pub use backend::{Backend, check_combination};
+pub use backend::{Backend, check_combination, seeded_unit};
 pub use combinators::{Scaled, Shifted, Sum};
 pub use cpu::CpuBackend;
 pub use error::{Error, Result, check_dim};

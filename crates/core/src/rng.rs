@@ -8,6 +8,8 @@
 //! rows, the methods' seeded probe vectors). Statistically good enough for start vectors,
 //! probes and test inputs; not for cryptography.
 
+use crate::{RealScalar, Scalar, c64};
+
 /// The golden-ratio increment of the state.
 const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 
@@ -68,9 +70,83 @@ pub fn unit_interval(bits: u64) -> f64 {
     (bits >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
+/// Entry `i` of the seeded start vector before normalisation: uniform in [−1, 1), from draw
+/// `i` of the generator seeded with `seed` (draws `2i` and `2i + 1`, the real and imaginary
+/// parts, for complex `S`). Draw `k` is [`SplitMix64::mix`]`(seed + k·γ)`, a function of the
+/// index alone, so a vector split across ranks or threads is made part by part, each where it
+/// lives, with the entries the whole vector would have.
+#[inline]
+pub fn seeded_entry<S: Scalar>(seed: u64, i: usize) -> S {
+    let draw = |k: u64| {
+        2.0 * unit_interval(SplitMix64::mix(seed.wrapping_add(k.wrapping_mul(GAMMA)))) - 1.0
+    };
+    let i = i as u64;
+    if S::IS_COMPLEX {
+        S::from_c64(c64::new(draw(2 * i), draw(2 * i + 1)))
+    } else {
+        S::from_c64(c64::new(draw(i), 0.0))
+    }
+}
+
+/// `x[j]` ← [`seeded_entry`]`(seed, offset + j)`: a part of the unnormalised seeded vector.
+pub fn fill_seeded<S: Scalar>(x: &mut [S], seed: u64, offset: usize) {
+    x.iter_mut()
+        .enumerate()
+        .for_each(|(j, v)| *v = seeded_entry(seed, offset + j));
+}
+
+/// `x` ← the seeded unit vector of its length: [`fill_seeded`] from offset 0, scaled by the
+/// reciprocal of its 2-norm ([`crate::norms::nrm2`]). A random vector has a nonzero
+/// component along every eigenvector with probability one, which the Krylov estimates need;
+/// the entries for a seed are fixed forever, so estimates are reproducible.
+pub fn fill_seeded_unit<S: Scalar>(x: &mut [S], seed: u64) {
+    fill_seeded(x, seed, 0);
+    let nrm = crate::norms::nrm2(x).as_f64();
+    let inv = <S::Real as Scalar>::from_f64(1.0 / nrm);
+    x.iter_mut().for_each(|v| *v = v.scale(inv));
+}
+
+/// The seeded unit vector of length `n` on the host ([`fill_seeded_unit`]).
+pub fn seeded_unit_vector<S: Scalar>(n: usize, seed: u64) -> Vec<S> {
+    let mut v = vec![S::zero(); n];
+    fill_seeded_unit(&mut v, seed);
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seeded_entries_are_the_generator_stream_and_parts_join_into_the_whole() {
+        let mut g = SplitMix64::new(42);
+        let want: Vec<f64> = (0..50).map(|_| g.next_signed()).collect();
+        let got: Vec<f64> = (0..50).map(|i| seeded_entry(42, i)).collect();
+        assert_eq!(got, want);
+        let mut g = SplitMix64::new(9);
+        let want: Vec<c64> = (0..20)
+            .map(|_| {
+                let re = g.next_signed();
+                c64::new(re, g.next_signed())
+            })
+            .collect();
+        let got: Vec<c64> = (0..20).map(|i| seeded_entry(9, i)).collect();
+        assert_eq!(got, want);
+        let whole = seeded_unit_vector::<f64>(37, 5);
+        let mut parts = vec![0.0; 37];
+        let (a, b) = parts.split_at_mut(12);
+        fill_seeded(a, 5, 0);
+        fill_seeded(b, 5, 12);
+        let nrm = crate::norms::nrm2(&parts);
+        let joined: Vec<f64> = parts.iter().map(|v| v / nrm).collect();
+        assert!(
+            whole
+                .iter()
+                .zip(&joined)
+                .all(|(x, y)| (x - y).abs() <= 1e-16)
+        );
+        assert!((crate::norms::nrm2(&whole) - 1.0).abs() <= 1e-15);
+    }
 
     /// The reference outputs for seed 1234567 of Vigna's `splitmix64.c`
     /// (prng.di.unimi.it), which the published algorithm defines.

@@ -42,8 +42,10 @@ fn backend_has_no_krylov_hooks() {
 fn backend_is_the_vector_interface() {
     let names = methods(backend_trait());
     assert!(
-        names.len() <= 18,
-        "Backend has {} methods, the vector interface has 18: {names:?}",
+        // 19 with `seeded_entries`: seeded start vectors made where the vectors live (a
+        // distributed backend must not build the whole vector on every rank).
+        names.len() <= 19,
+        "Backend has {} methods, the vector interface has 19: {names:?}",
         names.len()
     );
     for required in [

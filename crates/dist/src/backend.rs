@@ -256,6 +256,17 @@ impl<B: Backend> Backend for DistBackend<B> {
     fn fill<S: Scalar>(&self, x: &mut Self::Vector<S>, value: S) -> Result<()> {
         self.local.fill(&mut x.local, value)
     }
+    /// This rank's block of the part: the entries from `offset` plus its first row.
+    fn seeded_entries<S: Scalar>(
+        &self,
+        x: &mut Self::Vector<S>,
+        seed: u64,
+        offset: usize,
+    ) -> Result<()> {
+        let first = if x.replicated { 0 } else { self.rows().start };
+        self.local
+            .seeded_entries(&mut x.local, seed, offset + first)
+    }
     fn scale<S: Scalar>(&self, alpha: S, x: &mut Self::Vector<S>) -> Result<()> {
         self.local.scale(alpha, &mut x.local)
     }

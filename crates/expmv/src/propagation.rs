@@ -200,10 +200,8 @@ where
     O: LinearOperator<B, S> + ?Sized,
 {
     let n = op.nrows();
-    let r = be.upload(&crate::spectrum::start_vector::<S>(
-        n,
-        crate::spectrum::DEFAULT_SEED,
-    ))?;
+    let mut r = be.zeros(n)?;
+    matexp_core::seeded_unit(be, &mut r, crate::spectrum::DEFAULT_SEED)?;
     let mut outs = (0..times.len())
         .map(|_| be.alloc(n))
         .collect::<Result<Vec<_>>>()?;

@@ -3,7 +3,8 @@
 //! Leja's focal interval, Taylor's shift, the graph measures and the command line all ask
 //! this module: Lanczos for Hermitian operators ([`lanczos_bounds`]), power iteration
 //! otherwise ([`power_bounds`]), both on backend vectors (a GPU operator is never copied
-//! to the host; only the seeded starting vector is uploaded), and Gershgorin bounds of
+//! to the host; the seeded starting vector is made where the vectors live,
+//! `matexp_core::seeded_unit`), and Gershgorin bounds of
 //! explicit matrices ([`gershgorin_bounds`], through the small [`RowEntries`] trait).
 //! [`estimate_spectral_bounds`] takes what the operator knows and estimates otherwise.
 //!
@@ -60,9 +61,7 @@ pub use gershgorin::{
     GershgorinDisc, GershgorinShape, RowEntries, gershgorin_bounds, gershgorin_discs,
 };
 
-use matexp_core::{
-    Backend, Error, LinearOperator, RealScalar, Result, Scalar, SpectralBounds, c64,
-};
+use matexp_core::{Backend, Error, LinearOperator, RealScalar, Result, Scalar, SpectralBounds};
 use matexp_dense::{symmetric_tridiagonal_eigenvalues, symmetric_tridiagonal_last_components};
 
 /// Seed of the default starting vector (the methods' estimates use it).
@@ -185,7 +184,8 @@ pub fn lanczos_bounds<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     let n = check_square(op)?;
     check_steps(options.lanczos_steps)?;
     check_margin(options.lanczos_margin)?;
-    let mut v = backend.upload(&start_vector::<S>(n, options.seed))?;
+    let mut v = backend.zeros(n)?;
+    matexp_core::seeded_unit(backend, &mut v, options.seed)?;
     let (mut v_prev, mut w) = (backend.zeros(n)?, backend.zeros(n)?);
     let (est, _) = lanczos(
         backend,
@@ -211,7 +211,8 @@ pub fn power_bounds<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     let n = check_square(op)?;
     check_steps(options.power_steps)?;
     check_margin(options.power_margin)?;
-    let mut v = backend.upload(&start_vector::<S>(n, options.seed))?;
+    let mut v = backend.zeros(n)?;
+    matexp_core::seeded_unit(backend, &mut v, options.seed)?;
     let mut w = backend.zeros(n)?;
     let (est, _) = power(
         backend,
@@ -255,9 +256,8 @@ pub(crate) fn estimate<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
     op: &O,
     scratch: [&mut B::Vector<S>; 3],
 ) -> Result<(SpectralBounds, Estimator, usize)> {
-    let n = op.nrows();
     let [v, v_prev, w] = scratch;
-    *v = be.upload(&start_vector::<S>(n, DEFAULT_SEED))?;
+    matexp_core::seeded_unit(be, v, DEFAULT_SEED)?;
     if op.is_hermitian() {
         let (e, k) = lanczos(be, op, LANCZOS_STEPS, LANCZOS_MARGIN, [v, v_prev, w], None)?;
         Ok((
@@ -308,7 +308,7 @@ pub(crate) fn narrow<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
         return Ok((None, 0));
     }
     let [v, v_prev, w] = scratch;
-    *v = be.upload(&start_vector::<S>(n, DEFAULT_SEED))?;
+    matexp_core::seeded_unit(be, v, DEFAULT_SEED)?;
     // `seen` is a box every later estimate contains: once its intersection with `given` is
     // at least `target` wide, no narrowing can follow.
     let hopeless =
@@ -353,33 +353,6 @@ pub(crate) fn narrow<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(
         )?;
         Ok((e.map(|e| e.bounds), k))
     }
-}
-
-/// A seeded unit vector (SplitMix64, Steele, Lea & Flood 2014: uniform entries in [−1, 1),
-/// real and imaginary parts for complex scalars) on the host. A random vector has a nonzero
-/// component along every eigenvector with probability one, which the Krylov estimates need;
-/// the generator's output for a seed is fixed forever, so estimates are reproducible.
-pub(crate) fn start_vector<S: Scalar>(n: usize, seed: u64) -> Vec<S> {
-    let mut state: u64 = seed;
-    let mut next = || {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        (z >> 11) as f64 * (2.0 / (1u64 << 53) as f64) - 1.0
-    };
-    let mut v: Vec<S> = (0..n)
-        .map(|_| {
-            let re = next();
-            let im = if S::IS_COMPLEX { next() } else { 0.0 };
-            S::from_c64(c64::new(re, im))
-        })
-        .collect();
-    let nrm = matexp_core::norms::nrm2(&v).as_f64();
-    let inv = <S::Real as Scalar>::from_f64(1.0 / nrm);
-    v.iter_mut().for_each(|x| *x = x.scale(inv));
-    v
 }
 
 fn check_square<B: Backend, S: Scalar, O: LinearOperator<B, S> + ?Sized>(op: &O) -> Result<usize> {
