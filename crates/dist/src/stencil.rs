@@ -292,44 +292,15 @@ impl<S: RealScalar> DistStencil<S> {
             return;
         }
         let c = line(l);
-        let rows: Vec<&[S]> = nbs.into_iter().flatten().flatten().map(line).collect();
+        // The neighbour lines on the stack: this runs once per line of every product.
+        let mut rows: [&[S]; 4] = [c; 4];
+        let mut k = 0;
+        for j in nbs.into_iter().flatten().flatten() {
+            rows[k] = line(j);
+            k += 1;
+        }
         let diag = S::from_f64(2.0 * g.dim().axes() as f64);
-        match rows[..] {
-            [a, b, d, e] => {
-                for i in 0..n {
-                    out[i] = (a[i] + b[i]) + (d[i] + e[i]) - diag * c[i];
-                }
-            }
-            [a, b] => {
-                for i in 0..n {
-                    out[i] = (a[i] + b[i]) - diag * c[i];
-                }
-            }
-            _ => {
-                for (o, &v) in out.iter_mut().zip(c) {
-                    *o = -diag * v;
-                }
-                for r in &rows {
-                    for (o, &v) in out.iter_mut().zip(*r) {
-                        *o += v;
-                    }
-                }
-            }
-        }
-        if n > 1 {
-            for i in 1..n - 1 {
-                out[i] += c[i - 1] + c[i + 1];
-            }
-            out[0] += c[1];
-            out[n - 1] += c[n - 2];
-        }
-        let (left, right) = match kind {
-            Boundary::Dirichlet | Boundary::Frame => (S::zero(), S::zero()),
-            Boundary::Neumann => (c[0], c[n - 1]),
-            Boundary::Periodic => (c[n - 1], c[0]),
-        };
-        out[0] += left;
-        out[n - 1] += right;
+        matexp_stencil::laplacian_row(kind, c, &rows[..k], diag, &mut out[..n]);
         if kind == Boundary::Frame {
             out[0] = S::zero();
             out[n - 1] = S::zero();

@@ -108,9 +108,13 @@ fn scale_row<S: RealScalar>(out: &mut [S], d: &[S], inv_h2: S) {
 }
 
 /// `out[i] = c[i−1] + c[i+1] + Σ_r nbs[r][i] − diag·c[i]`, with the x-neighbours outside the
-/// row resolved by the boundary kind (Dirichlet: 0, Neumann: the point, periodic: wrap).
+/// row resolved by the boundary kind (Dirichlet and frame: 0, Neumann: the point, periodic:
+/// wrap): one line of `h²·Δ_h`, the sum in the order every product of the crate uses
+/// (`(y− + z−) + (y+ + z+)` for four row neighbours), so that an operator built on lines of
+/// another layout (a distributed slab) gives the same bits. A frame line's end points are the
+/// caller's to zero.
 #[inline]
-fn laplacian_row<S: RealScalar>(kind: Boundary, c: &[S], nbs: &[&[S]], diag: S, out: &mut [S]) {
+pub fn laplacian_row<S: RealScalar>(kind: Boundary, c: &[S], nbs: &[&[S]], diag: S, out: &mut [S]) {
     let n = c.len();
     let out = &mut out[..n];
     // Rows with all four (3D) or two (2D) row neighbours, the common case, in one pass.

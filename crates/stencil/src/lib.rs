@@ -46,6 +46,7 @@ mod stencil;
 mod terms;
 
 pub use grid::{Boundary, Dim, Grid};
+pub use kernel::laplacian_row;
 pub use nonlinear::Pointwise;
 pub use stencil::{Stencil, StencilBuilder};
 pub use terms::{BoundaryFunction, Coefficient, PointFn};
